@@ -3,15 +3,3865 @@
  * Do not make direct changes to the file.
  */
 
-export type paths = Record<string, never>;
+export interface paths {
+    "/v2/credit-products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit products
+         * @description List the credit products of the calling tenant (owner API key), ordered by `creditProductCode`.
+         */
+        get: operations["listCreditProducts"];
+        put?: never;
+        /**
+         * Create a credit product (operator)
+         * @description Create a credit product for a tenant. Operator operation: takes the master key in `x-api-key`
+         *     (a tenant key answers 403). The tenant's wallets can then be tied to the product by its
+         *     `creditProductCode`. A code the tenant already uses answers 409.
+         */
+        post: operations["createCreditProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credit-products/{creditProductCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a credit product
+         * @description Read one credit product of the calling tenant (owner API key). A code the tenant does not have answers 404.
+         */
+        get: operations["getCreditProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update credit product settings (operator)
+         * @description Update Credit Product Settings (operator): change some settings of a tenant's product. Takes the
+         *     master key in `x-api-key` (a tenant key answers 403); `customerId` in the body names the tenant.
+         *     Only the fields sent change; the answer is the whole product. Existing wallets keep the interest
+         *     and minimum payment settings copied at their creation (`interestSpecs`, `minimumPaymentSpecs`);
+         *     the other settings (cycle, grace period, split, revolving, compound, accrual method, divisor)
+         *     are read from the product at each cycle event and apply from the next one.
+         */
+        patch: operations["updateCreditProductSettings"];
+        trace?: never;
+    };
+    "/v2/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the credit notification settings
+         * @description Read the tenant's credit notification target (without the signing secret). No URL registered yet answers 404.
+         */
+        get: operations["getNotificationsSettings"];
+        /**
+         * Register the credit notification callback URL
+         * @description NotificationsEnlist: register the tenant's credit notification callback URL (one per tenant and
+         *     environment). Registering a URL different from the current one (or the first one) creates a new
+         *     target with a new signing secret, returned once in `signingSecret`; the old target stops
+         *     receiving. Sending the current URL again changes nothing except enabling a disabled target, and
+         *     returns no secret. Required before a credit wallet can be created.
+         */
+        put: operations["notificationsEnlist"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the sandbox clock
+         * @description Read the tenant's credit core clock. Answered only while the provider is the sandbox (404 otherwise).
+         */
+        get: operations["getSandboxClock"];
+        /**
+         * Set the sandbox clock
+         * @description Set the tenant's credit core clock. While the tenant has no credit wallet it may be set to any
+         *     instant, past included; after that it only moves forward (an earlier instant answers 409), and
+         *     moving it forward runs what falls due exactly like Advance Sandbox Clock. Answered only while the
+         *     provider is the sandbox (404 otherwise).
+         */
+        put: operations["setSandboxClock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the sandbox clock
+         * @description Move the tenant's credit core clock forward by `days` or to `to`, running in order every daily
+         *     close, cut and grace-period end that falls due, and answer with the notifications emitted.
+         *     Answered only while the provider is the sandbox (404 otherwise).
+         */
+        post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit wallets
+         * @description List the credit wallets of the calling tenant, oldest first.
+         */
+        get: operations["listCreditWallets"];
+        put?: never;
+        /**
+         * Create a credit wallet
+         * @description Create a credit wallet for a user of the calling tenant. Prerequisites: the credit product
+         *     exists for the tenant (else 422 on `creditProductCode`) and a notification callback URL is
+         *     registered with NotificationsEnlist (else 409). The wallet starts `active` with
+         *     `availableAmount` = `limit`; its `interestSpecs` and `minimumPaymentSpecs` are copied from the
+         *     product. Its creation instant is the tenant's sandbox clock while the sandbox is active.
+         */
+        post: operations["createCreditWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a credit wallet
+         * @description Read one credit wallet of the calling tenant. A wallet of another tenant answers 404.
+         */
+        get: operations["getCreditWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Block a credit wallet
+         * @description Block an `active` wallet: every card authorization and charge on it is declined; balances are
+         *     unchanged and interest keeps accruing; payments are still accepted. Any other state answers 409.
+         */
+        post: operations["blockCreditWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a charge on a credit wallet
+         * @description PayOutCredit: report a charge. It lowers `availableAmount` and raises `principalOutstanding`
+         *     by `amount`. Only an `active` wallet before its `expiresAt` accepts charges; a blocked,
+         *     in-default, dissolved or expired wallet answers 409. An amount above `availableAmount` answers
+         *     422. The reference defines no notification for a charge, so none is emitted.
+         */
+        post: operations["payOutCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/dissolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dissolve a credit wallet
+         * @description Dissolve a wallet (final state `dissolved`): no new charges, limit changes, overrides or
+         *     interest; outstanding principal and interest must still be cleared by payment reports.
+         *     An already dissolved wallet answers 409.
+         */
+        post: operations["dissolveCreditWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the notifications of a credit wallet
+         * @description List the notifications emitted for a wallet, whatever their delivery state, in `sequence` order.
+         */
+        get: operations["listCreditWalletEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/interest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override the interest settings of a credit wallet
+         * @description ChangeInterestCreditCapital: override the interest and minimum payment settings of one wallet.
+         *     When the product has `variableSpecs` true the override is `pending` and activates at the
+         *     wallet's next cut date: that cut is still computed with the previous settings, then the override
+         *     becomes the wallet's `interestSpecs` / `minimumPaymentSpecs` for the following cycles and
+         *     `Cambio Interest ejecutado` is emitted. A new request before activation replaces the pending one.
+         *     When `variableSpecs` is false the overrides are ignored (`status: ignored`, nothing changes).
+         *     A dissolved wallet answers 409.
+         */
+        put: operations["changeInterestCreditCapital"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise the limit of a credit wallet
+         * @description ChangeWalletLimit: raise the limit of a wallet. Limits are raise only: a new limit equal to or
+         *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference.
+         *     Emits `Cambio de Limite` with `amount` = new limit − old limit. A dissolved wallet answers 409.
+         */
+        post: operations["changeWalletLimit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a payment on a credit wallet
+         * @description ReportPayCredit: report a payment. It lowers outstanding interest and principal per the
+         *     product's `capitalInterestSplit` and, on revolving products, restores the same amount (less
+         *     what covered the overdraft) to `availableAmount`; while the wallet is `in_default` that restore
+         *     is withheld until the default is cured (`Credito Reintegrado`). Accepted in every state, dissolved included,
+         *     so that the debt can be cleared. Emits `Reporte de Pago`; a payment that cures a default also
+         *     emits `Interes cancelado` and, on revolving products, `Credito Reintegrado`.
+         *     An amount above `totalDebt` answers 422.
+         */
+        post: operations["reportPayCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the statements of a credit wallet
+         * @description List the statements of a wallet, one per cut, oldest cut first.
+         */
+        get: operations["listCreditWalletStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/unblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unblock a credit wallet
+         * @description Unblock a `blocked` wallet: it returns to `active`. Any other state answers 409.
+         */
+        post: operations["unblockCreditWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description Body of Advance Sandbox Clock: exactly one of `days` and `to` (neither or both answers 422). */
+        AdvanceSandboxClockRequest: {
+            /**
+             * Format: int32
+             * @description Whole days to move forward.
+             */
+            days?: number;
+            /**
+             * Format: date-time
+             * @description Instant to move forward to, ISO 8601 UTC; not earlier than the current clock (else 422 on `to`).
+             */
+            to?: string;
+        };
+        /**
+         * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
+         *     Send at least one field (an empty body answers 422); fields not sent keep the wallet's current values.
+         */
+        ChangeInterestCreditCapitalRequest: {
+            /**
+             * Format: double
+             * @description Nominal annual interest rate, in percent.
+             */
+            interestRateNominal?: number;
+            /**
+             * Format: double
+             * @description Penal annual interest rate applied while in default, in percent.
+             */
+            interestRateMoroso?: number;
+            /**
+             * Format: int64
+             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             */
+            fixedInterestNominal?: number;
+            /**
+             * Format: int64
+             * @description Fixed amount added to the penal interest while in default, in cents.
+             */
+            fixedInterestMoroso?: number;
+            /**
+             * Format: double
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100.
+             */
+            minimumPaymentRate?: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment, in cents.
+             */
+            fixedMinimumPayment?: number;
+        };
+        /** @description Body of ChangeWalletLimit. */
+        ChangeWalletLimitRequest: {
+            /**
+             * Format: int64
+             * @description The new limit, in cents; must be greater than the current limit (limits are raise only; an equal or lower value answers 422 on `limit`).
+             */
+            limit: number;
+        };
+        /** @description Body of Create Credit Product (operator). */
+        CreateCreditProductRequest: {
+            /** @description The tenant to create the product for: an existing, not deleted platform customer `customer_id` (else 422 on `customerId`). */
+            customerId: string;
+            /** @description Three-digit code of the product; must not be used yet by the tenant (else 409). */
+            creditProductCode: string;
+            /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
+            revolving: boolean;
+            /** @description `true`: interest at the cut is computed on principal plus interest owed, and applied interest is capitalized into principal; `false`: computed on principal only, and applied interest is added to outstanding interest. */
+            compound: boolean;
+            /** @description Length of a credit cycle. */
+            cutFrequency: components["schemas"]["CutFrequency"];
+            /**
+             * Format: int64
+             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             */
+            fixedInterestAmount: number;
+            /**
+             * Format: double
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             */
+            baseInterestRate: number;
+            /**
+             * Format: double
+             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             */
+            baseMinimumPaymentRate: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             */
+            fixedMinimumPaymentAmount: number;
+            /**
+             * Format: double
+             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             */
+            capitalInterestSplit: number;
+            /**
+             * Format: int32
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             */
+            gracePeriod: number;
+            /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
+            variableSpecs: boolean;
+            /**
+             * Format: double
+             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             */
+            morosidadRate: number;
+            /**
+             * Format: int64
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             */
+            baseInterestMorosidad: number;
+            /** @description Interest accrual method. */
+            interestAccrualMethod: components["schemas"]["InterestAccrualMethod"];
+            /**
+             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @enum {number}
+             */
+            dailyRateDivisor: 360 | 365;
+        };
+        /** @description Body of Create Credit Wallet (reference "Credit core" endpoint table). */
+        CreateCreditWalletRequest: {
+            /**
+             * Format: uuid
+             * @description The wallet holder: an existing, not deleted platform user `user_id` (UUID v4) of the calling tenant (else 422 on `userId`).
+             */
+            userId: string;
+            /** @description Currency of the wallet, ISO 4217 code (for example `USD`). */
+            currency: string;
+            /** @description Free-text label. */
+            description?: string;
+            /**
+             * Format: int64
+             * @description Credit limit, in cents.
+             */
+            limit: number;
+            /**
+             * Format: date-time
+             * @description The first cut date (end of the first cycle), ISO 8601 UTC; anchors all later cut dates. Must be later than the creation instant (else 422 on `firstCutDate`). Defaults to 00:00 UTC of the creation day plus one `cutFrequency` of the product.
+             */
+            firstCutDate?: string;
+            /**
+             * Format: int32
+             * @description Days the credit line stays open for new charges; omit to keep it open indefinitely.
+             */
+            time?: number;
+            /** @description Three-digit code of one of the tenant's credit products (else 422 on `creditProductCode`). */
+            creditProductCode: string;
+        };
+        /** @description A charge (purchase or disbursement) on a credit wallet. */
+        CreditCharge: {
+            /** @description Identifier of the charge, assigned by the service. */
+            id: string;
+            /** @description The wallet charged. */
+            walletId: string;
+            /**
+             * Format: int64
+             * @description Amount charged, in cents.
+             */
+            amount: number;
+            /** @description What the charge is for. */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the charge was made (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
+             */
+            createdAt: string;
+            /** @description The wallet after the charge. */
+            wallet: components["schemas"]["CreditWallet"];
+        };
+        /** @description Success envelope of the credit core. */
+        CreditChargeCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditCharge"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description Whether a notification's amount is owed by (`debit`) or credited to (`credit`) the holder.
+         * @enum {string}
+         */
+        CreditDirection: "debit" | "credit";
+        /**
+         * @description Every error code of the credit core (reference: "Credit core error envelope").
+         * @enum {string}
+         */
+        CreditErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "NOT_IMPLEMENTED" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+        /** @description Error envelope of the credit core. */
+        CreditErrorEnvelope: {
+            /**
+             * @description Always `false` on error.
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description One entry per problem; one per invalid field on validation errors. */
+            errors: components["schemas"]["CreditErrorItem"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description One error of a credit core error response. */
+        CreditErrorItem: {
+            /** @description Machine-readable reason. */
+            code: components["schemas"]["CreditErrorCode"];
+            /** @description Human-readable hint. */
+            message: string;
+            /** @description On validation errors: the offending field in camelCase (for example `creditProductCode`). */
+            field?: string;
+        };
+        /** @description The outcome of ChangeInterestCreditCapital: the wallet settings that will be in force once the override activates. */
+        CreditInterestOverride: {
+            /** @description The wallet the override is for. */
+            walletId: string;
+            /** @description `pending` when accepted, `ignored` when the product does not allow wallet-level overrides. */
+            status: components["schemas"]["CreditInterestOverrideStatus"];
+            /** @description Interest settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            interestSpecs: components["schemas"]["CreditInterestSpecs"];
+            /** @description Minimum payment settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            minimumPaymentSpecs: components["schemas"]["CreditMinimumPaymentSpecs"];
+            /**
+             * Format: date-time
+             * @description The wallet's next cut date, when the override activates (ISO 8601 UTC); null when `ignored`.
+             */
+            activatesAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the override was requested (the tenant's clock), ISO 8601 UTC.
+             */
+            requestedAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditInterestOverrideCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditInterestOverride"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description Whether a ChangeInterestCreditCapital request will take effect: `pending` (accepted; becomes the
+         *     wallet's settings at `activatesAt`) or `ignored` (the product has `variableSpecs` false, so the
+         *     overrides are ignored, as the reference says; nothing changes).
+         * @enum {string}
+         */
+        CreditInterestOverrideStatus: "pending" | "ignored";
+        /** @description Interest settings of one wallet: copied from its product at creation, changed only by ChangeInterestCreditCapital. */
+        CreditInterestSpecs: {
+            /**
+             * Format: double
+             * @description Nominal annual interest rate, in percent (from the product's `baseInterestRate`).
+             */
+            interestRateNominal: number;
+            /**
+             * Format: double
+             * @description Penal annual interest rate applied while in default, in percent (from the product's `morosidadRate`).
+             */
+            interestRateMoroso: number;
+            /**
+             * Format: int64
+             * @description Fixed amount added to the nominal interest of every cycle, in cents (from the product's `fixedInterestAmount`).
+             */
+            fixedInterestNominal: number;
+            /**
+             * Format: int64
+             * @description Fixed amount added to the penal interest while in default, in cents (from the product's `baseInterestMorosidad`).
+             */
+            fixedInterestMoroso: number;
+        };
+        /** @description Metadata carried by every credit core response. */
+        CreditMeta: {
+            /**
+             * Format: date-time
+             * @description Response time, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /**
+             * @description Contract version of the credit core.
+             * @enum {string}
+             */
+            version: "v2";
+            /**
+             * Format: uuid
+             * @description UUID v4 correlation id, also sent in the `x-trace-id` response header.
+             */
+            traceId: string;
+        };
+        /** @description Minimum payment settings of one wallet: copied from its product at creation, changed only by ChangeInterestCreditCapital. */
+        CreditMinimumPaymentSpecs: {
+            /**
+             * Format: double
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100 (from the product's `baseMinimumPaymentRate`).
+             */
+            minimumPaymentRate: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment, in cents (from the product's `fixedMinimumPaymentAmount`).
+             */
+            fixedMinimumPayment: number;
+        };
+        /**
+         * @description A credit notification: the JSON body POSTed to the tenant's `creditNotificationsURL`
+         *     (reference "Credit notification payload"), plus a per-wallet `sequence` (decisions.md §6).
+         *
+         *     Delivery follows Standard Webhooks (decisions.md §5). Each request carries the headers
+         *     `webhook-id` (unique id of the message, the same on every retry; equals the `id` of the event in
+         *     List Credit Wallet Events), `webhook-timestamp` (Unix seconds of the attempt) and
+         *     `webhook-signature: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">`,
+         *     keyed with the base64-decoded part of the `whsec_…` signing secret returned by NotificationsEnlist.
+         *     The receiver should verify the signature, reject stale timestamps, de-duplicate by `webhook-id`
+         *     and order by `sequence`. Delivery is at least once, retried with exponential backoff and jitter
+         *     for about three days; redirects are not followed; an HTTP 410 answer disables the target.
+         */
+        CreditNotification: {
+            /** @description The wallet the event belongs to. */
+            walletId: string;
+            /** @description Event type. */
+            type: components["schemas"]["CreditNotificationType"];
+            /**
+             * Format: int64
+             * @description Amount of the event, in cents, never negative (`direction` gives its sense). For `Cambio de Limite`: new limit − old limit.
+             */
+            amount: number;
+            /** @description `debit` or `credit`. */
+            direction: components["schemas"]["CreditDirection"];
+            /** @description Whether the event changed the wallet's balances. */
+            affectsBalance: boolean;
+            /** @description Full wallet state after the event, also for events that do not affect balances. */
+            walletDetails_after: components["schemas"]["CreditWalletDetails"];
+            /**
+             * Format: int64
+             * @description Per-wallet sequence number: 1, 2, 3, … in emission order, so a receiver can order events and spot a gap.
+             */
+            sequence: number;
+        };
+        /**
+         * @description Event type of a credit notification (reference "Credit notifications"). The reference fixes
+         *     `direction` and `affectsBalance` of the first six types; it does not for the last four, whose
+         *     values below are the service's.
+         *
+         *     | type | when | direction | affectsBalance | amount |
+         *     |---|---|---|---|---|
+         *     | `Interes Nominal Calculado` | at a cut: nominal interest calculated, not yet applied (provisional) | debit | false | interest generated |
+         *     | `Interes Nominal Aplicado` | end of the grace period: nominal interest applied, capitalized into principal or added to interest per the product's `compound` | debit | true | interest applied |
+         *     | `Interes Moroso Calculado` | a grace period ended below the minimum payment (wallet goes `in_default`): penal interest calculated | debit | false | penal interest |
+         *     | `Interes Moroso Aplicado` | penal interest booked; adds to `interest_accrued` | debit | true | penal interest |
+         *     | `Reporte de Pago` | ReportPayCredit: payment split between principal, interest and overdraft | credit | true | the payment |
+         *     | `Cambio de Limite` | ChangeWalletLimit; only the limit changes | credit | true | new limit − old limit |
+         *     | `Interes cancelado` | payments of the cycle cover the minimum payment plus the executed penal interest: the wallet is back in good standing (`in_default` → `active`) | credit | false (the payments were notified) | penal interest covered |
+         *     | `Credito Reintegrado` | revolving products, on leaving default: the available amount withheld during the default is restored | credit | true | amount restored to the available amount |
+         *     | `Cambio Interest ejecutado` | at a cut: a wallet-level override (ChangeInterestCreditCapital) becomes effective; `walletDetails_after` shows the new specs | credit | false | 0 |
+         *     | `Interes moroso ejecutado` | right after `Interes Moroso Aplicado`: the booked penal interest now counts toward what a payment must cover to leave default | debit | false (not counted twice) | penal interest |
+         * @enum {string}
+         */
+        CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado";
+        /** @description The tenant's credit notification target. */
+        CreditNotificationsSettings: {
+            /**
+             * Format: uri
+             * @description URL that receives the credit notifications.
+             */
+            creditNotificationsURL: string;
+            /** @description `false` once the target answered HTTP 410 (deliveries stopped); NotificationsEnlist enables it again. */
+            enabled: boolean;
+            /** @description Standard Webhooks signing secret `whsec_…`. Returned once, only by the NotificationsEnlist call that registered this URL as a new target; never by later calls nor by Get Notifications Settings. */
+            signingSecret?: string;
+            /**
+             * Format: date-time
+             * @description When the current URL was registered, ISO 8601 UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change (re-enlist or disable), ISO 8601 UTC.
+             */
+            updatedAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditNotificationsSettingsCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditNotificationsSettings"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description A reported payment and how it was applied (decisions.md §6): `capitalInterestSplit` % of the
+         *     amount goes to outstanding interest and the rest to principal; what one bucket cannot take goes
+         *     to the other, so `amount` = `appliedToInterest` + `appliedToPrincipal`.
+         */
+        CreditPayment: {
+            /** @description Identifier of the payment, assigned by the service. */
+            id: string;
+            /** @description The wallet paid. */
+            walletId: string;
+            /**
+             * Format: int64
+             * @description Amount paid, in cents.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description Part of the amount applied to outstanding interest (IO), in cents.
+             */
+            appliedToInterest: number;
+            /**
+             * Format: int64
+             * @description Part of the amount applied to outstanding principal (AO), in cents.
+             */
+            appliedToPrincipal: number;
+            /**
+             * Format: int64
+             * @description Part of the amount that reduced `amountOverdraft` (debt above the limit), in cents. Already counted in `appliedToInterest` / `appliedToPrincipal`; on revolving products it is the part not restored to `availableAmount`.
+             */
+            appliedToOverdraft: number;
+            /**
+             * Format: date-time
+             * @description When the payment was reported (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
+             */
+            createdAt: string;
+            /** @description The wallet after the payment. */
+            wallet: components["schemas"]["CreditWallet"];
+        };
+        /** @description Success envelope of the credit core. */
+        CreditPaymentCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditPayment"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description A credit product: the rules of the credit lines of one tenant, identified by a three-digit code unique within the tenant. */
+        CreditProduct: {
+            /** @description Three-digit code of the product, unique within the tenant. */
+            creditProductCode: string;
+            /** @description The tenant (platform customer `customer_id`) the product belongs to. */
+            customerId: string;
+            /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
+            revolving: boolean;
+            /** @description `true`: interest at the cut is computed on principal plus interest owed, and applied interest is capitalized into principal; `false`: computed on principal only, and applied interest is added to outstanding interest. */
+            compound: boolean;
+            /** @description Length of a credit cycle. */
+            cutFrequency: components["schemas"]["CutFrequency"];
+            /**
+             * Format: int64
+             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             */
+            fixedInterestAmount: number;
+            /**
+             * Format: double
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             */
+            baseInterestRate: number;
+            /**
+             * Format: double
+             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             */
+            baseMinimumPaymentRate: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             */
+            fixedMinimumPaymentAmount: number;
+            /**
+             * Format: double
+             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             */
+            capitalInterestSplit: number;
+            /**
+             * Format: int32
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             */
+            gracePeriod: number;
+            /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
+            variableSpecs: boolean;
+            /**
+             * Format: double
+             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             */
+            morosidadRate: number;
+            /**
+             * Format: int64
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             */
+            baseInterestMorosidad: number;
+            /** @description Interest accrual method. */
+            interestAccrualMethod: components["schemas"]["InterestAccrualMethod"];
+            /**
+             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @enum {number}
+             */
+            dailyRateDivisor: 360 | 365;
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Time of the last settings change, ISO 8601 UTC.
+             */
+            updatedAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditProductCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditProduct"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description One page of credit products. */
+        CreditProductList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditProduct"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditProductListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditProductList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description Outcome of Advance Sandbox Clock. */
+        CreditSandboxAdvance: {
+            /**
+             * Format: date-time
+             * @description The tenant's clock after advancing, ISO 8601 UTC.
+             */
+            now: string;
+            /** @description Notifications emitted while advancing, in emission order (also delivered to the callback URL). */
+            notifications: components["schemas"]["CreditNotification"][];
+        };
+        /** @description Success envelope of the credit core. */
+        CreditSandboxAdvanceCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditSandboxAdvance"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description The tenant's credit core test clock (decisions.md §3). */
+        CreditSandboxClock: {
+            /**
+             * Format: date-time
+             * @description The tenant's current instant for the credit core, ISO 8601 UTC.
+             */
+            now: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditSandboxClockCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditSandboxClock"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description A statement: the outcome of one cut (decisions.md §6). The cycle is the half-open span
+         *     [`cycleStart`, `cycleEnd`); the first cycle starts at wallet creation and `cycleEnd` is the cut date.
+         */
+        CreditStatement: {
+            /** @description The wallet the statement belongs to. */
+            walletId: string;
+            /**
+             * Format: date-time
+             * @description Cut date of the statement, ISO 8601 UTC.
+             */
+            cutDate: string;
+            /**
+             * Format: date-time
+             * @description Start of the cycle (the previous cut, or the wallet's creation for the first cycle), inclusive, ISO 8601 UTC.
+             */
+            cycleStart: string;
+            /**
+             * Format: date-time
+             * @description End of the cycle, exclusive (equals `cutDate`), ISO 8601 UTC.
+             */
+            cycleEnd: string;
+            /**
+             * Format: int64
+             * @description Sum of the end-of-day principal of every day of the cycle, in cents (daily close at 00:00 UTC).
+             */
+            sumOfDailyBalance: number;
+            /**
+             * Format: int64
+             * @description Nominal interest calculated at the cut (`Interes Nominal Calculado`), in cents, rounded half-even once. ADB: rate/100/divisor × `sumOfDailyBalance` + fixed; BAC: rate/100/divisor × days in the cycle × principal at the cut + fixed.
+             */
+            interestGenerated: number;
+            /**
+             * Format: int64
+             * @description Minimum payment of the statement, in cents: `minimumPaymentRate` % × principal at the cut + `fixedMinimumPayment`, at most the total debt.
+             */
+            minimumPayment: number;
+            /**
+             * Format: date-time
+             * @description End of the grace period, ISO 8601 UTC: 00:00 UTC of the cut day + `gracePeriod` days. Payments reported before it count toward this statement's minimum payment.
+             */
+            paymentDueDate: string;
+            /**
+             * Format: int64
+             * @description Payments counted toward this statement's minimum payment so far, in cents.
+             */
+            paidInCycle: number;
+            /** @description Standing of the minimum payment. */
+            status: components["schemas"]["CreditStatementStatus"];
+        };
+        /** @description One page of statements. */
+        CreditStatementList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditStatement"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditStatementListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditStatementList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description Standing of a statement's minimum payment: `pending` (grace period running, payments counted so
+         *     far below the minimum payment), `paid` (payments counted toward the statement cover its minimum
+         *     payment), `defaulted` (the grace period ended below the minimum payment; the wallet went into default).
+         * @enum {string}
+         */
+        CreditStatementStatus: "pending" | "paid" | "defaulted";
+        /**
+         * @description A credit wallet: a ledger against a limit that never carries a positive cash balance. Counters
+         *     (all integer cents): AA `availableAmount`, AO `principalOutstanding`, IO `interestOutstanding`.
+         *     A charge lowers AA and raises AO; a payment lowers IO and AO and, on revolving products, restores AA.
+         */
+        CreditWallet: {
+            /** @description Identifier of the wallet, assigned by the service. */
+            walletId: string;
+            /**
+             * Format: uuid
+             * @description The wallet holder: a platform user `user_id` (UUID v4) of the tenant.
+             */
+            userId: string;
+            /** @description Currency of the wallet, ISO 4217 code. */
+            currency: string;
+            /** @description Free-text label, or null when none was given. */
+            description: string | null;
+            /** @description Three-digit code of the credit product the wallet is tied to. */
+            creditProductCode: string;
+            /** @description State of the wallet. */
+            status: components["schemas"]["CreditWalletStatus"];
+            /**
+             * Format: int64
+             * @description Credit limit, in cents. Can only be raised (ChangeWalletLimit).
+             */
+            limit: number;
+            /**
+             * Format: int64
+             * @description AA: amount still available for charges, in cents. Lowered by charges; restored by payments on revolving products (never above `limit`).
+             */
+            availableAmount: number;
+            /**
+             * Format: int64
+             * @description AO: outstanding principal, in cents (charges, plus applied interest on compound products, minus the principal part of payments).
+             */
+            principalOutstanding: number;
+            /**
+             * Format: int64
+             * @description IO: outstanding applied interest, in cents (applied nominal interest on non-compound products, and applied penal interest, minus the interest part of payments). Calculated but not yet applied interest is not included.
+             */
+            interestOutstanding: number;
+            /**
+             * Format: int64
+             * @description Total debt, in cents: `principalOutstanding` + `interestOutstanding`.
+             */
+            totalDebt: number;
+            /**
+             * Format: int64
+             * @description Debt above the limit, in cents: max(0, `totalDebt` − `limit`) (for example after interest is applied on a fully used line).
+             */
+            amountOverdraft: number;
+            /**
+             * Format: int64
+             * @description Sum of the end-of-day principal of every day closed so far in the current cycle, in cents (daily close at 00:00 UTC; reset at each cut). Basis of ADB interest.
+             */
+            sumOfDailyBalance: number;
+            /**
+             * Format: date-time
+             * @description First cut date, ISO 8601 UTC; anchors every later cut date (`firstCutDate` plus whole multiples of the product's `cutFrequency`).
+             */
+            firstCutDate: string;
+            /**
+             * Format: date-time
+             * @description Next cut date, ISO 8601 UTC; null once the wallet is dissolved.
+             */
+            nextCutDate: string | null;
+            /**
+             * Format: int32
+             * @description Days the credit line stays open for new transactions after creation, or null when it stays open indefinitely.
+             */
+            time: number | null;
+            /**
+             * Format: date-time
+             * @description When the wallet stops accepting new charges (`createdAt` + `time` days), ISO 8601 UTC; null without `time`.
+             */
+            expiresAt: string | null;
+            /** @description Interest settings in force for the wallet. */
+            interestSpecs: components["schemas"]["CreditInterestSpecs"];
+            /** @description Minimum payment settings in force for the wallet. */
+            minimumPaymentSpecs: components["schemas"]["CreditMinimumPaymentSpecs"];
+            /**
+             * Format: date-time
+             * @description Creation time (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Time of the last change, ISO 8601 UTC.
+             */
+            updatedAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditWalletCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditWallet"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description Full wallet state after the event (`walletDetails_after`), with the field names of the reference. */
+        CreditWalletDetails: {
+            /**
+             * Format: int64
+             * @description Outstanding principal (AO), in cents.
+             */
+            principal_outstanding: number;
+            /**
+             * Format: int64
+             * @description Outstanding applied interest (IO), nominal and penal, in cents.
+             */
+            interest_accrued: number;
+            /**
+             * Format: int64
+             * @description `principal_outstanding` + `interest_accrued`, in cents.
+             */
+            totalDebt: number;
+            /**
+             * Format: int64
+             * @description Credit limit, in cents.
+             */
+            limit: number;
+            /**
+             * Format: int64
+             * @description Debt above the limit, in cents.
+             */
+            amountOverdraft: number;
+            /** @description Interest settings in force for the wallet. */
+            interestSpecs: components["schemas"]["CreditInterestSpecs"];
+            /** @description Minimum payment settings in force for the wallet. */
+            minimumPaymentSpecs: components["schemas"]["CreditMinimumPaymentSpecs"];
+        };
+        /** @description A notification emitted for a wallet, as kept by the service. */
+        CreditWalletEvent: {
+            /** @description Identifier of the notification; the `webhook-id` header of its deliveries. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
+             */
+            createdAt: string;
+            /** @description The wallet the event belongs to. */
+            walletId: string;
+            /** @description Event type. */
+            type: components["schemas"]["CreditNotificationType"];
+            /**
+             * Format: int64
+             * @description Amount of the event, in cents, never negative (`direction` gives its sense). For `Cambio de Limite`: new limit − old limit.
+             */
+            amount: number;
+            /** @description `debit` or `credit`. */
+            direction: components["schemas"]["CreditDirection"];
+            /** @description Whether the event changed the wallet's balances. */
+            affectsBalance: boolean;
+            /** @description Full wallet state after the event, also for events that do not affect balances. */
+            walletDetails_after: components["schemas"]["CreditWalletDetails"];
+            /**
+             * Format: int64
+             * @description Per-wallet sequence number: 1, 2, 3, … in emission order, so a receiver can order events and spot a gap.
+             */
+            sequence: number;
+        };
+        /** @description One page of wallet events. */
+        CreditWalletEventList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditWalletEvent"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditWalletEventListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditWalletEventList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description One page of credit wallets. */
+        CreditWalletList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditWallet"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditWalletListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditWalletList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description State of a credit wallet (reference "States and transitions: Credit wallet"):
+         *     `active` ⇄ `blocked` by Block / Unblock; `active` → `in_default` when a grace period ends with the
+         *     reported payments below the minimum payment; `in_default` → `active` when the payments of the cycle
+         *     cover the minimum payment plus the executed penal interest; any state → `dissolved` (final).
+         * @enum {string}
+         */
+        CreditWalletStatus: "active" | "blocked" | "in_default" | "dissolved";
+        /**
+         * @description Length of a credit cycle, i.e. how often statements are generated (decisions.md §6: `biweekly` is 14 days; `month` and `year` keep the day of month, clamped to the month's last day).
+         * @enum {string}
+         */
+        CutFrequency: "daily" | "weekly" | "biweekly" | "month" | "year";
+        /**
+         * @description How interest is computed at a cut (reference "Credit product", decisions.md §6):
+         *     `ADB` (average daily balance): rate/100/`dailyRateDivisor` × `sumOfDailyBalance` + `fixedInterestAmount`;
+         *     `BAC` (balance at cut): rate/100/`dailyRateDivisor` × days in the cycle × principal at the cut + `fixedInterestAmount`.
+         *     The long names `average_daily_balance` / `balance_at_cut` of the reference are not accepted.
+         * @enum {string}
+         */
+        InterestAccrualMethod: "ADB" | "BAC";
+        /** @description Body of NotificationsEnlist. */
+        NotificationsEnlistRequest: {
+            /**
+             * Format: uri
+             * @description Absolute `http` or `https` URL that receives the credit notifications. A URL resolving to a private, loopback or link-local address answers 422 unless `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
+             */
+            creditNotificationsURL: string;
+        };
+        /** @description Body of PayOutCredit. */
+        PayOutCreditRequest: {
+            /**
+             * Format: int64
+             * @description Amount charged, in cents; at most the wallet's `availableAmount` (else 422 on `amount`).
+             */
+            amount: number;
+            /** @description What the charge is for (for example the merchant). */
+            description: string;
+        };
+        /** @description Body of ReportPayCredit. */
+        ReportPayCreditRequest: {
+            /**
+             * Format: int64
+             * @description Amount paid, in cents; at most the wallet's `totalDebt` (else 422 on `amount`).
+             */
+            amount: number;
+        };
+        /** @description Body of Set Sandbox Clock. */
+        SetSandboxClockRequest: {
+            /**
+             * Format: date-time
+             * @description The instant to set, ISO 8601 UTC.
+             */
+            now: string;
+        };
+        /** @description Body of Update Credit Product Settings (operator): `customerId` names the tenant; every other field is optional and only the fields sent change. */
+        UpdateCreditProductSettingsRequest: {
+            /** @description The tenant whose product is updated (products codes are unique per tenant only); it cannot be changed. */
+            customerId: string;
+            /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
+            revolving?: boolean;
+            /** @description `true`: interest at the cut is computed on principal plus interest owed, and applied interest is capitalized into principal; `false`: computed on principal only, and applied interest is added to outstanding interest. */
+            compound?: boolean;
+            /** @description Length of a credit cycle. */
+            cutFrequency?: components["schemas"]["CutFrequency"];
+            /**
+             * Format: int64
+             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             */
+            fixedInterestAmount?: number;
+            /**
+             * Format: double
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             */
+            baseInterestRate?: number;
+            /**
+             * Format: double
+             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             */
+            baseMinimumPaymentRate?: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             */
+            fixedMinimumPaymentAmount?: number;
+            /**
+             * Format: double
+             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             */
+            capitalInterestSplit?: number;
+            /**
+             * Format: int32
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             */
+            gracePeriod?: number;
+            /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
+            variableSpecs?: boolean;
+            /**
+             * Format: double
+             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             */
+            morosidadRate?: number;
+            /**
+             * Format: int64
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             */
+            baseInterestMorosidad?: number;
+            /** @description Interest accrual method. */
+            interestAccrualMethod?: components["schemas"]["InterestAccrualMethod"];
+            /**
+             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @enum {number}
+             */
+            dailyRateDivisor?: 360 | 365;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Page size: 1 to 100 items. */
+        "CreditPageQuery.limit": number;
+        /** @description Number of items to skip from the start of the list. */
+        "CreditPageQuery.offset": number;
+        /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+        CreditTraceHeader: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listCreditProducts: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditProductListCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCreditProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "acme-bank",
+                 *       "creditProductCode": "001",
+                 *       "revolving": true,
+                 *       "compound": false,
+                 *       "cutFrequency": "month",
+                 *       "fixedInterestAmount": 0,
+                 *       "baseInterestRate": 36,
+                 *       "baseMinimumPaymentRate": 10,
+                 *       "fixedMinimumPaymentAmount": 1000,
+                 *       "capitalInterestSplit": 50,
+                 *       "gracePeriod": 10,
+                 *       "variableSpecs": true,
+                 *       "morosidadRate": 12,
+                 *       "baseInterestMorosidad": 500,
+                 *       "interestAccrualMethod": "ADB",
+                 *       "dailyRateDivisor": 360
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCreditProductRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "creditProductCode": "001",
+                     *         "customerId": "acme-bank",
+                     *         "revolving": true,
+                     *         "compound": false,
+                     *         "cutFrequency": "month",
+                     *         "fixedInterestAmount": 0,
+                     *         "baseInterestRate": 36,
+                     *         "baseMinimumPaymentRate": 10,
+                     *         "fixedMinimumPaymentAmount": 1000,
+                     *         "capitalInterestSplit": 50,
+                     *         "gracePeriod": 10,
+                     *         "variableSpecs": true,
+                     *         "morosidadRate": 12,
+                     *         "baseInterestMorosidad": 500,
+                     *         "interestAccrualMethod": "ADB",
+                     *         "dailyRateDivisor": 360,
+                     *         "createdAt": "2025-12-20T09:30:00Z",
+                     *         "updatedAt": "2025-12-20T09:30:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2025-12-20T09:30:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "0b6f8f5e-3c2d-4a8e-9f1b-2d7c6e5a4b3c"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditProductCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCreditProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Three-digit code of the product.
+                 * @example 001
+                 */
+                creditProductCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditProductCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCreditProductSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Three-digit code of the product.
+                 * @example 001
+                 */
+                creditProductCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "acme-bank",
+                 *       "gracePeriod": 15
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCreditProductSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditProductCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getNotificationsSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNotificationsSettingsCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    notificationsEnlist: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationsEnlistRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNotificationsSettingsCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditSandboxClockCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSandboxClockRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditSandboxClockCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    advanceSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdvanceSandboxClockRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditSandboxAdvanceCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCreditWallets: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletListCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCreditWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *       "currency": "USD",
+                 *       "description": "Everyday card",
+                 *       "limit": 100000,
+                 *       "firstCutDate": "2026-01-31T00:00:00Z",
+                 *       "creditProductCode": "001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCreditWalletRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
+                     *         "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "currency": "USD",
+                     *         "description": "Everyday card",
+                     *         "creditProductCode": "001",
+                     *         "status": "active",
+                     *         "limit": 100000,
+                     *         "availableAmount": 100000,
+                     *         "principalOutstanding": 0,
+                     *         "interestOutstanding": 0,
+                     *         "totalDebt": 0,
+                     *         "amountOverdraft": 0,
+                     *         "sumOfDailyBalance": 0,
+                     *         "firstCutDate": "2026-01-31T00:00:00Z",
+                     *         "nextCutDate": "2026-01-31T00:00:00Z",
+                     *         "time": null,
+                     *         "expiresAt": null,
+                     *         "interestSpecs": {
+                     *           "interestRateNominal": 36,
+                     *           "interestRateMoroso": 12,
+                     *           "fixedInterestNominal": 0,
+                     *           "fixedInterestMoroso": 500
+                     *         },
+                     *         "minimumPaymentSpecs": {
+                     *           "minimumPaymentRate": 10,
+                     *           "fixedMinimumPayment": 1000
+                     *         },
+                     *         "createdAt": "2026-01-01T00:00:00Z",
+                     *         "updatedAt": "2026-01-01T00:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-01T00:00:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "5a4e3d2c-1b0a-4f9e-8d7c-6b5a4e3d2c1b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCreditWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    blockCreditWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    payOutCredit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 15000,
+                 *       "description": "Hardware store"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayOutCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d",
+                     *         "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
+                     *         "amount": 15000,
+                     *         "description": "Hardware store",
+                     *         "createdAt": "2026-01-16T10:00:00Z",
+                     *         "wallet": {
+                     *           "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
+                     *           "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "currency": "USD",
+                     *           "description": "Everyday card",
+                     *           "creditProductCode": "001",
+                     *           "status": "active",
+                     *           "limit": 100000,
+                     *           "availableAmount": 55000,
+                     *           "principalOutstanding": 45000,
+                     *           "interestOutstanding": 0,
+                     *           "totalDebt": 45000,
+                     *           "amountOverdraft": 0,
+                     *           "sumOfDailyBalance": 450000,
+                     *           "firstCutDate": "2026-01-31T00:00:00Z",
+                     *           "nextCutDate": "2026-01-31T00:00:00Z",
+                     *           "time": null,
+                     *           "expiresAt": null,
+                     *           "interestSpecs": {
+                     *             "interestRateNominal": 36,
+                     *             "interestRateMoroso": 12,
+                     *             "fixedInterestNominal": 0,
+                     *             "fixedInterestMoroso": 500
+                     *           },
+                     *           "minimumPaymentSpecs": {
+                     *             "minimumPaymentRate": 10,
+                     *             "fixedMinimumPayment": 1000
+                     *           },
+                     *           "createdAt": "2026-01-01T00:00:00Z",
+                     *           "updatedAt": "2026-01-16T10:00:00Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-16T10:00:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "3e2d1c0b-9a8f-4e7d-b6c5-a4b3c2d1e0f9"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditChargeCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    dissolveCreditWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCreditWalletEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletEventListCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changeInterestCreditCapital: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interestRateNominal": 30,
+                 *       "minimumPaymentRate": 8
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeInterestCreditCapitalRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditInterestOverrideCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changeWalletLimit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 150000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeWalletLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reportPayCredit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 5500
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportPayCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182",
+                     *         "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
+                     *         "amount": 5500,
+                     *         "appliedToInterest": 0,
+                     *         "appliedToPrincipal": 5500,
+                     *         "appliedToOverdraft": 0,
+                     *         "createdAt": "2026-02-05T12:00:00Z",
+                     *         "wallet": {
+                     *           "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
+                     *           "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "currency": "USD",
+                     *           "description": "Everyday card",
+                     *           "creditProductCode": "001",
+                     *           "status": "active",
+                     *           "limit": 100000,
+                     *           "availableAmount": 60500,
+                     *           "principalOutstanding": 39500,
+                     *           "interestOutstanding": 0,
+                     *           "totalDebt": 39500,
+                     *           "amountOverdraft": 0,
+                     *           "sumOfDailyBalance": 225000,
+                     *           "firstCutDate": "2026-01-31T00:00:00Z",
+                     *           "nextCutDate": "2026-02-28T00:00:00Z",
+                     *           "time": null,
+                     *           "expiresAt": null,
+                     *           "interestSpecs": {
+                     *             "interestRateNominal": 36,
+                     *             "interestRateMoroso": 12,
+                     *             "fixedInterestNominal": 0,
+                     *             "fixedInterestMoroso": 500
+                     *           },
+                     *           "minimumPaymentSpecs": {
+                     *             "minimumPaymentRate": 10,
+                     *             "fixedMinimumPayment": 1000
+                     *           },
+                     *           "createdAt": "2026-01-01T00:00:00Z",
+                     *           "updatedAt": "2026-02-05T12:00:00Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-02-05T12:00:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "9c8b7a6f-5e4d-4c3b-8a29-1f0e9d8c7b6a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditPaymentCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCreditWalletStatements: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditStatementListCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    unblockCreditWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet.
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 409 `CONFLICT`: conflicts with current state. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+}

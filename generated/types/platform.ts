@@ -4,6 +4,381 @@
  */
 
 export interface paths {
+    "/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List currencies
+         * @description List the supported currencies, fiat and crypto; no parameters, no pagination. Errors: 401
+         *     `UNAUTHORIZED`; 429 `RATE_LIMIT_EXCEEDED`; 500 `INTERNAL_SERVER_ERROR` (also when the upstream
+         *     provider is unavailable).
+         */
+        get: operations["listCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/currencies/pairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trading pairs
+         * @description List the trading pairs; no parameters, no pagination. Errors: 401 `UNAUTHORIZED`; 429
+         *     `RATE_LIMIT_EXCEEDED`; 500 `INTERNAL_SERVER_ERROR`.
+         */
+        get: operations["listTradingPairs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers
+         * @description List customers, newest first, with `meta.pagination`. Needs the master API key, in
+         *     `x-master-api-key` or in `x-api-key`. Errors: 401 `UNAUTHORIZED` (missing or invalid master
+         *     key); 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100, negative `filter[skip]`).
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        /**
+         * Create a customer
+         * @description Create a customer. Needs an operator session (a customer session gets 403 `FORBIDDEN`).
+         *     `customer_id` is validated against the upstream customer registry, which fills the remaining
+         *     fields. Errors: 400 `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `CUSTOMER_NOT_FOUND` (`customer_id` unknown upstream); 409 `CUSTOMER_ALREADY_EXISTS`;
+         *     422 `UNPROCESSABLE_ENTITY` (one entry per invalid field).
+         */
+        post: operations["createCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer
+         * @description Read a customer. A customer session may read only its own customer (another id gives 403).
+         *     Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` (unknown or deleted).
+         */
+        get: operations["getCustomer"];
+        /**
+         * Update a customer
+         * @description Update a customer. Every field is optional; omitted fields keep their values, nested
+         *     `business` fields included. Answers with the full updated customer (never 204).
+         *     Errors: 400 `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`;
+         *     409 `RESOURCE_CONFLICT`; 422 `UNPROCESSABLE_ENTITY` (for example `business` without
+         *     `entity_name` or `incorporation_country`).
+         */
+        put: operations["updateCustomer"];
+        post?: never;
+        /**
+         * Delete a customer
+         * @description Soft-delete a customer (kept, never erased). Every credential of the customer is deactivated
+         *     in the same call, so its API keys stop working at once. Errors: 401 `UNAUTHORIZED`;
+         *     403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`.
+         */
+        delete: operations["deleteCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credentials
+         * @description List the credentials of a customer, secrets masked. Errors: 401 `UNAUTHORIZED`;
+         *     403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`.
+         */
+        get: operations["listCredentials"];
+        put?: never;
+        /**
+         * Generate credentials
+         * @description Generate an owner credential. The secret (`sk_…`) is returned in clear text only in this
+         *     response. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`.
+         */
+        post: operations["generateCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/credentials/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a credential
+         * @description Revoke a credential: it becomes inactive and its key stops working at once; other
+         *     credentials are unaffected. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
+         *     404 `CUSTOMER_NOT_FOUND` or `CREDENTIAL_NOT_FOUND`.
+         */
+        delete: operations["deleteCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/email/poller": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the email poller
+         * @description Read the email poller with its poll statistics, password masked. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND`.
+         */
+        get: operations["getEmailPoller"];
+        /**
+         * Update the email poller
+         * @description Update the email poller; omitted fields keep their values. Answers with the full
+         *     configuration and statistics, password masked. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
+         *     404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        put: operations["updateEmailPoller"];
+        /**
+         * Create the email poller
+         * @description Configure the customer's email poller (one per customer), created enabled. The mailbox
+         *     address and login are derived from the customer's owner credential. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` (customer or owner email not found);
+         *     409 `POLLER_ALREADY_EXISTS`; 422 `UNPROCESSABLE_ENTITY` (including an IMAP host that resolves
+         *     to a private address, field `imap.host`).
+         */
+        post: operations["createEmailPoller"];
+        /**
+         * Delete the email poller
+         * @description Delete the email poller: polling stops and the configuration is erased. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND`.
+         */
+        delete: operations["deleteEmailPoller"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/email/poller/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the email poller
+         * @description Open a live IMAP connection with the stored settings and report the outcome. Errors: 401
+         *     `UNAUTHORIZED` (invalid token, or the connection failed by bad credentials or timeout; the
+         *     message gives the reason); 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND`.
+         */
+        post: operations["verifyEmailPoller"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/email/poller/{poller_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable the email poller
+         * @description Disable the email poller: the background worker stops; the configuration is kept. Errors:
+         *     401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND`
+         *     (including a `poller_id` that is not this customer's).
+         */
+        post: operations["disableEmailPoller"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/email/poller/{poller_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable the email poller
+         * @description Enable the email poller: the background worker starts polling. Errors: 401 `UNAUTHORIZED`;
+         *     403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `POLLER_NOT_FOUND` (including a `poller_id`
+         *     that is not this customer's).
+         */
+        post: operations["enableEmailPoller"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the webhook
+         * @description Read the webhook configuration; every header value is `***masked***`. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no webhook
+         *     configured).
+         */
+        get: operations["getWebhook"];
+        /**
+         * Update the webhook
+         * @description Replace the webhook configuration (same body as create; `url` required on every call). The
+         *     signing secret is kept. Errors: 400 `BAD_REQUEST` (invalid URL, or a target that resolves to
+         *     a private address); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
+         *     `WEBHOOK_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        put: operations["updateWebhook"];
+        /**
+         * Create the webhook
+         * @description Register the customer's webhook target for withdrawal PIN notifications (`withdrawal.pin`),
+         *     overwriting any existing configuration (one webhook per customer). The signing secret is
+         *     returned only in this response. Errors: 400 `BAD_REQUEST` (invalid URL, or a target that
+         *     resolves to a private address); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (including a header key outside
+         *     `[A-Za-z0-9_-]`).
+         */
+        post: operations["createWebhook"];
+        /**
+         * Delete the webhook
+         * @description Delete the webhook; PIN notifications to it stop. Errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/webhooks/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the webhook
+         * @description Send a signed test payload to the configured URL. Always 200 when a webhook is configured:
+         *     `data.message` holds the outcome and, on failure, `data.response_data` the body the webhook
+         *     answered with. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
+         *     `WEBHOOK_NOT_FOUND`.
+         */
+        post: operations["verifyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: simulate a deposit
+         * @description Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
+         *     transaction with status `done` and a transaction hash. Answers 404 when the provider is not
+         *     the sandbox. Errors: 400 `BAD_REQUEST` (the wallet does not hold that network and currency),
+         *     `INVALID_CURRENCY`, `AMOUNT_MUST_BE_POSITIVE` or `WALLET_INACTIVE`; 401 `UNAUTHORIZED`;
+         *     404 `NOT_FOUND` (not the sandbox) or `WALLET_NOT_FOUND` (unknown, or another customer's
+         *     wallet); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["createSandboxDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox: list sent emails
+         * @description Sandbox only: list the emails the service sent while no `SMTP_URL` is set, newest first
+         *     (withdrawal codes arrive here). Answers 404 when the provider is not the sandbox. Errors: 401
+         *     `UNAUTHORIZED`; 404 `NOT_FOUND`.
+         */
+        get: operations["listSandboxMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -25,16 +400,776 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description List the users of the caller's customer account, newest first, soft-deleted users excluded,
+         *     with `meta.pagination` (its navigation links use the `filter[limit]`/`filter[skip]` form).
+         *     Errors: 400 `INVALID_USER_TYPE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 422
+         *     `UNPROCESSABLE_ENTITY` (for example `limit` outside 1–100); 429 `RATE_LIMIT_EXCEEDED`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description Create an end user in the caller's customer account, with status `PENDING`. Needs the owner
+         *     API key (other credentials get 403). Errors: 400 `INVALID_ACCOUNT_TYPE`,
+         *     `INVALID_ACCOUNT_ROLE`, `INVALID_ACCOUNT_PURPOSE`, `INVALID_AGE` (under 18) or `BAD_REQUEST`
+         *     (invalid mobile number, unsafe characters); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 409
+         *     `EMAIL_ALREADY_EXISTS`, `PHONE_ALREADY_EXISTS` or `RESOURCE_CONFLICT` (`user_id` taken); 422
+         *     `UNPROCESSABLE_ENTITY` (one entry per invalid field).
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description Read a user of the caller's customer account. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
+         *     404 `USER_NOT_FOUND` (unknown, deleted, or another customer's user).
+         */
+        get: operations["getUser"];
+        /**
+         * Update a user
+         * @description Update a user; omitted fields keep their values. Answers with the full updated user. Errors:
+         *     400 `INVALID_ACCOUNT_PURPOSE`, `INVALID_AGE` or `CANNOT_UPDATE_DELETED_USER`; 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`; 409 `EMAIL_ALREADY_EXISTS` or
+         *     `PHONE_ALREADY_EXISTS` (the reference's row says 400 for these; the service keeps one status
+         *     per code, as on create); 422 `UNPROCESSABLE_ENTITY` (invalid format, a field Update User
+         *     cannot change, script-like text, a phone that is not a mobile number of its country).
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * Delete a user
+         * @description Soft-delete a user: the record, wallets and history are kept and the user leaves List Users.
+         *     An active user cannot be deleted: deactivate it first. Errors: 400
+         *     `CANNOT_DELETE_ACTIVE_USER`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/crypto/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List withdrawals
+         * @description List the user's withdrawals, most recent first by default, with `meta.pagination`. Errors:
+         *     401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND`;
+         *     422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100, unknown status or sort).
+         */
+        get: operations["listWithdrawals"];
+        put?: never;
+        /**
+         * Initiate a withdrawal
+         * @description Initiate a crypto withdrawal: the amount moves from available to held, the withdrawal is
+         *     `PENDING`, and a one-time code is sent to the user by email (and as a `withdrawal.pin`
+         *     notification when the customer has a webhook). Checks, in order: user exists and is active;
+         *     currency; amount; address; caps; balance. Errors: 400 `UNSUPPORTED_CURRENCY`,
+         *     `CURRENCY_NOT_ACTIVE`, `AMOUNT_MUST_BE_POSITIVE`, `MINIMUM_AMOUNT_NOT_MET`,
+         *     `INVALID_CRYPTO_ADDRESS`, `WITHDRAWAL_LIMIT_EXCEEDED`, `DAILY_LIMIT_EXCEEDED`,
+         *     `MONTHLY_LIMIT_EXCEEDED`, `INSUFFICIENT_BALANCE` or `WALLET_INACTIVE`; 401 `UNAUTHORIZED`;
+         *     403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND`
+         *     (user deleted or inactive), or `WALLET_NOT_FOUND` (`wallet_id` not the user's); 409
+         *     `IDEMPOTENCY_KEY_REUSED` (same `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["initiateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/crypto/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a withdrawal
+         * @description Read a withdrawal of the user. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of
+         *     another user); 404 `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`.
+         */
+        get: operations["getWithdrawal"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a withdrawal
+         * @description Cancel a `PENDING` withdrawal: it becomes `CANCELLED` and the held amount returns to
+         *     available. Errors: 400 `BAD_REQUEST` (not `PENDING`: a completed withdrawal cannot be
+         *     reversed); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404
+         *     `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`.
+         */
+        delete: operations["cancelWithdrawal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/crypto/withdrawals/{withdrawal_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a withdrawal
+         * @description Confirm a `PENDING` withdrawal with its one-time code (valid `WITHDRAWAL_CODE_TTL_S`, default
+         *     600 seconds, single use): the amount leaves held and a `withdrawal` transaction is recorded.
+         *     Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED` or `ALREADY_CONFIRMED`;
+         *     401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` after `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5)
+         *     wrong codes, until Resend Code, or `FORBIDDEN` (a user token of another user); 404
+         *     `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["confirmWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/crypto/withdrawals/{withdrawal_id}/verification/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a withdrawal's code
+         * @description Issue a new one-time code for a `PENDING` withdrawal: the old code is void and the attempt
+         *     counter is reset; the code is sent by email (and to the webhook). Errors: 400 `BAD_REQUEST`
+         *     (already completed or cancelled); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of
+         *     another user); 404 `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`.
+         */
+        post: operations["resendWithdrawalCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate a user
+         * @description Activate a user: `PENDING` or `SUSPENDED` becomes `VERIFIED` and the account is marked
+         *     active; already `VERIFIED` is a no-op. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `USER_NOT_FOUND`.
+         */
+        post: operations["activateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user
+         * @description Deactivate a user: `VERIFIED` becomes `SUSPENDED` and the account is marked inactive; its user
+         *     tokens stop working at once; data, wallets and history are kept. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`.
+         */
+        post: operations["deactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a user token
+         * @description Issue a user token (lifetime `USER_TOKEN_TTL_S`, default 900 seconds) for the wallet and
+         *     withdrawal endpoints of this user. The user must exist, not be deleted, and be `VERIFIED`.
+         *     Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND`
+         *     (deleted, or not `VERIFIED`); 500 `TOKEN_GENERATION_FAILED`.
+         */
+        post: operations["createUserToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's wallets
+         * @description List a user's wallets with their addresses, with `meta.pagination`. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
+         *     `WALLET_NOT_FOUND` (the user has no wallets); 422 `UNPROCESSABLE_ENTITY` (`filter[limit]`
+         *     outside 1–100, negative `filter[skip]`).
+         */
+        get: operations["listWallets"];
+        put?: never;
+        /**
+         * Create a wallet
+         * @description Open a custodial wallet for a user, with one deposit address per network. The user must exist
+         *     and be active. Needs the owner API key, or a user token of that same user. Errors: 400
+         *     `WALLET_NAME_REQUIRED`, `WALLET_NAME_MAX_LENGTH`, `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
+         *     `CURRENCY_NOT_ACTIVE` or `CLIENT_NO_SUPPLIER_ID` (no custody vault for the customer); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
+         *     `RESOURCE_NOT_FOUND` (user deleted or inactive); 409 `RESOURCE_CONFLICT` (name taken for this
+         *     user); 422 `UNPROCESSABLE_ENTITY`; 500 `ADDRESS_GENERATION_FAILED`.
+         */
+        post: operations["createWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a wallet's balance
+         * @description Read the balances of a wallet, per currency, as 8-decimal strings. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
+         */
+        get: operations["getWalletBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a wallet's transactions
+         * @description List the transactions of a wallet (filtered to the wallet's own addresses), most recent first
+         *     by default, with `meta.pagination`. Errors: 400 `BAD_REQUEST` (`filter[limit]` over 100); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (other
+         *     invalid query values).
+         */
+        get: operations["listWalletTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Body of Confirm Withdrawal. */
+        ConfirmWithdrawalRequest: {
+            /** @description The one-time code sent to the user (6 digits; a PIN read by the email poller may have 4–8). */
+            code: string;
+        };
+        /** @description Body of Create Customer. The remaining customer fields are filled from the upstream record. */
+        CreateCustomerRequest: {
+            /**
+             * Format: email
+             * @description Primary contact email, at most 255 characters.
+             */
+            email: string;
+            /** @description Unique customer id: 1–48 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. It must be known upstream. */
+            customer_id: string;
+            /** @description Legal name of the business, at most 255 characters. */
+            entity_name: string;
+        };
+        /** @description Body of Create Email Poller. Any `email` sent is ignored: the mailbox address is derived server-side. */
+        CreateEmailPollerRequest: {
+            /** @description IMAP settings; `host`, `port` and `password` are required. */
+            imap: components["schemas"]["EmailPollerImapRequest"];
+            /** @description Free-text description, at most 255 characters. */
+            description?: string;
+        };
+        /** @description Body of Create Sandbox Deposit. */
+        CreateSandboxDepositRequest: {
+            /** @description The wallet to credit; it must belong to a user of the caller's customer account. */
+            wallet_id: string;
+            /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`). */
+            network: string;
+            /** @description Lowercase currency code held by the wallet on that network (for example `usdt`). */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount to credit, in units of the currency; greater than 0 (else 400 `AMOUNT_MUST_BE_POSITIVE`).
+             */
+            amount: number;
+        };
         /** @description Body of Create Session: omit it with the master key; send customer credentials otherwise. */
         CreateSessionRequest: {
             /** @description The customer to open a customer session for. */
             customer_id?: string;
             /** @description An active owner secret (`sk_…`) of that customer. */
             customer_secret?: string;
+        };
+        /** @description Body of Create User. */
+        CreateUserRequest: {
+            /**
+             * Format: uuid
+             * @description User id (UUID v4); generated when omitted. Unique (409 `RESOURCE_CONFLICT` when taken).
+             */
+            user_id?: string;
+            /** @description `individual` or `business`; any other value answers 400 `INVALID_ACCOUNT_TYPE`. */
+            account_type: string;
+            /** @description Must be `third`; any other value answers 400 `INVALID_ACCOUNT_ROLE`. */
+            account_role: string;
+            /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
+            account_purpose: string;
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            first_name: string;
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            last_name: string;
+            /**
+             * Format: email
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`).
+             */
+            email: string;
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            phone_country_code: string;
+            /** @description Mobile number valid for `phone_country_code` (else 400), at most 20 characters, unique within the customer account (409 `PHONE_ALREADY_EXISTS`). */
+            phone_number: string;
+            /** @description Personal details; every field required. */
+            individual: components["schemas"]["UserIndividual"];
+        };
+        /** @description Body of Create Wallet. */
+        CreateWalletRequest: {
+            /**
+             * @description Name, unique per user (409 `RESOURCE_CONFLICT` when taken), 1–100 characters. An empty name
+             *     answers 400 `WALLET_NAME_REQUIRED`, a longer one 400 `WALLET_NAME_MAX_LENGTH` (so the length is
+             *     not part of the schema).
+             */
+            name: string;
+            /** @description Network/currency pairs to hold; at least one. Unknown networks or currencies answer 400. */
+            networks: components["schemas"]["WalletNetwork"][];
+            /**
+             * @description `virtual` (default) or `real`.
+             * @default virtual
+             */
+            wallet_type: components["schemas"]["WalletType"];
+            /** @description Free-text description. */
+            description?: string;
+        };
+        /** @description A credential of a customer as listed: the secret is masked. */
+        Credential: {
+            /** @description Credential id; the `{credential_id}` of Delete Credential. */
+            credential_id: string;
+            /** @description The customer the credential belongs to. */
+            customer_id: string;
+            /** @description Masked secret: a short prefix followed by `...` (for example `sk_3f9a...`). */
+            customer_secret: string;
+            /** @description Whether this is an owner credential; every generated credential is (`true`). */
+            is_owner: boolean;
+            /** @description Email of the credential's owner (the customer's contact email). */
+            user_email: string;
+            /** @description Display name of the credential's owner. */
+            user_name: string;
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+            /** @description `false` once deleted; an inactive credential no longer authenticates. */
+            is_active: boolean;
+        };
+        /** @description Success envelope whose payload is a plain (not paginated) array of `T`. */
+        CredentialArrayEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every record; no pagination. */
+            data: components["schemas"]["Credential"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A supported currency, fiat or crypto. */
+        Currency: {
+            /**
+             * Format: int64
+             * @description The provider's internal id.
+             */
+            id: number;
+            /** @description Display symbol (for example `BTC`). */
+            symbol: string;
+            /** @description Name (for example `Bitcoin`). */
+            name: string;
+            /** @description Lowercase currency code (for example `btc`). */
+            code: string;
+            /** @description Alias of `code`. */
+            currency: string;
+            /**
+             * Format: int32
+             * @description Number of decimals supported.
+             */
+            precision: number;
+            /** @description Sign used for display (for example `₿`, `$`). */
+            ascii_sign: string;
+            /** @description Whether deposits are accepted. */
+            can_deposit: boolean;
+            /** @description Whether withdrawals are allowed. */
+            can_withdraw: boolean;
+            /**
+             * Format: double
+             * @description Minimum withdrawal amount, in units of the currency.
+             */
+            min_withdrawal: number;
+            /** @description Whether the currency is fiat. */
+            is_fiat: boolean;
+            /** @description Whether deposits need on-chain confirmations. */
+            is_confirmations_needed: boolean;
+            /** @description Whether custody is enabled. */
+            is_custody_enabled: boolean;
+            /** @description Whether trading is enabled. */
+            is_trading_enabled: boolean;
+        };
+        /** @description Success envelope whose payload is a plain (not paginated) array of `T`. */
+        CurrencyArrayEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every record; no pagination. */
+            data: components["schemas"]["Currency"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A customer: the tenant under which end users live. */
+        Customer: {
+            /** @description Unique customer id, supplied by the caller on create (at most 48 characters). */
+            customer_id: string;
+            /** @description Primary contact email. */
+            email: string;
+            /** @description `individual` or `corporation`. */
+            account_type: components["schemas"]["CustomerAccountType"];
+            /** @description `client` or `partner`. */
+            account_role: components["schemas"]["CustomerAccountRole"];
+            /** @description Purpose of the account, free text. */
+            account_purpose: string;
+            /** @description First name of the primary contact. */
+            first_name: string;
+            /** @description Last name of the primary contact. */
+            last_name: string;
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            phone_country_code: string;
+            /** @description Phone number of the primary contact. */
+            phone_number: string;
+            /** @description Business profile. */
+            business: components["schemas"]["CustomerBusiness"];
+            /** @description Status of the customer; `VERIFIED` for customers known upstream. Other values may appear. */
+            status: string;
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC (lists are sorted newest first by it).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /**
+         * @description Role of a customer on the platform.
+         * @enum {string}
+         */
+        CustomerAccountRole: "client" | "partner";
+        /**
+         * @description Legal kind of a customer.
+         * @enum {string}
+         */
+        CustomerAccountType: "individual" | "corporation";
+        /** @description Business profile of a customer, filled from the upstream customer registry on create. */
+        CustomerBusiness: {
+            /** @description Legal name, at most 255 characters. */
+            entity_name: string;
+            /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
+            incorporation_country: string;
+            /** @description State or province of incorporation. */
+            incorporation_state?: string;
+            /**
+             * Format: date
+             * @description Date of incorporation, `YYYY-MM-DD`.
+             */
+            incorporation_date?: string;
+            /** @description Legal structure (for example `llc`). */
+            organization_type?: string;
+            /** @description Business type or sector. */
+            business_type?: string;
+            /** @description Company registration number. */
+            registration_number?: string;
+            /** @description Free-text description of the business. */
+            description?: string;
+            /** @description Whether the business is an accredited investor. */
+            accredited_investor?: boolean;
+            /** @description Whether the business is a non-agent intermediary. */
+            non_agent_intermediary?: boolean;
+            /** @description Country of the principal place of business, ISO 3166-1 alpha-2. */
+            principal_place_country?: string;
+            /** @description State or province of the principal place of business. */
+            principal_place_state?: string;
+            /** @description Street address of the principal place of business. */
+            principal_place_address?: string;
+            /** @description City of the principal place of business. */
+            principal_place_city?: string;
+            /** @description Postal code of the principal place of business. */
+            principal_place_postal_code?: string;
+        };
+        /** @description Success envelope of the platform API. */
+        CustomerEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Customer"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        CustomerListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["Customer"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description The email poller of a customer (one per customer), as returned by Create. */
+        EmailPoller: {
+            /** @description Id of the poller record; the `{poller_id}` of the enable and disable paths. */
+            poller_id: string;
+            /** @description The customer the poller belongs to. */
+            customer_id: string;
+            /** @description Mailbox address, derived server-side from the customer's owner credential (never taken from the request). */
+            email: string;
+            /** @description IMAP settings, password masked. */
+            imap: components["schemas"]["EmailPollerImap"];
+            /** @description Free-text description, at most 255 characters; null when not set. */
+            description: string | null;
+            /** @description Whether the poller runs; a poller is created enabled. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        EmailPollerEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["EmailPoller"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description IMAP connection settings as returned: the password is always masked. */
+        EmailPollerImap: {
+            /** @description IMAP server hostname or IP address. */
+            host: string;
+            /**
+             * Format: int32
+             * @description IMAP server port, 1–65535.
+             */
+            port: number;
+            /** @description Whether TLS is used. */
+            tls: boolean;
+            /** @description Mailbox login, derived server-side from the customer's owner credential. */
+            user: string;
+            /**
+             * @description Always the literal `***masked***`.
+             * @enum {string}
+             */
+            password: "***masked***";
+        };
+        /** @description IMAP connection settings as sent on create and update. The password is write-only. */
+        EmailPollerImapRequest: {
+            /** @description IMAP server hostname or IP address. Hosts resolving to private, loopback or link-local addresses are refused (422, field `imap.host`) unless the service allows private targets. */
+            host: string;
+            /**
+             * Format: int32
+             * @description IMAP server port, 1–65535 (for example 993).
+             */
+            port: number;
+            /**
+             * @description Whether to use TLS; default `true`.
+             * @default true
+             */
+            tls: boolean;
+            /** @description Mailbox password. Write-only: never returned (reads show `***masked***`). */
+            password: string;
+        };
+        /** @description Outcome of Verify Email Poller. */
+        EmailPollerVerification: {
+            /** @description Whether the live IMAP connection and login succeeded. */
+            success: boolean;
+            /** @description Outcome, human readable. */
+            message: string;
+        };
+        /** @description Success envelope of the platform API. */
+        EmailPollerVerificationEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["EmailPollerVerification"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The email poller with its poll statistics, as returned by Get and Update. */
+        EmailPollerWithStats: {
+            /** @description Id of the poller record; the `{poller_id}` of the enable and disable paths. */
+            poller_id: string;
+            /** @description The customer the poller belongs to. */
+            customer_id: string;
+            /** @description Mailbox address, derived server-side from the customer's owner credential (never taken from the request). */
+            email: string;
+            /** @description IMAP settings, password masked. */
+            imap: components["schemas"]["EmailPollerImap"];
+            /** @description Free-text description, at most 255 characters; null when not set. */
+            description: string | null;
+            /** @description Whether the poller runs; a poller is created enabled. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description Time of the last poll attempt, ISO 8601 UTC; null before the first poll.
+             */
+            last_polled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Time of the last successful poll, ISO 8601 UTC; null before the first success.
+             */
+            last_successful_poll_at: string | null;
+            /**
+             * Format: date-time
+             * @description Time of the last failed poll, ISO 8601 UTC; null when no poll has failed.
+             */
+            last_error_at: string | null;
+            /** @description Reason of the last failed poll; null when no poll has failed. */
+            last_error: string | null;
+            /**
+             * Format: int32
+             * @description Number of messages read since the poller was created.
+             */
+            total_emails_processed: number;
+            /**
+             * Format: int32
+             * @description Number of withdrawal PINs extracted since the poller was created.
+             */
+            total_pins_extracted: number;
+        };
+        /** @description Success envelope of the platform API. */
+        EmailPollerWithStatsEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["EmailPollerWithStats"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
         };
         /**
          * @description Every error code of the platform API (reference: "Codes of the platform API").
@@ -50,6 +1185,7 @@ export interface components {
             success: false;
             /** @description One entry per problem; validation failures carry one entry per invalid field. */
             errors: components["schemas"]["ErrorItem"][];
+            /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
         /** @description One error of a platform error response. */
@@ -60,6 +1196,121 @@ export interface components {
             message: string;
             /** @description On validation errors: the offending field, as a dotted path in the request's own naming (for example `individual.dob`). */
             field?: string;
+        };
+        /** @description A newly generated credential: the secret in clear text, returned only this once. */
+        GeneratedCredential: {
+            /** @description The customer the credential belongs to. */
+            customer_id: string;
+            /** @description Id of the new credential; the `{credential_id}` of Delete Credential. */
+            credential_id: string;
+            /** @description Owner API key (`sk_…`), to send as `x-api-key`. Shown only in this response; store it now. */
+            customer_secret: string;
+        };
+        /** @description Success envelope of the platform API. */
+        GeneratedCredentialEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["GeneratedCredential"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description Kind of identity document.
+         * @enum {string}
+         */
+        IdType: "ssn" | "passport";
+        /** @description Body of Initiate Withdrawal. */
+        InitiateWithdrawalRequest: {
+            /** @description Currency code (for example `usdt`); it must be supported and withdrawable (else 400 `UNSUPPORTED_CURRENCY` or `CURRENCY_NOT_ACTIVE`). */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency; positive (else 400 `AMOUNT_MUST_BE_POSITIVE`) and at least the currency's minimum withdrawal (else 400 `MINIMUM_AMOUNT_NOT_MET`).
+             */
+            amount: number;
+            /** @description Destination address, valid for the currency's network (else 400 `INVALID_CRYPTO_ADDRESS`). */
+            address: string;
+            /** @description Memo or destination tag, at most 255 characters. */
+            memo?: string;
+            /** @description Wallet to withdraw from; when omitted, the user's oldest wallet holding the currency with enough available balance. */
+            wallet_id?: string;
+        };
+        /** @description Answer of Initiate Withdrawal. */
+        InitiatedWithdrawal: {
+            /** @description Withdrawal id; the same value as `withdraw.id`. */
+            id: string;
+            /** @description The withdrawal and its idempotency state. */
+            withdraw: components["schemas"]["InitiatedWithdrawalState"];
+            /** @description Lowercase currency code. */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency.
+             */
+            amount: number;
+            /** @description Destination address. */
+            address: string;
+        };
+        /** @description Success envelope of the platform API. */
+        InitiatedWithdrawalEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["InitiatedWithdrawal"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The withdrawal created (or found again) by Initiate Withdrawal. */
+        InitiatedWithdrawalState: {
+            /** @description Withdrawal id: the `{withdrawal_id}` of confirm, resend, cancel and get. */
+            id: string;
+            /** @description `PENDING` for a new withdrawal; a duplicate shows the first withdrawal's current status. */
+            status: components["schemas"]["WithdrawalStatus"];
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotency_key: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier withdrawal is returned. */
+            is_duplicate: boolean;
+        };
+        /** @description Metadata of a paginated list response. */
+        ListMeta: {
+            /**
+             * Format: date-time
+             * @description Response time, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /**
+             * @description Contract version of the platform API.
+             * @enum {string}
+             */
+            version: "v1";
+            /** @description Correlation id: the request's `x-trace-id` when sent, otherwise generated. */
+            trace_id: string;
+            /** @description Pagination of the list. */
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description A payload that only carries a human-readable message. */
+        MessageData: {
+            /** @description Outcome, human readable. */
+            message: string;
+        };
+        /** @description Success envelope of the platform API. */
+        MessageDataEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["MessageData"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
         };
         /** @description Metadata carried by every platform response. */
         Meta: {
@@ -76,11 +1327,80 @@ export interface components {
             /** @description Correlation id: the request's `x-trace-id` when sent, otherwise generated. */
             trace_id: string;
         };
+        /** @description The `meta.pagination` object of paginated lists. */
+        Pagination: {
+            /** @description Record counters. */
+            records: components["schemas"]["PaginationRecords"];
+            /** @description Navigation links. */
+            navigation: components["schemas"]["PaginationNavigation"];
+        };
+        /** @description Relative navigation links, each with `filter[limit]` and `filter[skip]`. */
+        PaginationNavigation: {
+            /** @description Link to the first page. */
+            first: string;
+            /** @description Link to the last page. */
+            last: string;
+            /** @description Link to the previous page, or null on the first page. */
+            previous: string | null;
+            /** @description Link to the next page, or null on the last page. */
+            next: string | null;
+        };
+        /** @description Record counters of a paginated list. */
+        PaginationRecords: {
+            /**
+             * Format: int32
+             * @description Number of records skipped (offset).
+             */
+            skip: number;
+            /** @description Whether a next page exists. */
+            has_next: boolean;
+            /** @description Whether a previous page exists. */
+            has_previous: boolean;
+            /**
+             * Format: int32
+             * @description Total number of records matching the query.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+        };
+        /** @description An email the service sent while no `SMTP_URL` is set (the sandbox outbox). */
+        SandboxMail: {
+            /** @description Recipient address. */
+            to: string;
+            /** @description Subject line. */
+            subject: string;
+            /** @description Plain-text body. */
+            text: string;
+            /**
+             * Format: date-time
+             * @description Time sent, ISO 8601 UTC.
+             */
+            sent_at: string;
+        };
+        /** @description Success envelope whose payload is a plain (not paginated) array of `T`. */
+        SandboxMailArrayEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every record; no pagination. */
+            data: components["schemas"]["SandboxMail"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description A session token and what it may do (decisions.md §2). */
         Session: {
             /** @description Bearer token to send as `Authorization: Bearer <token>`. */
             token: string;
-            /** @enum {string} */
+            /**
+             * @description Always `Bearer`.
+             * @enum {string}
+             */
             token_type: "Bearer";
             /**
              * Format: date-time
@@ -104,12 +1424,748 @@ export interface components {
             success: true;
             /** @description The payload. */
             data: components["schemas"]["Session"];
+            /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description Sort order by date.
+         * @enum {string}
+         */
+        SortOrder: "ASC" | "DESC";
+        /** @description A trading pair. */
+        TradingPair: {
+            /** @description Base and quote with a separator (for example `BTC/USDT`). */
+            formatted: string;
+            /** @description Base and quote without separator (for example `BTCUSDT`). */
+            symbol: string;
+            /** @description Base currency code. */
+            base: string;
+            /** @description Quote currency code. */
+            quote: string;
+        };
+        /** @description Success envelope whose payload is a plain (not paginated) array of `T`. */
+        TradingPairArrayEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every record; no pagination. */
+            data: components["schemas"]["TradingPair"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description `business` on Update Customer: when present, `entity_name` and `incorporation_country` are
+         *     required; every other field is optional and keeps its stored value when omitted.
+         */
+        UpdateCustomerBusiness: {
+            /** @description Legal name, at most 255 characters. */
+            entity_name: string;
+            /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
+            incorporation_country: string;
+            /** @description State or province of incorporation. */
+            incorporation_state?: string;
+            /**
+             * Format: date
+             * @description Date of incorporation, `YYYY-MM-DD`.
+             */
+            incorporation_date?: string;
+            /** @description Legal structure (for example `llc`). */
+            organization_type?: string;
+            /** @description Business type or sector. */
+            business_type?: string;
+            /** @description Company registration number. */
+            registration_number?: string;
+            /** @description Free-text description of the business. */
+            description?: string;
+            /** @description Whether the business is an accredited investor. */
+            accredited_investor?: boolean;
+            /** @description Whether the business is a non-agent intermediary. */
+            non_agent_intermediary?: boolean;
+            /** @description Country of the principal place of business, ISO 3166-1 alpha-2. */
+            principal_place_country?: string;
+            /** @description State or province of the principal place of business. */
+            principal_place_state?: string;
+            /** @description Street address of the principal place of business. */
+            principal_place_address?: string;
+            /** @description City of the principal place of business. */
+            principal_place_city?: string;
+            /** @description Postal code of the principal place of business. */
+            principal_place_postal_code?: string;
+        };
+        /** @description Body of Update Customer: every field is optional; omitted fields keep their values. */
+        UpdateCustomerRequest: {
+            /** @description `individual` or `corporation`. */
+            account_type?: components["schemas"]["CustomerAccountType"];
+            /** @description `client` or `partner`. */
+            account_role?: components["schemas"]["CustomerAccountRole"];
+            /** @description Purpose of the account, free text. */
+            account_purpose?: string;
+            /** @description First name of the primary contact. */
+            first_name?: string;
+            /** @description Last name of the primary contact. */
+            last_name?: string;
+            /**
+             * Format: email
+             * @description Primary contact email, at most 255 characters.
+             */
+            email?: string;
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            phone_country_code?: string;
+            /** @description Phone number of the primary contact. */
+            phone_number?: string;
+            /** @description Business profile; when present `entity_name` and `incorporation_country` are required and omitted nested fields keep their values. */
+            business?: components["schemas"]["UpdateCustomerBusiness"];
+        };
+        /** @description Body of Update Email Poller: every field is optional; omitted fields keep their values. */
+        UpdateEmailPollerRequest: {
+            /** @description New IMAP settings, same shape as on create (`host`, `port` and `password` required when `imap` is sent). */
+            imap?: components["schemas"]["EmailPollerImapRequest"];
+            /** @description Enable (`true`) or disable (`false`) the poller. */
+            enabled?: boolean;
+            /** @description Free-text description, at most 255 characters. */
+            description?: string;
+        };
+        /**
+         * @description Body of Update User: every field is optional; omitted fields keep their values. Status,
+         *     verification status, activity, `account_type` and `account_role` cannot be changed here. The
+         *     personal details are sent as flat fields, not nested under `individual`.
+         */
+        UpdateUserRequest: {
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            first_name?: string;
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            last_name?: string;
+            /**
+             * Format: email
+             * @description Email, unique within the customer account (400 when already in use).
+             */
+            email?: string;
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            phone_country_code?: string;
+            /** @description Mobile number valid for the country, at most 20 characters, unique within the customer account (400 when already in use). */
+            phone_number?: string;
+            /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
+            account_purpose?: string;
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`; at least 18 years old (else 400 `INVALID_AGE`).
+             */
+            dob?: string;
+            /** @description Country of residence, ISO 3166-1 alpha-2. */
+            residential_country_code?: string;
+            /** @description Street address; sanitized as an address. */
+            residential_address?: string;
+            /** @description City; sanitized. */
+            residential_city?: string;
+            /** @description State or province; sanitized. */
+            residential_state?: string;
+            /** @description Postal code. */
+            residential_postal_code?: string;
+            /** @description Kind of identity document: `ssn` or `passport`. */
+            id_type?: components["schemas"]["IdType"];
+            /** @description Number of the identity document. */
+            id_number?: string;
+            /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
+            id_country_code?: string;
+        };
+        /** @description An end user of a customer. */
+        User: {
+            /**
+             * Format: uuid
+             * @description User id (UUID v4).
+             */
+            user_id: string;
+            /** @description The customer (tenant) the user belongs to. */
+            customer_id: string;
+            /** @description `individual` or `business`. */
+            account_type: string;
+            /** @description `third`. */
+            account_role: string;
+            /** @description `trading` or `investing`. */
+            account_purpose: string;
+            /** @description First name, at most 100 characters. */
+            first_name: string;
+            /** @description Last name, at most 100 characters. */
+            last_name: string;
+            /** @description Email, unique within the customer account. */
+            email: string;
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            phone_country_code: string;
+            /** @description Mobile number, at most 20 characters, unique within the customer account. */
+            phone_number: string;
+            /** @description `PENDING` after create, `VERIFIED` once activated, `SUSPENDED` once deactivated. */
+            status: components["schemas"]["UserStatus"];
+            /** @description Verification status: `verified`, `unverified` or `pending`. */
+            verification_status: components["schemas"]["UserVerificationStatus"];
+            /** @description Whether the account is active (activated and not deactivated). */
+            is_active: boolean;
+            /** @description Personal details. */
+            individual: components["schemas"]["UserIndividual"];
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        UserEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["User"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Personal details of an individual user; all fields are required on create. */
+        UserIndividual: {
+            /**
+             * Format: date
+             * @description Date of birth, `YYYY-MM-DD`; the holder must be at least 18 years old (else 400 `INVALID_AGE`).
+             */
+            dob: string;
+            /** @description Country of residence, ISO 3166-1 alpha-2 (for example `US`). */
+            residential_country_code: string;
+            /** @description Street address; sanitized as an address, unsafe or script-like characters are rejected (400). */
+            residential_address: string;
+            /** @description City; sanitized, unsafe or script-like characters are rejected (400). */
+            residential_city: string;
+            /** @description State or province; sanitized, unsafe or script-like characters are rejected (400). */
+            residential_state: string;
+            /** @description Postal code. */
+            residential_postal_code: string;
+            /** @description Kind of identity document: `ssn` or `passport`. */
+            id_type: components["schemas"]["IdType"];
+            /** @description Number of the identity document. */
+            id_number: string;
+            /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
+            id_country_code: string;
+        };
+        /** @description Success envelope of a paginated platform list. */
+        UserListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["User"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Lifecycle status of a user.
+         * @enum {string}
+         */
+        UserStatus: "PENDING" | "VERIFIED" | "SUSPENDED";
+        /** @description A user token and its lifetime (decisions.md §2). */
+        UserToken: {
+            /** @description Bearer token to send as `Authorization: Bearer <token>` on the wallet and withdrawal endpoints of this user. */
+            token: string;
+            /**
+             * @description Always `Bearer`.
+             * @enum {string}
+             */
+            token_type: "Bearer";
+            /**
+             * Format: date-time
+             * @description Expiry, ISO 8601 UTC (`USER_TOKEN_TTL_S` after issue, default 900 seconds).
+             */
+            expires_at: string;
+            /**
+             * Format: uuid
+             * @description The user the token acts for.
+             */
+            user_id: string;
+        };
+        /** @description Success envelope of the platform API. */
+        UserTokenEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["UserToken"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description Verification status of a user.
+         * @enum {string}
+         */
+        UserVerificationStatus: "verified" | "unverified" | "pending";
+        /** @description A custodial wallet of a user. */
+        Wallet: {
+            /** @description Wallet id. */
+            wallet_id: string;
+            /** @description Id of the wallet in the upstream custody vault. */
+            vault_wallet_id: string;
+            /** @description The user the wallet belongs to. */
+            user_id: string;
+            /** @description Name, unique per user, at most 100 characters. */
+            name: string;
+            /** @description Free-text description; null when not set. */
+            description: string | null;
+            /** @description `virtual` or `real`. */
+            wallet_type: components["schemas"]["WalletType"];
+            /** @description Network/currency pairs held by the wallet. */
+            networks: components["schemas"]["WalletNetwork"][];
+            /** @description Whether the wallet is active. */
+            is_active: boolean;
+            /** @description Deposit addresses, one per network. */
+            addresses: components["schemas"]["WalletAddress"][];
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change, ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** @description A deposit address of a wallet (one per network). */
+        WalletAddress: {
+            /** @description Address id. */
+            address_id: string;
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description Vault network identifier, `networks/<network>`. */
+            network: string;
+            /** @description On-chain deposit address, valid for the network. */
+            address: string;
+        };
+        /** @description Balances of a wallet, read from the internal balance cache. */
+        WalletBalance: {
+            /** @description The wallet. */
+            wallet_id: string;
+            /** @description The user the wallet belongs to. */
+            user_id: string;
+            /** @description One entry per currency held. */
+            balance: components["schemas"]["WalletBalanceItem"][];
+        };
+        /** @description Success envelope of the platform API. */
+        WalletBalanceEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WalletBalance"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Balance of one currency in a wallet. Amounts are decimal strings with exactly 8 decimals. */
+        WalletBalanceItem: {
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description Total balance (`available` + `held`), 8-decimal string (for example `"1.50000000"`). */
+            balance: string;
+            /** @description Spendable portion after locks, 8-decimal string. */
+            available: string;
+            /** @description Portion locked by pending withdrawals, 8-decimal string. */
+            held: string;
+        };
+        /** @description Success envelope of the platform API. */
+        WalletEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Wallet"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        WalletListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["Wallet"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A network/currency pair held by a wallet. */
+        WalletNetwork: {
+            /** @description Vault network identifier, `networks/<network>` (for example `networks/ethereum`). */
+            name: string;
+            /** @description Lowercase currency code (for example `usdt`). */
+            currency: string;
+        };
+        /** @description A transaction of a wallet. */
+        WalletTransaction: {
+            /**
+             * Format: int64
+             * @description Transaction id.
+             */
+            id: number;
+            /**
+             * Format: double
+             * @description Balance of the currency after the transaction.
+             */
+            balance: number;
+            /** @description The movement. */
+            transaction: components["schemas"]["WalletTransactionDetail"];
+        };
+        /** @description The movement carried by a wallet transaction. */
+        WalletTransactionDetail: {
+            /** @description Order id. */
+            order_id: string;
+            /** @description Trade id. */
+            trade_id: string;
+            /** @description Client (customer) id. */
+            client_id: string;
+            /** @description Idempotency id of the request that caused the movement; null when none. */
+            idempotency_id: string | null;
+            /** @description Symbol (currency or pair). */
+            symbol: string;
+            /**
+             * Format: date-time
+             * @description Time of the movement, ISO 8601 UTC.
+             */
+            created_at: string;
+            /** @description On-chain transaction hash. */
+            hash: string;
+            /** @description Kind of movement, for example `deposit` or `withdrawal`. */
+            action: string;
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description Memo. */
+            memo: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency.
+             */
+            amount: number;
+            /**
+             * Format: double
+             * @description Amount after fees.
+             */
+            net_proceeds: number;
+            /**
+             * Format: double
+             * @description Price.
+             */
+            price: number;
+            /**
+             * Format: double
+             * @description Fees.
+             */
+            fees: number;
+            /** @description Status, for example `pending` or `done`. */
+            status: string;
+            /** @description Description. */
+            description: string;
+        };
+        /** @description Success envelope of the platform API. */
+        WalletTransactionEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WalletTransaction"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        WalletTransactionListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["WalletTransaction"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Kind of wallet.
+         * @enum {string}
+         */
+        WalletType: "virtual" | "real";
+        /** @description The customer's webhook configuration, header values masked. */
+        Webhook: {
+            /** @description Target URL. */
+            url: string;
+            /** @description Headers attached to every notification, values masked. */
+            headers: components["schemas"]["WebhookHeader"][];
+        };
+        /** @description Answer of Create Webhook: the Standard Webhooks signing secret is shown only here. */
+        WebhookCreated: {
+            /** @description Outcome, human readable. */
+            message: string;
+            /** @description The registered target URL. */
+            url: string;
+            /** @description Signing secret (`whsec_…`) of the `webhook-signature` header (Standard Webhooks: `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`). Returned only once, when the target is registered; store it now. */
+            signing_secret: string;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookCreatedEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookCreated"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Webhook"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A configured webhook header as returned: the value is masked. */
+        WebhookHeader: {
+            /** @description Header name. */
+            key: string;
+            /**
+             * @description Always the literal `***masked***`.
+             * @enum {string}
+             */
+            value: "***masked***";
+        };
+        /** @description A header attached to every notification sent to the webhook, as sent on create and update. */
+        WebhookHeaderRequest: {
+            /** @description Header name: letters, digits, hyphen and underscore only. */
+            key: string;
+            /** @description Header value. Write-only: reads return `***masked***`. */
+            value: string;
+        };
+        /** @description Body of Create Webhook and Update Webhook; it replaces any existing configuration. */
+        WebhookRequest: {
+            /** @description Target URL, absolute `https://` or `http://`. Other schemes, and hosts resolving to private, loopback or link-local addresses (unless the service allows private targets), answer 400. */
+            url: string;
+            /** @description Headers attached to every notification; omitted means none. */
+            headers?: components["schemas"]["WebhookHeaderRequest"][];
+        };
+        /** @description Answer of Update Webhook. */
+        WebhookUpdated: {
+            /** @description Outcome, human readable. */
+            message: string;
+            /** @description The configured target URL. */
+            url: string;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookUpdatedEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookUpdated"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Outcome of Verify Webhook. */
+        WebhookVerification: {
+            /** @description Outcome of the test delivery, human readable. */
+            message: string;
+            /** @description On failure, the body the webhook answered with (any JSON value or text). */
+            response_data?: unknown;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookVerificationEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookVerification"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A crypto withdrawal, as returned by Get and List. */
+        Withdrawal: {
+            /** @description Withdrawal id. */
+            id: string;
+            /**
+             * @description Always `crypto`.
+             * @enum {string}
+             */
+            withdrawal_type: "crypto";
+            /** @description Lowercase currency code. */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency.
+             */
+            amount: number;
+            /** @description Destination address. */
+            address: string;
+            /** @description `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`). */
+            status: components["schemas"]["WithdrawalStatus"];
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC.
+             */
+            created_at: string;
+        };
+        /** @description Answer of Confirm Withdrawal. */
+        WithdrawalConfirmation: {
+            /** @description Withdrawal id. */
+            id: string;
+            /** @description `COMPLETED`. */
+            status: components["schemas"]["WithdrawalStatus"];
+        };
+        /** @description Success envelope of the platform API. */
+        WithdrawalConfirmationEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WithdrawalConfirmation"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of the platform API. */
+        WithdrawalEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Withdrawal"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        WithdrawalListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["Withdrawal"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Status of a withdrawal.
+         * @enum {string}
+         */
+        WithdrawalStatus: "PENDING" | "COMPLETED" | "CANCELLED";
     };
     responses: never;
     parameters: {
+        /**
+         * @description The credential id, as returned by List Credentials.
+         * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
+         */
+        CredentialIdParam: string;
+        /**
+         * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+         * @example acme-corp
+         */
+        CustomerIdParam: string;
+        /** @description Page size, default 20, at most 100. */
+        "FilterPage.limit": number;
+        /** @description Records to skip, default 0. */
+        "FilterPage.skip": number;
+        /**
+         * @description Client-chosen key: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`); the same key with another body answers 409. Generated when omitted.
+         * @example wd-2026-01-15-0001
+         */
+        IdempotencyKeyHeader: string;
+        /** @description Only active (`true`) or inactive (`false`) users. */
+        "ListUsersQuery.is_active": boolean;
+        /** @description Page size, default 20, at most 100. */
+        "ListUsersQuery.limit": number;
+        /** @description Page number, 1-based; default 1. */
+        "ListUsersQuery.page": number;
+        /** @description Case-insensitive match on first name, last name or email. */
+        "ListUsersQuery.search": string;
+        /** @description Only users in this status. */
+        "ListUsersQuery.status": components["schemas"]["UserStatus"];
+        /** @description Only users of this account type: `individual` or `business`; any other value answers 400 `INVALID_USER_TYPE`. */
+        "ListUsersQuery.user_type": string;
+        /** @description Only users with this verification status. */
+        "ListUsersQuery.verification_status": components["schemas"]["UserVerificationStatus"];
+        /** @description Amount at least. */
+        "ListWalletTransactionsQuery.amountGte": number;
+        /** @description Amount at most. */
+        "ListWalletTransactionsQuery.amountLte": number;
+        /** @description Currency code (case-insensitive). */
+        "ListWalletTransactionsQuery.currency": string;
+        /** @description Start date, Unix time in milliseconds, inclusive. */
+        "ListWalletTransactionsQuery.from": number;
+        /**
+         * @description Page size, default 20, at most 100. A value over 100 answers 400 `BAD_REQUEST` (not 422), so
+         *     the maximum is not part of the schema.
+         */
+        "ListWalletTransactionsQuery.limit": number;
+        /** @description Records to skip, default 0. */
+        "ListWalletTransactionsQuery.skip": number;
+        /** @description Sort by date: `ASC` or `DESC` (default). */
+        "ListWalletTransactionsQuery.sort": components["schemas"]["SortOrder"];
+        /** @description Transaction status, for example `done`. */
+        "ListWalletTransactionsQuery.status": string;
+        /** @description End date, Unix time in milliseconds, inclusive. */
+        "ListWalletTransactionsQuery.to": number;
+        /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
+        "ListWalletTransactionsQuery.type": string;
+        /** @description Only withdrawals of this currency (case-insensitive). */
+        "ListWithdrawalsQuery.currency": string;
+        /** @description Sort by creation time: `ASC` or `DESC` (default, most recent first). */
+        "ListWithdrawalsQuery.sort": components["schemas"]["SortOrder"];
+        /** @description Only withdrawals in this status. */
+        "ListWithdrawalsQuery.status": components["schemas"]["WithdrawalStatus"];
+        /**
+         * @description The poller id: the `poller_id` of the customer's email poller record.
+         * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
+         */
+        PollerIdParam: string;
+        /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
         TraceHeader: string;
+        /**
+         * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+         * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+         */
+        UserIdParam: string;
+        /**
+         * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+         * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+         */
+        WalletIdParam: string;
+        /**
+         * @description The withdrawal id (`withdraw.id` of the initiate response).
+         * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+         */
+        WithdrawalIdParam: string;
     };
     requestBodies: never;
     headers: never;
@@ -117,10 +2173,1997 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listCurrencies: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyArrayEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 429 `RATE_LIMIT_EXCEEDED`: retry with exponential backoff. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTradingPairs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TradingPairArrayEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 429 `RATE_LIMIT_EXCEEDED`: retry with exponential backoff. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerListEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@acme-corp.example",
+                 *       "customer_id": "acme-corp",
+                 *       "entity_name": "Acme Corporation"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCustomerRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "customer_id": "acme-corp",
+                     *         "email": "ops@acme-corp.example",
+                     *         "account_type": "corporation",
+                     *         "account_role": "client",
+                     *         "account_purpose": "custody of digital assets",
+                     *         "first_name": "Ada",
+                     *         "last_name": "Lovelace",
+                     *         "phone_country_code": "US",
+                     *         "phone_number": "+14155550123",
+                     *         "business": {
+                     *           "entity_name": "Acme Corporation",
+                     *           "incorporation_country": "US",
+                     *           "incorporation_state": "DE",
+                     *           "incorporation_date": "2015-06-01",
+                     *           "organization_type": "llc",
+                     *           "business_type": "technology",
+                     *           "registration_number": "5551234",
+                     *           "description": "Software and payments",
+                     *           "accredited_investor": false,
+                     *           "non_agent_intermediary": false,
+                     *           "principal_place_country": "US",
+                     *           "principal_place_state": "CA",
+                     *           "principal_place_address": "1 Market St",
+                     *           "principal_place_city": "San Francisco",
+                     *           "principal_place_postal_code": "94105"
+                     *         },
+                     *         "status": "VERIFIED",
+                     *         "created_at": "2026-01-15T10:00:00Z",
+                     *         "updated_at": "2026-01-15T10:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:00:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "3b0e6f5c-1d2a-4c7b-9e8f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_purpose": "custody and trading",
+                 *       "business": {
+                 *         "entity_name": "Acme Corporation",
+                 *         "incorporation_country": "US"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCustomerRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialArrayEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    generateCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "customer_id": "acme-corp",
+                     *         "credential_id": "0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e",
+                     *         "customer_secret": "sk_3f9a1c7e5b2d4f608a9c1e3b5d7f9a1c"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:01:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneratedCredentialEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+                /**
+                 * @description The credential id, as returned by List Credentials.
+                 * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
+                 */
+                credential_id: components["parameters"]["CredentialIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPollerWithStatsEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "description": "Withdrawal PIN mailbox (primary)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEmailPollerRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPollerWithStatsEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "imap": {
+                 *         "host": "imap.acme-corp.example",
+                 *         "port": 993,
+                 *         "tls": true,
+                 *         "password": "app-password-123"
+                 *       },
+                 *       "description": "Withdrawal PIN mailbox"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEmailPollerRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPollerEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPollerVerificationEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    disableEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+                /**
+                 * @description The poller id: the `poller_id` of the customer's email poller record.
+                 * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
+                 */
+                poller_id: components["parameters"]["PollerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    enableEmailPoller: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+                /**
+                 * @description The poller id: the `poller_id` of the customer's email poller record.
+                 * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
+                 */
+                poller_id: components["parameters"]["PollerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme-corp.example/custody/pins-v2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookUpdatedEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme-corp.example/custody/pins",
+                 *       "headers": [
+                 *         {
+                 *           "key": "X-Acme-Source",
+                 *           "value": "custody-platform"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookVerificationEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSandboxDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                 *       "network": "networks/ethereum",
+                 *       "currency": "usdt",
+                 *       "amount": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSandboxDepositRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletTransactionEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSandboxMail: {
+        parameters: {
+            query?: {
+                /** @description Only emails sent to this address (exact match, case-insensitive); all emails when omitted. */
+                to?: string;
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMailArrayEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createSession: {
         parameters: {
             query?: never;
             header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -161,6 +4204,1811 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based; default 1. */
+                page?: components["parameters"]["ListUsersQuery.page"];
+                /** @description Page size, default 20, at most 100. */
+                limit?: components["parameters"]["ListUsersQuery.limit"];
+                /** @description Only users in this status. */
+                status?: components["parameters"]["ListUsersQuery.status"];
+                /** @description Only users of this account type: `individual` or `business`; any other value answers 400 `INVALID_USER_TYPE`. */
+                user_type?: components["parameters"]["ListUsersQuery.user_type"];
+                /** @description Only users with this verification status. */
+                verification_status?: components["parameters"]["ListUsersQuery.verification_status"];
+                /** @description Only active (`true`) or inactive (`false`) users. */
+                is_active?: components["parameters"]["ListUsersQuery.is_active"];
+                /** @description Case-insensitive match on first name, last name or email. */
+                search?: components["parameters"]["ListUsersQuery.search"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 429 `RATE_LIMIT_EXCEEDED`: retry with exponential backoff. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                 *       "account_type": "individual",
+                 *       "account_role": "third",
+                 *       "account_purpose": "investing",
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "email": "grace.hopper@example.com",
+                 *       "phone_country_code": "US",
+                 *       "phone_number": "4155550198",
+                 *       "individual": {
+                 *         "dob": "1986-12-09",
+                 *         "residential_country_code": "US",
+                 *         "residential_address": "742 Evergreen Terrace",
+                 *         "residential_city": "Springfield",
+                 *         "residential_state": "IL",
+                 *         "residential_postal_code": "62704",
+                 *         "id_type": "ssn",
+                 *         "id_number": "123-45-6789",
+                 *         "id_country_code": "US"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "customer_id": "acme-corp",
+                     *         "account_type": "individual",
+                     *         "account_role": "third",
+                     *         "account_purpose": "investing",
+                     *         "first_name": "Grace",
+                     *         "last_name": "Hopper",
+                     *         "email": "grace.hopper@example.com",
+                     *         "phone_country_code": "US",
+                     *         "phone_number": "4155550198",
+                     *         "status": "PENDING",
+                     *         "verification_status": "unverified",
+                     *         "is_active": false,
+                     *         "individual": {
+                     *           "dob": "1986-12-09",
+                     *           "residential_country_code": "US",
+                     *           "residential_address": "742 Evergreen Terrace",
+                     *           "residential_city": "Springfield",
+                     *           "residential_state": "IL",
+                     *           "residential_postal_code": "62704",
+                     *           "id_type": "ssn",
+                     *           "id_number": "123-45-6789",
+                     *           "id_country_code": "US"
+                     *         },
+                     *         "created_at": "2026-01-15T10:05:00Z",
+                     *         "updated_at": "2026-01-15T10:05:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:05:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "residential_city": "Shelbyville",
+                 *       "residential_postal_code": "62565"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+                /** @description Sort by creation time: `ASC` or `DESC` (default, most recent first). */
+                "filter[sort]"?: components["parameters"]["ListWithdrawalsQuery.sort"];
+                /** @description Only withdrawals in this status. */
+                "filter[where][status]"?: components["parameters"]["ListWithdrawalsQuery.status"];
+                /** @description Only withdrawals of this currency (case-insensitive). */
+                "filter[where][currency]"?: components["parameters"]["ListWithdrawalsQuery.currency"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalListEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    initiateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description Client-chosen key: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`); the same key with another body answers 409. Generated when omitted.
+                 * @example wd-2026-01-15-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "usdt",
+                 *       "amount": 25.5,
+                 *       "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+                 *       "memo": "Rent January",
+                 *       "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InitiateWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "withdraw": {
+                     *           "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "status": "PENDING",
+                     *           "idempotency_key": "wd-2026-01-15-0001",
+                     *           "is_duplicate": false
+                     *         },
+                     *         "currency": "usdt",
+                     *         "amount": 25.5,
+                     *         "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:15:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "f7a8b9c0-d1e2-4f3a-8b4c-5d6e7f8091a2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InitiatedWithdrawalEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    confirmWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalConfirmationEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resendWithdrawalCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    activateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deactivateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createUserToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI2ZjFjMmQzZSJ9.c2lnbmF0dXJl",
+                     *         "token_type": "Bearer",
+                     *         "expires_at": "2026-01-15T10:21:00Z",
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:06:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "d5e6f7a8-b9c0-4d1e-8f2a-3b4c5d6e7f80"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserTokenEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWallets: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletListEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Main wallet",
+                 *       "networks": [
+                 *         {
+                 *           "name": "networks/ethereum",
+                 *           "currency": "usdt"
+                 *         },
+                 *         {
+                 *           "name": "networks/bitcoin",
+                 *           "currency": "btc"
+                 *         }
+                 *       ],
+                 *       "wallet_type": "virtual",
+                 *       "description": "Savings"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWalletRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *         "vault_wallet_id": "vault-2c9d7e1f",
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "name": "Main wallet",
+                     *         "description": "Savings",
+                     *         "wallet_type": "virtual",
+                     *         "networks": [
+                     *           {
+                     *             "name": "networks/ethereum",
+                     *             "currency": "usdt"
+                     *           },
+                     *           {
+                     *             "name": "networks/bitcoin",
+                     *             "currency": "btc"
+                     *           }
+                     *         ],
+                     *         "is_active": true,
+                     *         "addresses": [
+                     *           {
+                     *             "address_id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *             "currency": "usdt",
+                     *             "network": "networks/ethereum",
+                     *             "address": "0x52908400098527886E0F7030069857D2E4169EE7"
+                     *           },
+                     *           {
+                     *             "address_id": "8f9a0b1c-2d3e-4f4a-9b5c-6d7e8f9a0b1c",
+                     *             "currency": "btc",
+                     *             "network": "networks/bitcoin",
+                     *             "address": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-01-15T10:10:00Z",
+                     *         "updated_at": "2026-01-15T10:10:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:10:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "e6f7a8b9-c0d1-4e2f-9a3b-4c5d6e7f8091"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWalletBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletBalanceEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWalletTransactions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, default 20, at most 100. A value over 100 answers 400 `BAD_REQUEST` (not 422), so
+                 *     the maximum is not part of the schema.
+                 */
+                "filter[limit]"?: components["parameters"]["ListWalletTransactionsQuery.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["ListWalletTransactionsQuery.skip"];
+                /** @description Sort by date: `ASC` or `DESC` (default). */
+                "filter[sort]"?: components["parameters"]["ListWalletTransactionsQuery.sort"];
+                /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
+                "filter[where][type]"?: components["parameters"]["ListWalletTransactionsQuery.type"];
+                /** @description Currency code (case-insensitive). */
+                "filter[where][currency]"?: components["parameters"]["ListWalletTransactionsQuery.currency"];
+                /** @description Transaction status, for example `done`. */
+                "filter[where][status]"?: components["parameters"]["ListWalletTransactionsQuery.status"];
+                /** @description Start date, Unix time in milliseconds, inclusive. */
+                "filter[where][from]"?: components["parameters"]["ListWalletTransactionsQuery.from"];
+                /** @description End date, Unix time in milliseconds, inclusive. */
+                "filter[where][to]"?: components["parameters"]["ListWalletTransactionsQuery.to"];
+                /** @description Amount at least. */
+                "filter[where][amount][gte]"?: components["parameters"]["ListWalletTransactionsQuery.amountGte"];
+                /** @description Amount at most. */
+                "filter[where][amount][lte]"?: components["parameters"]["ListWalletTransactionsQuery.amountLte"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletTransactionListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,10 @@
+/**
+ * Every committed migration, in order. A new migration is added here (see `npm run migration:create`);
+ * explicit listing keeps discovery independent of how the code is packaged.
+ */
+import type { MigrationObject } from "@mikro-orm/core";
+import { Migration20261121000000_identity } from "./Migration20261121000000_identity.js";
+
+export const migrationsList: MigrationObject[] = [
+  { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
+];

@@ -1,0 +1,38 @@
+/**
+ * MikroORM on PostgreSQL: one `initORM()` that connects (failing fast), runs the committed
+ * migrations, and returns the ORM. Entities are listed once here.
+ */
+import { MikroORM, defineConfig, type Options } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import { Credential, Customer, ServiceSetting } from "../modules/identity/entities.js";
+import { User } from "../modules/users/entities.js";
+import { migrationsList } from "./migrations/index.js";
+
+/** Every entity of the service. */
+export const entities = [ServiceSetting, Customer, Credential, User];
+
+/** The ORM configuration for a PostgreSQL connection URL. */
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    pool: { min: 0, max: 10 },
+    debug: false,
+    ...overrides,
+  });
+}
+
+/**
+ * Connects to `clientUrl`, applies pending migrations, and returns the ORM.
+ * @throws the driver's connection error when the database is unreachable.
+ */
+export async function initORM(clientUrl: string): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormConfig(clientUrl));
+  await orm.connect();
+  await orm.migrator.up();
+  return orm;
+}
+
+export { MikroORM };

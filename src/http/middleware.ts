@@ -1,0 +1,92 @@
+/**
+ * Express middleware that runs before the surfaces: trace ids (reference: "Errors" rule 4 and the
+ * credit core's trace rules), JSON body rules (415 / 413 / malformed JSON), in the surface's envelope.
+ */
+import { randomUUID } from "node:crypto";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { errorBody, type Surface } from "./envelope.js";
+
+/** Which surface a path belongs to: `/v2/...` is the credit core, everything else the platform API. */
+export function surfaceOf(path: string): Surface {
+  return path === "/v2" || path.startsWith("/v2/") ? "credit" : "platform";
+}
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** Accepted platform trace ids: 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced. */
+const PLATFORM_TRACE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare module "express-serve-static-core" {
+  interface Request {
+    /** The request's trace id (echoed in `x-trace-id` and `meta`). */
+    traceId: string;
+  }
+}
+
+/**
+ * Sets `req.traceId` and the `x-trace-id` response header. Platform: the client's id when well
+ * formed, else a generated UUID. Credit core: the client's id must be a UUID v4, else 422
+ * `VALIDATION_ERROR` on field `traceId` (with a fresh trace id).
+ */
+export function traceIds(): RequestHandler {
+  return (req, res, next) => {
+    const sent = req.header("x-trace-id");
+    const surface = surfaceOf(req.path);
+    if (surface === "credit" && sent !== undefined && !UUID_V4.test(sent)) {
+      req.traceId = randomUUID();
+      res.setHeader("x-trace-id", req.traceId);
+      res.status(422).json(
+        errorBody("credit", req.traceId, [{ code: "VALIDATION_ERROR", message: "x-trace-id must be a UUID v4.", field: "traceId" }]),
+      );
+      return;
+    }
+    const valid = surface === "credit" ? sent !== undefined : sent !== undefined && PLATFORM_TRACE.test(sent);
+    req.traceId = valid && sent ? sent : randomUUID();
+    res.setHeader("x-trace-id", req.traceId);
+    next();
+  };
+}
+
+const hasBody = (req: Request): boolean =>
+  req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+
+/**
+ * JSON bodies only: a request with a body whose `Content-Type` is not JSON answers 415
+ * `UNSUPPORTED_MEDIA_TYPE`; a body over `limitBytes` 413 `PAYLOAD_TOO_LARGE`; malformed JSON 400
+ * `BAD_REQUEST`.
+ */
+export function jsonBodies(limitBytes: number): RequestHandler[] {
+  const contentType: RequestHandler = (req, res, next) => {
+    if (hasBody(req) && !req.is(["application/json", "application/*+json"])) {
+      const surface = surfaceOf(req.path);
+      res.status(415).json(
+        errorBody(surface, req.traceId, [
+          { code: "UNSUPPORTED_MEDIA_TYPE", message: "Request bodies must be JSON: set Content-Type: application/json." },
+        ]),
+      );
+      return;
+    }
+    next();
+  };
+  return [contentType, express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false })];
+}
+
+/** Turns body-parser failures into the surface's envelope. */
+export function bodyErrors() {
+  return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
+    const type = (error as { type?: string }).type;
+    const surface = surfaceOf(req.path);
+    if (type === "entity.too.large") {
+      res.status(413).json(errorBody(surface, req.traceId, [{ code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." }]));
+      return;
+    }
+    if (type === "entity.parse.failed") {
+      res.status(400).json(errorBody(surface, req.traceId, [{ code: "BAD_REQUEST", message: "The request body is not valid JSON." }]));
+      return;
+    }
+    if (type === "charset.unsupported" || type === "encoding.unsupported") {
+      res.status(415).json(errorBody(surface, req.traceId, [{ code: "UNSUPPORTED_MEDIA_TYPE", message: "Unsupported body encoding." }]));
+      return;
+    }
+    next(error);
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * One openapi-backend instance per surface (architecture.md): it matches the operationId,
+ * resolves the caller through the security handlers, validates the request against the emitted
+ * document, and calls the operation's handler. Not-found, method-not-allowed, unauthorized,
+ * validation-failed and not-implemented each have one special handler here.
+ */
+import type { Request, Response } from "express";
+import { OpenAPIBackend, type Context, type Document } from "openapi-backend";
+import type { ErrorObject } from "ajv";
+import type { Logger } from "pino";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { DomainError, type FieldProblem } from "../domain/errors.js";
+import type { AuthOutcome, Authenticator, PrincipalKind } from "../modules/identity/auth.js";
+import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js";
+import { renderError, renderValidation, type RenderedError } from "./errors.js";
+import type { Call, HandlerMap, Reply } from "./types.js";
+
+/** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
+export type Access = readonly PrincipalKind[] | "anyone";
+
+/** Per-request state passed through openapi-backend to the handlers. */
+interface RequestState {
+  req: Request;
+  res: Response;
+  traceId: string;
+  em: ReturnType<MikroORM["em"]["fork"]>;
+  auth?: Promise<AuthOutcome>;
+}
+
+/** How a surface is put together. `Ops` is the generated `operations` interface of its document. */
+export interface SurfaceOptions<Ops> {
+  surface: Surface;
+  definition: Document;
+  handlers: HandlerMap<Ops>;
+  /** Operations of the contract that are not built yet: they answer 501 `NOT_IMPLEMENTED`. */
+  notImplemented: readonly (keyof Ops & string)[];
+  /** Who may call each operation; every operation must be listed. */
+  access: { [K in keyof Ops]: Access };
+  /** Extra check of a request's path scope (e.g. a customer session only on its own customer); throws DomainError FORBIDDEN. */
+  scope?: (operationId: string, params: Record<string, string>, call: Call<unknown>) => void;
+  orm: MikroORM;
+  authenticator: Authenticator;
+  logger: Logger;
+  /** Validate every response against the document and answer 500 on a mismatch (tests). */
+  validateResponses: boolean;
+}
+
+/** Converts ajv errors of openapi-backend's combined request object into field problems. */
+export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
+  const seen = new Set<string>();
+  const problems: FieldProblem[] = [];
+  for (const e of errors) {
+    const segments = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const location = segments.shift();
+    if (e.keyword === "required" && typeof e.params.missingProperty === "string") segments.push(e.params.missingProperty);
+    if (e.keyword === "additionalProperties" && typeof e.params.additionalProperty === "string") segments.push(e.params.additionalProperty);
+    const field = segments.length > 0 ? segments.join(".") : location === "requestBody" || e.keyword === "parse" ? "body" : (location ?? "request");
+    if (e.keyword === "if" || e.keyword === "anyOf" || e.keyword === "oneOf") continue;
+    const message =
+      e.keyword === "required" ? `${field} is required.` :
+      e.keyword === "enum" ? `${field} must be one of: ${(e.params.allowedValues as unknown[]).join(", ")}.` :
+      e.keyword === "parse" ? `Malformed JSON body: ${e.message ?? ""}` :
+      `${field} ${e.message ?? "is invalid"}.`;
+    const key = `${field}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push({ field, message });
+  }
+  return problems.length > 0 ? problems : [{ field: "request", message: "The request is invalid." }];
+}
+
+/** A built surface: its express-compatible request handler and its openapi-backend instance. */
+export interface BuiltSurface {
+  api: OpenAPIBackend;
+  handle(req: Request, res: Response, traceId: string): Promise<void>;
+}
+
+/**
+ * Builds and initialises a surface.
+ * @throws Error at start when an operation has no handler and is not listed as not implemented, or
+ *   a handler or access rule names an operation the document lacks (strict wiring).
+ */
+export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<BuiltSurface> {
+  const { surface, orm, authenticator, logger } = options;
+  const api = new OpenAPIBackend({
+    definition: options.definition,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    quick: false,
+    ajvOpts: { allErrors: true, strict: false },
+  });
+
+  const meta = (traceId: string) => (surface === "platform" ? platformMeta(traceId) : creditMeta(traceId));
+
+  const sendError = (state: RequestState, rendered: RenderedError): void => {
+    if (rendered.unexpected !== undefined) {
+      logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
+    }
+    state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
+  };
+
+  const authenticate = (state: RequestState): Promise<AuthOutcome> => {
+    state.auth ??= authenticator.authenticate(state.em, state.req.headers);
+    return state.auth;
+  };
+
+  const respond = (c: Context, state: RequestState, reply: Reply<unknown>): void => {
+    const { res } = state;
+    if (reply.status === 204) {
+      res.status(204).end();
+      return;
+    }
+    const body =
+      "pagination" in reply && reply.pagination
+        ? { success: true, data: reply.data, meta: { ...platformMeta(state.traceId), pagination: reply.pagination } }
+        : { success: true, data: reply.data, meta: meta(state.traceId) };
+    if (options.validateResponses) {
+      const check = api.validateResponse(body, c.operation, reply.status);
+      if (check.errors && check.errors.length > 0) {
+        logger.error({ operationId: c.operation.operationId, errors: check.errors }, "response does not match the contract");
+        sendError(state, {
+          status: 500,
+          errors: [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${JSON.stringify(check.errors)}` }],
+        });
+        return;
+      }
+    }
+    res.status(reply.status).json(body);
+  };
+
+  const documentOperations = new Set(api.getOperations().map((o) => o.operationId ?? ""));
+  const implemented = Object.keys(options.handlers);
+  const stubbed = new Set<string>(options.notImplemented);
+  for (const id of [...implemented, ...stubbed, ...Object.keys(options.access)]) {
+    if (!documentOperations.has(id)) throw new Error(`${surface}: '${id}' is not an operation of the document`);
+  }
+  for (const id of documentOperations) {
+    if (!implemented.includes(id) && !stubbed.has(id)) throw new Error(`${surface}: operation '${id}' has no handler`);
+    if (implemented.includes(id) && stubbed.has(id)) throw new Error(`${surface}: operation '${id}' is both implemented and listed as not implemented`);
+    if (!(id in (options.access as object))) throw new Error(`${surface}: operation '${id}' has no access rule`);
+  }
+
+  const operationHandlers: Record<string, (c: Context, state: RequestState) => Promise<void>> = {};
+  for (const id of documentOperations) {
+    const handler = (options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
+    const access = (options.access as Record<string, Access>)[id] as Access;
+    operationHandlers[id] = async (c, state) => {
+      try {
+        const outcome = await authenticate(state);
+        const principal = outcome.ok ? outcome.principal : null;
+        if (access !== "anyone" && (!principal || !access.includes(principal.kind))) {
+          sendError(state, renderError(surface, new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.")));
+          return;
+        }
+        const call: Call<unknown> = {
+          operationId: id,
+          params: { ...(c.request.params as Record<string, string>) } as never,
+          query: { ...(c.request.query as object), ...((c.validation.coerced as { query?: object } | undefined)?.query ?? {}) } as never,
+          body: c.request.requestBody as never,
+          headers: state.req.headers,
+          principal,
+          em: state.em,
+          traceId: state.traceId,
+        };
+        options.scope?.(id, call.params as Record<string, string>, call);
+        if (!handler) {
+          sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
+          return;
+        }
+        respond(c, state, await handler(call));
+      } catch (error) {
+        sendError(state, renderError(surface, error));
+      }
+    };
+  }
+
+  api.register({
+    ...operationHandlers,
+    notFound: async (_c: Context, state: RequestState) => {
+      sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${state.req.originalUrl.split("?")[0]}.` }] });
+    },
+    methodNotAllowed: async (_c: Context, state: RequestState) => {
+      const allowed = api.router
+        .getOperations()
+        .filter((o) => api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
+        .map((o) => o.method.toUpperCase());
+      if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
+      sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${state.req.originalUrl.split("?")[0]}.` }] });
+    },
+    unauthorizedHandler: async (_c: Context, state: RequestState) => {
+      const outcome = await authenticate(state);
+      const reason = outcome.ok ? "This credential is not accepted here." : outcome.reason;
+      sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });
+    },
+    validationFail: async (c: Context, state: RequestState) => {
+      sendError(state, renderValidation(surface, problemsFromAjv(c.validation.errors ?? [])));
+    },
+  });
+
+  for (const name of Object.keys((options.definition as { components?: { securitySchemes?: object } }).components?.securitySchemes ?? {})) {
+    api.registerSecurityHandler(name, async (_c: Context, state: RequestState) => (await authenticate(state)).ok);
+  }
+
+  await api.init();
+
+  return {
+    api,
+    async handle(req, res, traceId) {
+      const state: RequestState = { req, res, traceId, em: orm.em.fork() };
+      await api.handleRequest(
+        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
+        state,
+      );
+    },
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * Use cases of the identity slice: sessions, customers and credentials
+ * (reference: "Customer management"; decisions.md §2–§3). One transaction per change.
+ */
+import { randomUUID } from "node:crypto";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DomainError } from "../../domain/errors.js";
+import type { CustodyProvider } from "../../providers/provider.js";
+import type { PageRequest } from "../../http/envelope.js";
+import type { components } from "../../../generated/types/platform.js";
+import { Credential, Customer } from "./entities.js";
+import type { Authenticator, Principal } from "./auth.js";
+import { generateApiSecret, maskSecret, type SecretBox } from "./secrets.js";
+
+type Schemas = components["schemas"];
+/** Customer as the API shows it (reference: "Customer"; schema `Customer`). */
+export type CustomerView = Schemas["Customer"];
+/** Credential as List Credentials shows it, secret masked (schema `Credential`). */
+export type CredentialView = Schemas["Credential"];
+/** A session token as Create Session answers it (decisions.md §2; schema `Session`). */
+export type SessionView = Schemas["Session"];
+
+/** Body of Update Customer: any subset; `business` merges field by field. */
+export type CustomerUpdate = Schemas["UpdateCustomerRequest"];
+
+/** Renders a customer. */
+export function customerView(c: Customer): CustomerView {
+  return {
+    customer_id: c.customerId,
+    email: c.email,
+    account_type: c.accountType,
+    account_role: c.accountRole,
+    account_purpose: c.accountPurpose,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    phone_country_code: c.phoneCountryCode,
+    phone_number: c.phoneNumber,
+    business: c.business,
+    status: c.status,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+/** Renders a credential with its secret masked. */
+export function credentialView(c: Credential): CredentialView {
+  return {
+    credential_id: c.credentialId,
+    customer_id: c.customerId,
+    customer_secret: c.secretPrefix,
+    is_owner: c.isOwner,
+    user_email: c.userEmail,
+    user_name: c.userName,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    is_active: c.isActive,
+  };
+}
+
+/** Sessions, customers and credentials. */
+export class IdentityService {
+  constructor(
+    private readonly box: SecretBox,
+    private readonly authenticator: Authenticator,
+    private readonly provider: CustodyProvider,
+    private readonly sessionTtlS: number,
+  ) {}
+
+  /**
+   * Opens a session (decisions.md §2). `caller` is the already-resolved principal when the request
+   * carried a credential header. Master key → operator session; `{customer_id, customer_secret}` →
+   * customer session.
+   * @throws DomainError UNAUTHORIZED (no or bad credentials), FORBIDDEN (a valid credential that cannot open sessions).
+   */
+  async createSession(
+    em: EntityManager,
+    caller: Principal | null,
+    body: { customer_id?: string; customer_secret?: string } | undefined,
+  ): Promise<SessionView> {
+    if (caller?.kind === "master") {
+      const { token, expiresAt } = await this.box.issueToken(
+        { kind: "session", scope: "operator", customerId: null, credentialId: null, masterFingerprint: this.authenticator.masterFingerprint },
+        this.sessionTtlS,
+      );
+      return { token, token_type: "Bearer", expires_at: expiresAt.toISOString(), scope: "operator", customer_id: null };
+    }
+    if (body?.customer_id !== undefined || body?.customer_secret !== undefined) {
+      if (!body.customer_id || !body.customer_secret) {
+        throw new DomainError("UNAUTHORIZED", "Send both customer_id and customer_secret.");
+      }
+      const found = await this.authenticator.activeCredential(em, body.customer_secret);
+      if ("reason" in found || found.credential.customerId !== body.customer_id) {
+        throw new DomainError("UNAUTHORIZED", "Invalid customer credentials.");
+      }
+      const { token, expiresAt } = await this.box.issueToken(
+        { kind: "session", scope: "customer", customerId: body.customer_id, credentialId: found.credential.credentialId, masterFingerprint: null },
+        this.sessionTtlS,
+      );
+      return { token, token_type: "Bearer", expires_at: expiresAt.toISOString(), scope: "customer", customer_id: body.customer_id };
+    }
+    if (caller) throw new DomainError("FORBIDDEN", "Only the master key or customer credentials can open a session.");
+    throw new DomainError("UNAUTHORIZED", "Send the master key (x-master-api-key) or {customer_id, customer_secret}.");
+  }
+
+  /**
+   * Creates a customer after validating `customer_id` upstream; the profile is filled from the
+   * upstream record, `email` and `entity_name` from the request.
+   * @throws DomainError CUSTOMER_NOT_FOUND (404, unknown upstream), CUSTOMER_ALREADY_EXISTS (409).
+   */
+  async createCustomer(em: EntityManager, body: { customer_id: string; email: string; entity_name: string }): Promise<CustomerView> {
+    const upstream = await this.provider.lookupCustomer(body.customer_id);
+    if (!upstream) throw new DomainError("CUSTOMER_NOT_FOUND", `customer_id '${body.customer_id}' is not known to the custody provider.`);
+    if (await em.findOne(Customer, { customerId: body.customer_id })) {
+      throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer '${body.customer_id}' already exists.`);
+    }
+    const customer = em.create(Customer, {
+      customerId: body.customer_id,
+      email: body.email,
+      accountType: upstream.accountType,
+      accountRole: upstream.accountRole,
+      accountPurpose: upstream.accountPurpose,
+      firstName: upstream.firstName,
+      lastName: upstream.lastName,
+      phoneCountryCode: upstream.phoneCountryCode,
+      phoneNumber: upstream.phoneNumber,
+      business: { ...upstream.business, entity_name: body.entity_name },
+      status: "VERIFIED",
+      isActive: true,
+      deletedAt: null,
+    });
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer '${body.customer_id}' already exists.`);
+      }
+      throw error;
+    }
+    return customerView(customer);
+  }
+
+  /** Active customers, newest first. */
+  async listCustomers(em: EntityManager, page: PageRequest): Promise<{ items: CustomerView[]; total: number }> {
+    const [rows, total] = await em.findAndCount(
+      Customer,
+      { isActive: true },
+      { orderBy: { createdAt: "desc", customerId: "asc" }, limit: page.limit, offset: page.skip },
+    );
+    return { items: rows.map(customerView), total };
+  }
+
+  /** The customer as the API shows it. @throws DomainError CUSTOMER_NOT_FOUND when absent or deleted. */
+  async getCustomerView(em: EntityManager, customerId: string): Promise<CustomerView> {
+    return customerView(await this.getActiveCustomer(em, customerId));
+  }
+
+  /** @throws DomainError CUSTOMER_NOT_FOUND when absent or deleted. */
+  async getActiveCustomer(em: EntityManager, customerId: string): Promise<Customer> {
+    const customer = await em.findOne(Customer, { customerId });
+    if (!customer || !customer.isActive) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer '${customerId}' not found.`);
+    return customer;
+  }
+
+  /**
+   * Partial update; omitted fields keep their values, `business` merges field by field.
+   * `account_type` and `account_role` are enums of the schema (422 on other values).
+   * @throws DomainError CUSTOMER_NOT_FOUND.
+   */
+  async updateCustomer(em: EntityManager, customerId: string, body: CustomerUpdate): Promise<CustomerView> {
+    const customer = await this.getActiveCustomer(em, customerId);
+    em.assign(customer, {
+      ...(body.account_type !== undefined && { accountType: body.account_type }),
+      ...(body.account_role !== undefined && { accountRole: body.account_role }),
+      ...(body.account_purpose !== undefined && { accountPurpose: body.account_purpose }),
+      ...(body.first_name !== undefined && { firstName: body.first_name }),
+      ...(body.last_name !== undefined && { lastName: body.last_name }),
+      ...(body.email !== undefined && { email: body.email }),
+      ...(body.phone_country_code !== undefined && { phoneCountryCode: body.phone_country_code }),
+      ...(body.phone_number !== undefined && { phoneNumber: body.phone_number }),
+      ...(body.business !== undefined && { business: { ...customer.business, ...body.business } }),
+    });
+    await em.flush();
+    return customerView(customer);
+  }
+
+  /**
+   * Soft-deletes a customer and deactivates every credential of it in the same transaction.
+   * @throws DomainError CUSTOMER_NOT_FOUND.
+   */
+  async deleteCustomer(em: EntityManager, customerId: string): Promise<void> {
+    await em.transactional(async (tx) => {
+      const customer = await this.getActiveCustomer(tx, customerId);
+      const now = new Date();
+      customer.isActive = false;
+      customer.deletedAt = now;
+      customer.status = "INACTIVE";
+      await tx.nativeUpdate(Credential, { customerId, isActive: true }, { isActive: false, revokedAt: now, updatedAt: now });
+    });
+  }
+
+  /**
+   * Generates an owner credential; the clear secret is returned only here.
+   * @throws DomainError CUSTOMER_NOT_FOUND.
+   */
+  async generateCredentials(em: EntityManager, customerId: string): Promise<{ customer_id: string; customer_secret: string; credential_id: string }> {
+    const customer = await this.getActiveCustomer(em, customerId);
+    const secret = generateApiSecret();
+    const credential = em.create(Credential, {
+      credentialId: randomUUID(),
+      customerId,
+      secretHash: this.box.hash(secret),
+      secretPrefix: maskSecret(secret),
+      isOwner: true,
+      userEmail: customer.email,
+      userName: `${customer.firstName} ${customer.lastName}`.trim(),
+      isActive: true,
+      revokedAt: null,
+    });
+    await em.flush();
+    return { customer_id: customerId, customer_secret: secret, credential_id: credential.credentialId };
+  }
+
+  /** Every credential of the customer (active or revoked), newest first, secrets masked. */
+  async listCredentials(em: EntityManager, customerId: string): Promise<CredentialView[]> {
+    await this.getActiveCustomer(em, customerId);
+    const rows = await em.find(Credential, { customerId }, { orderBy: { createdAt: "desc", credentialId: "asc" } });
+    return rows.map(credentialView);
+  }
+
+  /**
+   * Revokes a credential at once; other credentials are unaffected. Revoking twice is a no-op.
+   * @throws DomainError CUSTOMER_NOT_FOUND, CREDENTIAL_NOT_FOUND.
+   */
+  async revokeCredential(em: EntityManager, customerId: string, credentialId: string): Promise<void> {
+    await this.getActiveCustomer(em, customerId);
+    const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(credentialId);
+    const credential = uuidLike ? await em.findOne(Credential, { credentialId, customerId }) : null;
+    if (!credential) throw new DomainError("CREDENTIAL_NOT_FOUND", `Credential '${credentialId}' not found.`);
+    if (credential.isActive) {
+      credential.isActive = false;
+      credential.revokedAt = new Date();
+      await em.flush();
+    }
+  }
+}

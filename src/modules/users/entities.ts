@@ -1,0 +1,51 @@
+/** The end-user entity (reference: "User"); soft-deleted users keep their row with `deletedAt`. */
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+/** The `individual` object of a user (reference: "`individual` object"). */
+export interface IndividualProfile {
+  dob: string;
+  residential_country_code: string;
+  residential_address: string;
+  residential_city: string;
+  residential_state: string;
+  residential_postal_code: string;
+  id_type: "ssn" | "passport";
+  id_number: string;
+  id_country_code: string;
+}
+
+/** User lifecycle status (reference: "States and transitions › User"). */
+export type UserStatus = "PENDING" | "VERIFIED" | "SUSPENDED";
+/** Verification attribute named by the list filters. */
+export type VerificationStatus = "verified" | "unverified" | "pending";
+
+/**
+ * An end user of a customer. `emailNormalized` (lower-case) and `phoneE164` carry the per-customer
+ * uniqueness among users that are not deleted (partial unique indexes in the migration).
+ */
+export const User = defineEntity({
+  name: "User",
+  tableName: "app_user",
+  properties: {
+    userId: p.uuid().primary(),
+    customerId: p.string(),
+    accountType: p.string(),
+    accountRole: p.string(),
+    accountPurpose: p.string(),
+    firstName: p.string(),
+    lastName: p.string(),
+    email: p.string(),
+    emailNormalized: p.string(),
+    phoneCountryCode: p.string(),
+    phoneNumber: p.string(),
+    phoneE164: p.string(),
+    status: p.string().$type<UserStatus>(),
+    verificationStatus: p.string().$type<VerificationStatus>(),
+    isActive: p.boolean(),
+    individual: p.json<IndividualProfile>(),
+    deletedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type User = InferEntity<typeof User>;

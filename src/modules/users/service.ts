@@ -1,0 +1,320 @@
+/**
+ * Use cases of end users (reference: "Users", "User", "States and transitions › User"). A caller
+ * sees only the users of its own customer: another customer's user id answers 404.
+ */
+import { randomUUID } from "node:crypto";
+import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DomainError, assertNoProblems, type FieldProblem } from "../../domain/errors.js";
+import {
+  INITIAL_USER_STATE,
+  USER_ACCOUNT_TYPES,
+  activate,
+  assertAdult,
+  assertDeletable,
+  assertUserEnums,
+  deactivate,
+  parseMobileNumber,
+  sanitisationProblem,
+  type LifecycleState,
+} from "../../domain/users.js";
+import type { PageRequest } from "../../http/envelope.js";
+import type { SecretBox } from "../identity/secrets.js";
+import type { components } from "../../../generated/types/platform.js";
+import { User, type IndividualProfile, type UserStatus, type VerificationStatus } from "./entities.js";
+
+/** User as the API shows it (reference: "User"; schema `User`). */
+export type UserView = components["schemas"]["User"];
+
+/** Body of Create User. */
+export interface CreateUserInput {
+  user_id?: string;
+  account_type: string;
+  account_role: string;
+  account_purpose: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone_country_code: string;
+  phone_number: string;
+  individual: IndividualProfile;
+}
+
+/** The flat `individual` fields Update User accepts. */
+const INDIVIDUAL_FIELDS = [
+  "dob", "residential_country_code", "residential_address", "residential_city", "residential_state",
+  "residential_postal_code", "id_type", "id_number", "id_country_code",
+] as const;
+
+/** Body of Update User: any subset of these (reference: Users › PUT). */
+export type UpdateUserInput = Partial<
+  Pick<CreateUserInput, "first_name" | "last_name" | "email" | "phone_country_code" | "phone_number" | "account_purpose"> &
+    IndividualProfile
+>;
+
+/** Fields Update User must not change (reference: "Update cannot change…"). */
+export const IMMUTABLE_USER_FIELDS = ["status", "verification_status", "is_active", "account_type", "account_role", "user_id"] as const;
+
+/** Filters of List Users. */
+export interface UserListFilter {
+  status?: UserStatus;
+  user_type?: string;
+  verification_status?: VerificationStatus;
+  is_active?: boolean;
+  search?: string;
+}
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Renders a user. */
+export function userView(u: User): UserView {
+  return {
+    user_id: u.userId,
+    customer_id: u.customerId,
+    account_type: u.accountType,
+    account_role: u.accountRole,
+    account_purpose: u.accountPurpose,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    email: u.email,
+    phone_country_code: u.phoneCountryCode,
+    phone_number: u.phoneNumber,
+    status: u.status,
+    verification_status: u.verificationStatus,
+    is_active: u.isActive,
+    individual: u.individual,
+    created_at: u.createdAt.toISOString(),
+    updated_at: u.updatedAt.toISOString(),
+  };
+}
+
+/** Sanitisation problems of the free-text fields present in `input` (reference: User). */
+function textProblems(input: Partial<Record<string, unknown>>, prefix: string): FieldProblem[] {
+  const checks: [string, "name" | "place" | "address"][] = [
+    ["first_name", "name"], ["last_name", "name"], ["residential_city", "place"], ["residential_state", "place"],
+    ["residential_address", "address"],
+  ];
+  const problems: FieldProblem[] = [];
+  for (const [field, kind] of checks) {
+    const value = input[field];
+    if (typeof value !== "string") continue;
+    const path = field.startsWith("residential_") ? `${prefix}${field}` : field;
+    const problem = sanitisationProblem(path, value, kind);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+const lifecycleOf = (u: User): LifecycleState => ({ status: u.status, isActive: u.isActive, verificationStatus: u.verificationStatus });
+
+/** End users of customers. `today` is injectable for the age rule (UTC). */
+export class UserService {
+  constructor(
+    private readonly box: SecretBox,
+    private readonly userTokenTtlS: number,
+    private readonly today: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Creates a PENDING user under `customerId`.
+   * @throws DomainError INVALID_ACCOUNT_TYPE / INVALID_ACCOUNT_ROLE / INVALID_ACCOUNT_PURPOSE / INVALID_AGE (400),
+   *   RESOURCE_CONFLICT (409, user_id taken), EMAIL_ALREADY_EXISTS / PHONE_ALREADY_EXISTS (409);
+   *   ValidationFailed (422) for script-like text, a non-mobile phone or a user_id that is not UUID v4.
+   */
+  async create(em: EntityManager, customerId: string, input: CreateUserInput): Promise<UserView> {
+    assertUserEnums(input);
+    const problems = textProblems({ ...input, ...input.individual }, "individual.");
+    if (input.user_id !== undefined && !UUID_V4.test(input.user_id)) {
+      problems.push({ field: "user_id", message: "user_id must be a UUID v4." });
+    }
+    const phone = parseMobileNumber(input.phone_number, input.phone_country_code);
+    if ("problem" in phone) problems.push(phone.problem);
+    assertNoProblems(problems);
+    assertAdult(input.individual.dob, this.today());
+    const e164 = (phone as { e164: string }).e164;
+    const userId = input.user_id?.toLowerCase() ?? randomUUID();
+    if (await em.findOne(User, { userId })) throw new DomainError("RESOURCE_CONFLICT", `user_id '${userId}' already exists.`, "user_id");
+    await this.assertUnique(em, customerId, { email: input.email, phoneE164: e164 });
+    const user = em.create(User, {
+      userId,
+      customerId,
+      accountType: input.account_type,
+      accountRole: input.account_role,
+      accountPurpose: input.account_purpose,
+      firstName: input.first_name,
+      lastName: input.last_name,
+      email: input.email,
+      emailNormalized: input.email.toLowerCase(),
+      phoneCountryCode: input.phone_country_code,
+      phoneNumber: input.phone_number,
+      phoneE164: e164,
+      ...INITIAL_USER_STATE,
+      individual: { ...input.individual },
+      deletedAt: null,
+    });
+    await this.flushUnique(em);
+    return userView(user);
+  }
+
+  /**
+   * Users of `customerId` that are not deleted, newest first, filtered.
+   * @throws DomainError INVALID_USER_TYPE (400) for a `user_type` other than individual/business.
+   */
+  async list(em: EntityManager, customerId: string, page: PageRequest, filter: UserListFilter): Promise<{ items: UserView[]; total: number }> {
+    if (filter.user_type !== undefined && !(USER_ACCOUNT_TYPES as readonly string[]).includes(filter.user_type)) {
+      throw new DomainError("INVALID_USER_TYPE", `user_type must be one of: ${USER_ACCOUNT_TYPES.join(", ")}.`, "user_type");
+    }
+    const where: FilterQuery<User> = { customerId, deletedAt: null };
+    if (filter.status) where.status = filter.status;
+    if (filter.user_type) where.accountType = filter.user_type;
+    if (filter.verification_status) where.verificationStatus = filter.verification_status;
+    if (filter.is_active !== undefined) where.isActive = filter.is_active;
+    if (filter.search) {
+      const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.$or = [{ firstName: { $ilike: pattern } }, { lastName: { $ilike: pattern } }, { email: { $ilike: pattern } }];
+    }
+    const [rows, total] = await em.findAndCount(User, where, {
+      orderBy: { createdAt: "desc", userId: "asc" },
+      limit: page.limit,
+      offset: page.skip,
+    });
+    return { items: rows.map(userView), total };
+  }
+
+  /**
+   * The user `userId` of `customerId`, deleted or not.
+   * @throws DomainError USER_NOT_FOUND (404) when absent or another customer's.
+   */
+  async find(em: EntityManager, customerId: string, userId: string): Promise<User> {
+    const user = UUID_V4.test(userId) || /^[0-9a-f-]{36}$/i.test(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
+    if (!user) throw new DomainError("USER_NOT_FOUND", `User '${userId}' not found.`);
+    return user;
+  }
+
+  /** @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (404, user deleted). */
+  async findLive(em: EntityManager, customerId: string, userId: string): Promise<User> {
+    const user = await this.find(em, customerId, userId);
+    if (user.deletedAt) throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' has been deleted.`);
+    return user;
+  }
+
+  /** Reads a live user. @throws as {@link findLive}. */
+  async get(em: EntityManager, customerId: string, userId: string): Promise<UserView> {
+    return userView(await this.findLive(em, customerId, userId));
+  }
+
+  /**
+   * Partial update; omitted fields keep their values. Same rules as create for what is sent.
+   * @throws DomainError USER_NOT_FOUND, CANNOT_UPDATE_DELETED_USER (400), INVALID_ACCOUNT_PURPOSE, INVALID_AGE,
+   *   EMAIL_ALREADY_EXISTS / PHONE_ALREADY_EXISTS (409); ValidationFailed (422) for immutable fields,
+   *   script-like text or an invalid phone.
+   */
+  async update(em: EntityManager, customerId: string, userId: string, input: UpdateUserInput & Record<string, unknown>): Promise<UserView> {
+    const user = await this.find(em, customerId, userId);
+    if (user.deletedAt) throw new DomainError("CANNOT_UPDATE_DELETED_USER", "A deleted user cannot be updated.");
+    const problems: FieldProblem[] = IMMUTABLE_USER_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
+      field,
+      message: `${field} cannot be changed by Update User.`,
+    }));
+    assertUserEnums({ account_purpose: input.account_purpose });
+    problems.push(...textProblems(input, ""));
+    const phoneChanged = input.phone_number !== undefined || input.phone_country_code !== undefined;
+    let e164 = user.phoneE164;
+    if (phoneChanged) {
+      const phone = parseMobileNumber(input.phone_number ?? user.phoneNumber, input.phone_country_code ?? user.phoneCountryCode);
+      if ("problem" in phone) problems.push(phone.problem);
+      else e164 = phone.e164;
+    }
+    assertNoProblems(problems);
+    if (input.dob !== undefined) assertAdult(input.dob, this.today(), "dob");
+    const emailChanged = input.email !== undefined && input.email.toLowerCase() !== user.emailNormalized;
+    await this.assertUnique(em, customerId, {
+      ...(emailChanged && { email: input.email }),
+      ...(e164 !== user.phoneE164 && { phoneE164: e164 }),
+    });
+    const individual = { ...user.individual };
+    for (const field of INDIVIDUAL_FIELDS) {
+      const value = input[field];
+      if (value !== undefined) (individual as Record<string, unknown>)[field] = value;
+    }
+    em.assign(user, {
+      ...(input.first_name !== undefined && { firstName: input.first_name }),
+      ...(input.last_name !== undefined && { lastName: input.last_name }),
+      ...(input.email !== undefined && { email: input.email, emailNormalized: input.email.toLowerCase() }),
+      ...(input.phone_country_code !== undefined && { phoneCountryCode: input.phone_country_code }),
+      ...(input.phone_number !== undefined && { phoneNumber: input.phone_number }),
+      ...(input.account_purpose !== undefined && { accountPurpose: input.account_purpose }),
+      phoneE164: e164,
+      individual,
+    });
+    await this.flushUnique(em);
+    return userView(user);
+  }
+
+  /** Soft-deletes; the record, wallets and history stay. @throws USER_NOT_FOUND, RESOURCE_NOT_FOUND, CANNOT_DELETE_ACTIVE_USER. */
+  async delete(em: EntityManager, customerId: string, userId: string): Promise<void> {
+    const user = await this.findLive(em, customerId, userId);
+    assertDeletable(lifecycleOf(user));
+    user.deletedAt = new Date();
+    await em.flush();
+  }
+
+  /** Activate User (idempotent for VERIFIED). @throws USER_NOT_FOUND, RESOURCE_NOT_FOUND. */
+  async activate(em: EntityManager, customerId: string, userId: string): Promise<{ message: string }> {
+    const user = await this.findLive(em, customerId, userId);
+    const wasVerified = user.status === "VERIFIED";
+    em.assign(user, activate(lifecycleOf(user)));
+    await em.flush();
+    return { message: wasVerified ? "User is already active." : "User activated." };
+  }
+
+  /** Deactivate User: tokens stop working at once. @throws USER_NOT_FOUND, RESOURCE_NOT_FOUND, BAD_REQUEST (PENDING). */
+  async deactivate(em: EntityManager, customerId: string, userId: string): Promise<{ message: string }> {
+    const user = await this.findLive(em, customerId, userId);
+    const wasSuspended = user.status === "SUSPENDED";
+    em.assign(user, deactivate(lifecycleOf(user)));
+    await em.flush();
+    return { message: wasSuspended ? "User is already inactive." : "User deactivated." };
+  }
+
+  /**
+   * Issues a user token (decisions.md §2) for a VERIFIED user, lifetime `USER_TOKEN_TTL_S`.
+   * @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (deleted or not VERIFIED), TOKEN_GENERATION_FAILED (500).
+   */
+  async issueToken(em: EntityManager, customerId: string, credentialId: string, userId: string) {
+    const user = await this.findLive(em, customerId, userId);
+    if (user.status !== "VERIFIED" || !user.isActive) {
+      throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' is not active; activate the user first.`);
+    }
+    try {
+      const { token, expiresAt } = await this.box.issueToken({ kind: "user", userId: user.userId, customerId, credentialId }, this.userTokenTtlS);
+      return { token, token_type: "Bearer" as const, expires_at: expiresAt.toISOString(), user_id: user.userId };
+    } catch (error) {
+      throw new DomainError("TOKEN_GENERATION_FAILED", `The user token could not be generated: ${(error as Error).message}`);
+    }
+  }
+
+  /** @throws DomainError EMAIL_ALREADY_EXISTS / PHONE_ALREADY_EXISTS (409) against live users of the customer. */
+  private async assertUnique(em: EntityManager, customerId: string, values: { email?: string | undefined; phoneE164?: string }): Promise<void> {
+    if (values.email !== undefined && (await em.count(User, { customerId, emailNormalized: values.email.toLowerCase(), deletedAt: null })) > 0) {
+      throw new DomainError("EMAIL_ALREADY_EXISTS", "A user with this email already exists.", "email");
+    }
+    if (values.phoneE164 !== undefined && (await em.count(User, { customerId, phoneE164: values.phoneE164, deletedAt: null })) > 0) {
+      throw new DomainError("PHONE_ALREADY_EXISTS", "A user with this phone number already exists.", "phone_number");
+    }
+  }
+
+  /** Flushes, turning a lost uniqueness race into the same 409 the pre-check gives. */
+  private async flushUnique(em: EntityManager): Promise<void> {
+    try {
+      await em.flush();
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      em.clear();
+      const text = String(error.message);
+      if (text.includes("app_user_email_per_customer_unique")) throw new DomainError("EMAIL_ALREADY_EXISTS", "A user with this email already exists.", "email");
+      if (text.includes("app_user_phone_per_customer_unique")) throw new DomainError("PHONE_ALREADY_EXISTS", "A user with this phone number already exists.", "phone_number");
+      throw new DomainError("RESOURCE_CONFLICT", "The user conflicts with an existing one.");
+    }
+  }
+}

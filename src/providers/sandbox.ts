@@ -1,0 +1,70 @@
+/**
+ * The sandbox provider (decisions.md §3): behaves like a provider's test mode, deterministically.
+ * Magic values of the customer registry:
+ * - any `customer_id` of 1–48 characters `[A-Za-z0-9_-]` exists, with a business profile derived
+ *   from `SANDBOX_SEED` and the id (same inputs → same profile);
+ * - ids starting with `unknown` do not exist upstream (Create Customer answers 404);
+ * - ids starting with `novault` exist but have no custody vault (`CLIENT_NO_SUPPLIER_ID`).
+ */
+import { createHash } from "node:crypto";
+import type { CustodyProvider, UpstreamCustomer } from "./provider.js";
+
+const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"];
+const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"];
+const COUNTRIES = [
+  { country: "US", state: "DE", city: "Wilmington", phone: "2025550143", postal: "19801" },
+  { country: "GB", state: "LND", city: "London", phone: "7911123456", postal: "EC1A 1BB" },
+  { country: "MX", state: "CMX", city: "Ciudad de México", phone: "5512345678", postal: "06600" },
+  { country: "ES", state: "MD", city: "Madrid", phone: "612345678", postal: "28013" },
+] as const;
+const ORG_TYPES = ["corporation", "llc", "partnership"] as const;
+const BUSINESS_TYPES = ["fintech", "exchange", "payments", "asset_management"] as const;
+
+/** Valid customer ids (reference: max 48; decisions.md §3: `[A-Za-z0-9_-]`). */
+export const CUSTOMER_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
+
+/** The built-in sandbox provider; its state (from the wallets issue on) lives in the service's database. */
+export class SandboxProvider implements CustodyProvider {
+  readonly name = "sandbox";
+
+  constructor(private readonly seed: string) {}
+
+  private pick<T>(list: readonly T[], salt: string, customerId: string): T {
+    const digest = createHash("sha256").update(`${this.seed}\u0000${salt}\u0000${customerId}`).digest();
+    return list[digest.readUInt32BE(0) % list.length] as T;
+  }
+
+  async lookupCustomer(customerId: string): Promise<UpstreamCustomer | null> {
+    if (!CUSTOMER_ID_PATTERN.test(customerId) || customerId.startsWith("unknown")) return null;
+    const place = this.pick(COUNTRIES, "country", customerId);
+    const digits = createHash("sha256").update(`${this.seed}/reg/${customerId}`).digest("hex").replace(/[a-f]/g, "");
+    return {
+      customerId,
+      accountType: "corporation",
+      accountRole: "client",
+      accountPurpose: "custody and payments",
+      firstName: this.pick(FIRST_NAMES, "first", customerId),
+      lastName: this.pick(LAST_NAMES, "last", customerId),
+      phoneCountryCode: place.country,
+      phoneNumber: place.phone,
+      business: {
+        entity_name: `${customerId} Ltd`,
+        incorporation_country: place.country,
+        incorporation_state: place.state,
+        incorporation_date: "2019-03-14",
+        organization_type: this.pick(ORG_TYPES, "org", customerId),
+        business_type: this.pick(BUSINESS_TYPES, "biz", customerId),
+        registration_number: `REG-${digits.padEnd(8, "0").slice(0, 8)}`,
+        description: `Sandbox business profile of ${customerId}`,
+        accredited_investor: false,
+        non_agent_intermediary: false,
+        principal_place_country: place.country,
+        principal_place_state: place.state,
+        principal_place_address: "1 Sandbox Street",
+        principal_place_city: place.city,
+        principal_place_postal_code: place.postal,
+      },
+      hasVault: !customerId.startsWith("novault"),
+    };
+  }
+}
