@@ -7,6 +7,7 @@
 import type { Request, Response } from "express";
 import { OpenAPIBackend, type Context, type Document } from "openapi-backend";
 import type { ErrorObject } from "ajv";
+import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DomainError, type FieldProblem } from "../domain/errors.js";
@@ -89,6 +90,12 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     coerceTypes: true,
     quick: false,
     ajvOpts: { allErrors: true, strict: false },
+    customizeAjv: (ajv) => {
+      // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
+      const addFormats = (ajvFormats as unknown as { default: (a: typeof ajv) => void }).default;
+      addFormats(ajv);
+      return ajv;
+    },
   });
 
   const meta = (traceId: string) => (surface === "platform" ? platformMeta(traceId) : creditMeta(traceId));
@@ -129,6 +136,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     res.status(reply.status).json(body);
   };
 
+  await api.init();
   const documentOperations = new Set(api.getOperations().map((o) => o.operationId ?? ""));
   const implemented = Object.keys(options.handlers);
   const stubbed = new Set<string>(options.notImplemented);
@@ -201,8 +209,6 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   for (const name of Object.keys((options.definition as { components?: { securitySchemes?: object } }).components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, async (_c: Context, state: RequestState) => (await authenticate(state)).ok);
   }
-
-  await api.init();
 
   return {
     api,
