@@ -46,7 +46,10 @@ export interface SurfaceOptions<Ops> {
   validateResponses: boolean;
 }
 
-/** Converts ajv errors of openapi-backend's combined request object into field problems. */
+/**
+ * Converts ajv errors of openapi-backend's combined request object into field problems: one per
+ * invalid field (the first rule it breaks), named by its dotted path within the body or parameters.
+ */
 export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
@@ -62,9 +65,8 @@ export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
       e.keyword === "enum" ? `${field} must be one of: ${(e.params.allowedValues as unknown[]).join(", ")}.` :
       e.keyword === "parse" ? `Malformed JSON body: ${e.message ?? ""}` :
       `${field} ${e.message ?? "is invalid"}.`;
-    const key = `${field}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (seen.has(field)) continue;
+    seen.add(field);
     problems.push({ field, message });
   }
   return problems.length > 0 ? problems : [{ field: "request", message: "The request is invalid." }];

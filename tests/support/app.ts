@@ -1,0 +1,59 @@
+/**
+ * Test-app builder: the real app on a fresh database of the run's PostgreSQL, with every response
+ * validated against the contract (a mismatch answers 500, so any test touching it fails).
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+import { loadConfig, type Config } from "../../src/config.js";
+import { createApp, type App } from "../../src/app.js";
+
+/** Master key and secrets key every test app uses. */
+export const TEST_MASTER_KEY = "test-master-key-0123456789abcdefghijklmnop";
+export const TEST_SECRETS_KEY = "test-secrets-key-0123456789abcdefghijklmnop";
+
+/** Creates an empty database on the run's server and returns its URL. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = inject("pgServerUrl");
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  return {
+    url: `${serverUrl}/${name}`,
+    async drop() {
+      const c = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/** A started test app and how to dispose of it. */
+export interface TestApp extends App {
+  config: Config;
+  dispose(): Promise<void>;
+}
+
+/** Builds the app on a fresh database. `env` overrides configuration variables. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    MASTER_API_KEY: TEST_MASTER_KEY,
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const app = await createApp(config, { validateResponses: true });
+  return {
+    ...app,
+    config,
+    async dispose() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Fixtures that walk the typical order of use over HTTP (reference: "Typical order of use"):
+ * operator session → customer → credentials → user → activate → user token.
+ */
+import request from "supertest";
+import type { Express } from "express";
+import { expect } from "vitest";
+import { TEST_MASTER_KEY } from "./app.js";
+
+export const BASE = "/api/v1";
+
+/** A valid Create User body; `overrides` replace top-level fields, `individual` merges. */
+export function userBody(overrides: Record<string, unknown> = {}, individual: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    account_type: "individual",
+    account_role: "third",
+    account_purpose: "trading",
+    first_name: "Jane",
+    last_name: "Doe",
+    email: `jane.${Math.random().toString(36).slice(2, 10)}@example.com`,
+    phone_country_code: "US",
+    phone_number: `20255${String(Math.floor(Math.random() * 1e5)).padStart(5, "0")}`,
+    individual: {
+      dob: "1990-05-17",
+      residential_country_code: "US",
+      residential_address: "742 Evergreen Terrace",
+      residential_city: "Springfield",
+      residential_state: "IL",
+      residential_postal_code: "62704",
+      id_type: "ssn",
+      id_number: "123-45-6789",
+      id_country_code: "US",
+      ...individual,
+    },
+    ...overrides,
+  };
+}
+
+/** HTTP helpers bound to one app. */
+export class Walk {
+  constructor(readonly app: Express) {}
+
+  /** A new operator session token. */
+  async operatorToken(): Promise<string> {
+    const res = await request(this.app).post(`${BASE}/sessions`).set("x-master-api-key", TEST_MASTER_KEY);
+    expect(res.status).toBe(201);
+    return res.body.data.token as string;
+  }
+
+  /** Creates customer `customerId` with an operator session. */
+  async customer(customerId: string, token?: string): Promise<Record<string, unknown>> {
+    const res = await request(this.app)
+      .post(`${BASE}/customers`)
+      .set("Authorization", `Bearer ${token ?? (await this.operatorToken())}`)
+      .send({ customer_id: customerId, email: `ops@${customerId}.example`, entity_name: `${customerId} Inc` });
+    expect(res.status).toBe(201);
+    return res.body.data as Record<string, unknown>;
+  }
+
+  /** Generates an owner credential of `customerId`; returns the clear secret and its id. */
+  async ownerKey(customerId: string, token?: string): Promise<{ secret: string; credentialId: string }> {
+    const res = await request(this.app)
+      .post(`${BASE}/customers/${customerId}/credentials`)
+      .set("Authorization", `Bearer ${token ?? (await this.operatorToken())}`);
+    expect(res.status).toBe(201);
+    return { secret: res.body.data.customer_secret as string, credentialId: res.body.data.credential_id as string };
+  }
+
+  /** A customer with an owner key, in one call. */
+  async tenant(customerId: string): Promise<{ customerId: string; key: string; credentialId: string }> {
+    const token = await this.operatorToken();
+    await this.customer(customerId, token);
+    const { secret, credentialId } = await this.ownerKey(customerId, token);
+    return { customerId, key: secret, credentialId };
+  }
+
+  /** Creates a user with the owner key; returns its record. */
+  async user(key: string, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const res = await request(this.app).post(`${BASE}/users`).set("x-api-key", key).send(userBody(overrides));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data as Record<string, unknown>;
+  }
+
+  /** Creates and activates a user and issues its token. */
+  async activeUserWithToken(key: string): Promise<{ userId: string; token: string }> {
+    const user = await this.user(key);
+    const userId = user.user_id as string;
+    const activated = await request(this.app).post(`${BASE}/users/${userId}/activate`).set("x-api-key", key);
+    expect(activated.status).toBe(200);
+    const token = await request(this.app).post(`${BASE}/users/${userId}/token`).set("x-api-key", key);
+    expect(token.status).toBe(201);
+    return { userId, token: token.body.data.token as string };
+  }
+}
+
+/** Asserts a platform error envelope with `status` and first error `code`. */
+export function expectPlatformError(res: request.Response, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.success).toBe(false);
+  expect(res.body.errors[0].code).toBe(code);
+  expect(res.body.meta.version).toBe("v1");
+  expect(typeof res.body.meta.trace_id).toBe("string");
+}
