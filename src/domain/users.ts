@@ -65,7 +65,7 @@ const SCRIPT_LIKE = /[<>`{}\\|^~$]|javascript:|data:|vbscript:|on[a-z]+\s*=|&#|&
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A personal name: letters and combining marks, with spaces, apostrophes, hyphens and periods between. */
-const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' .\-]*$/u;
+const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' .-]*$/u;
 /** A place name (city, state): letters, digits, spaces and `' . , - ( )`. */
 const PLACE = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}' .,\-()]*$/u;
 /** An address line: letters, digits, spaces and `' . , - # / ( ) : °` and `&`. */

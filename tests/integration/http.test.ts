@@ -1,0 +1,161 @@
+/**
+ * Behaviour shared by every route (reference: "Errors", "Versioning", decisions.md §1): envelopes,
+ * trace ids, 404/405/413/415/400, 501 for operations not built yet, documents, docs page, health.
+ */
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
+import { loadDocument } from "../../src/http/docs.js";
+
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ BODY_LIMIT_BYTES: "2048" });
+  key = (await new Walk(t.express).tenant("http-co")).key;
+});
+afterAll(async () => {
+  await t.dispose();
+});
+const api = () => request(t.express);
+
+/** Every operation of a document, as [METHOD, path, operationId]. */
+function operationsOf(name: "platform" | "credit"): [string, string, string][] {
+  const doc = loadDocument(name) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => typeof op === "object" && op.operationId)
+      .map(([method, op]) => [method.toUpperCase(), path, op.operationId as string] as [string, string, string]),
+  );
+}
+
+describe("platform envelope and trace ids", () => {
+  it("echoes a sent x-trace-id in the header and meta, and generates one otherwise", async () => {
+    const sent = await api().get(`${BASE}/users`).set("x-api-key", key).set("x-trace-id", "trace-abc.123");
+    expect(sent.headers["x-trace-id"]).toBe("trace-abc.123");
+    expect(sent.body.meta).toMatchObject({ trace_id: "trace-abc.123", version: "v1" });
+    expect(Date.parse(sent.body.meta.timestamp)).not.toBeNaN();
+    const generated = await api().get(`${BASE}/users`).set("x-api-key", key);
+    expect(generated.body.meta.trace_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated.headers["x-trace-id"]).toBe(generated.body.meta.trace_id);
+  });
+
+  it("answers 404 NOT_FOUND for an unknown route and 405 with Allow for a wrong method", async () => {
+    expectPlatformError(await api().get(`${BASE}/no-such-thing`), 404, "NOT_FOUND");
+    const res = await api().patch(`${BASE}/customers`);
+    expectPlatformError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.allow).toBe("GET, POST");
+  });
+
+  it("answers 415 for a non-JSON body, 413 for an oversized one and 400 for malformed JSON", async () => {
+    expectPlatformError(await api().post(`${BASE}/users`).set("x-api-key", key).set("content-type", "text/plain").send("hello"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectPlatformError(
+      await api().post(`${BASE}/users`).set("x-api-key", key).send({ first_name: "x".repeat(4000) }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    expectPlatformError(await api().post(`${BASE}/users`).set("x-api-key", key).set("content-type", "application/json").send("{nope"), 400, "BAD_REQUEST");
+  });
+
+  it("answers 501 NOT_IMPLEMENTED in the envelope for operations later issues build", async () => {
+    const res = await api().get(`${BASE}/currencies`).set("x-api-key", key);
+    expectPlatformError(res, 501, "NOT_IMPLEMENTED");
+  });
+});
+
+describe("credit core envelope and trace ids", () => {
+  it("answers in the credit envelope with a UUID v4 traceId, echoing a sent UUID v4", async () => {
+    const traceId = randomUUID();
+    const res = await api().get("/v2/wallet/credits").set("x-api-key", key).set("x-trace-id", traceId);
+    expect(res.status).toBe(501);
+    expect(res.headers["x-trace-id"]).toBe(traceId);
+    expect(res.body).toMatchObject({ success: false, errors: [{ code: "NOT_IMPLEMENTED" }], meta: { version: "v2", traceId } });
+    const generated = await api().get("/v2/wallet/credits").set("x-api-key", key);
+    expect(generated.body.meta.traceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("answers 422 VALIDATION_ERROR for an x-trace-id that is not a UUID v4", async () => {
+    const res = await api().get("/v2/wallet/credits").set("x-api-key", key).set("x-trace-id", "not-a-uuid");
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ code: "VALIDATION_ERROR", message: expect.any(String), field: "traceId" }]);
+    expect(res.body.meta.traceId).not.toBe("not-a-uuid");
+  });
+
+  it("answers 401 without a key, 403 for the master key on a tenant operation, 404/405 in the credit envelope", async () => {
+    const missing = await api().get("/v2/wallet/credits");
+    expect(missing.status).toBe(401);
+    expect(missing.body.errors[0].code).toBe("UNAUTHORIZED");
+    const master = await api().get("/v2/wallet/credits").set("x-api-key", t.config.masterApiKey as string);
+    expect(master.status).toBe(403);
+    expect(master.body.errors[0].code).toBe("FORBIDDEN");
+    const unknown = await api().get("/v2/nothing");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errors[0].code).toBe("NOT_FOUND");
+    expect(unknown.body.meta.version).toBe("v2");
+    const wrong = await api().delete("/v2/wallet/credits");
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.errors[0].code).toBe("METHOD_NOT_ALLOWED");
+  });
+});
+
+describe("documents, docs page and health", () => {
+  it("serves both documents as JSON and YAML, listing every operation with a unique operationId", async () => {
+    const ids = new Set<string>();
+    for (const name of ["platform", "credit"] as const) {
+      const json = await api().get(`/openapi/${name}.json`);
+      expect(json.status).toBe(200);
+      expect(json.body.openapi).toBe("3.0.0");
+      const yaml = await api().get(`/openapi/${name}.yaml`);
+      expect(yaml.status).toBe(200);
+      expect(yaml.text).toContain("openapi: 3.0.0");
+      for (const [, , id] of operationsOf(name)) {
+        expect(ids.has(id), `duplicate operationId ${id}`).toBe(false);
+        ids.add(id);
+      }
+    }
+    expect(operationsOf("platform")).toHaveLength(43);
+    expect(operationsOf("credit")).toHaveLength(21);
+  });
+
+  it("serves the reference page with local assets", async () => {
+    const page = await api().get("/docs");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("/docs/assets/swagger-ui-bundle.js");
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const bundle = await api().get("/docs/assets/swagger-ui-bundle.js");
+    expect(bundle.status).toBe(200);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+    const init = await api().get("/docs/init.js");
+    expect(init.text).toContain("/openapi/platform.json");
+    expect(init.text).toContain("/openapi/credit.json");
+  });
+
+  it("reports health, readiness and Prometheus metrics", async () => {
+    expect((await api().get("/healthz")).body).toEqual({ status: "ok" });
+    expect((await api().get("/readyz")).body).toEqual({ status: "ready" });
+    const metrics = await api().get("/metrics");
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain("http_requests_total");
+  });
+
+  it("never logs or echoes secrets: error bodies do not contain the sent key", async () => {
+    const res = await api().get(`${BASE}/users`).set("x-api-key", "sk_this-is-not-a-real-key");
+    expectPlatformError(res, 401, "UNAUTHORIZED");
+    expect(JSON.stringify(res.body)).not.toContain("sk_this-is-not-a-real-key");
+  });
+});
+
+describe("every operation of both documents is served", () => {
+  it("answers each operation with its own status, never 404 route-not-found", async () => {
+    for (const name of ["platform", "credit"] as const) {
+      for (const [method, path] of operationsOf(name)) {
+        const url = (name === "platform" ? BASE : "") + path.replace(/\{[^}]+\}/g, "x1");
+        const res = await request(t.express)[method.toLowerCase() as "get"](url);
+        expect([401, 403, 404, 422], `${method} ${url}`).toContain(res.status);
+        expect(res.body.errors?.[0]?.code, `${method} ${url}`).not.toBe("NOT_FOUND");
+      }
+    }
+  });
+});

@@ -1,0 +1,52 @@
+/** Configuration is validated at start with one clear message per bad value. */
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults (decisions.md §1–§2)", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: "127.0.0.1",
+      role: "all",
+      dataDir: "./.data",
+      sessionTtlS: 3600,
+      userTokenTtlS: 900,
+      custodyProvider: "sandbox",
+      bodyLimitBytes: 1_048_576,
+      allowPrivateNetworkTargets: false,
+    });
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.masterApiKey).toBeUndefined();
+  });
+
+  it("reads every variable", () => {
+    const c = loadConfig({
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      ROLE: "api",
+      DATABASE_URL: "postgres://u:p@db:5432/x",
+      MASTER_API_KEY: "m".repeat(32),
+      SECRETS_KEY: "s".repeat(40),
+      SESSION_TTL_S: "120",
+      USER_TOKEN_TTL_S: "60",
+      ALLOW_PRIVATE_NETWORK_TARGETS: "true",
+    });
+    expect(c).toMatchObject({ port: 9000, host: "0.0.0.0", role: "api", databaseUrl: "postgres://u:p@db:5432/x", sessionTtlS: 120, userTokenTtlS: 60, allowPrivateNetworkTargets: true });
+  });
+
+  it("reports every bad value at once, naming the variable", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "eighty", ROLE: "boss", MASTER_API_KEY: "short", DATABASE_URL: "mysql://x", SESSION_TTL_S: "5", ALLOW_PRIVATE_NETWORK_TARGETS: "maybe" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(6);
+    for (const name of ["PORT", "ROLE", "MASTER_API_KEY", "DATABASE_URL", "SESSION_TTL_S", "ALLOW_PRIVATE_NETWORK_TARGETS"]) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+});
