@@ -31,7 +31,7 @@ export class Migration20261121000000_identity extends Migration {
     this.addSql(`
       create table "credential" (
         "credential_id" uuid not null primary key,
-        "customer_id" varchar(48) not null references "customer" ("customer_id"),
+        "customer_id" varchar(48) not null,
         "secret_hash" varchar(255) not null,
         "secret_prefix" varchar(255) not null,
         "is_owner" boolean not null,
@@ -41,13 +41,14 @@ export class Migration20261121000000_identity extends Migration {
         "revoked_at" timestamptz null,
         "created_at" timestamptz not null,
         "updated_at" timestamptz not null,
-        constraint "credential_secret_hash_unique" unique ("secret_hash")
+        constraint "credential_secret_hash_unique" unique ("secret_hash"),
+        constraint "credential_customer_id_foreign" foreign key ("customer_id") references "customer" ("customer_id")
       );`);
     this.addSql(`create index "credential_customer_id_index" on "credential" ("customer_id");`);
     this.addSql(`
       create table "app_user" (
         "user_id" uuid not null primary key,
-        "customer_id" varchar(48) not null references "customer" ("customer_id"),
+        "customer_id" varchar(48) not null,
         "account_type" varchar(255) not null,
         "account_role" varchar(255) not null,
         "account_purpose" varchar(255) not null,
@@ -64,7 +65,8 @@ export class Migration20261121000000_identity extends Migration {
         "individual" jsonb not null,
         "deleted_at" timestamptz null,
         "created_at" timestamptz not null,
-        "updated_at" timestamptz not null
+        "updated_at" timestamptz not null,
+        constraint "app_user_customer_id_foreign" foreign key ("customer_id") references "customer" ("customer_id")
       );`);
     this.addSql(
       `create unique index "app_user_email_per_customer_unique" on "app_user" ("customer_id", "email_normalized") where "deleted_at" is null;`,

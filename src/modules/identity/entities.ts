@@ -28,8 +28,9 @@ export type ServiceSetting = InferEntity<typeof ServiceSetting>;
 export const Customer = defineEntity({
   name: "Customer",
   tableName: "customer",
+  indexes: [{ name: "customer_created_at_index", columns: [{ name: "created_at", sort: "DESC" }] }],
   properties: {
-    customerId: p.string().primary(),
+    customerId: p.string().length(48).primary(),
     email: p.string(),
     accountType: p.string().$type<"individual" | "corporation">(),
     accountRole: p.string().$type<"client" | "partner">(),
@@ -55,9 +56,10 @@ export type Customer = InferEntity<typeof Customer>;
 export const Credential = defineEntity({
   name: "Credential",
   tableName: "credential",
+  indexes: [{ name: "credential_customer_id_index", properties: ["customerId"] }],
   properties: {
     credentialId: p.uuid().primary(),
-    customerId: p.string(),
+    customerId: () => p.manyToOne(Customer).mapToPk().fieldName("customer_id"),
     secretHash: p.string().unique(),
     secretPrefix: p.string(),
     isOwner: p.boolean(),

@@ -1,5 +1,6 @@
 /** The end-user entity (reference: "User"); soft-deleted users keep their row with `deletedAt`. */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { Customer } from "../identity/entities.js";
 
 /** The `individual` object of a user (reference: "`individual` object"). */
 export interface IndividualProfile {
@@ -26,9 +27,16 @@ export type VerificationStatus = "verified" | "unverified" | "pending";
 export const User = defineEntity({
   name: "User",
   tableName: "app_user",
+  indexes: [
+    { name: "app_user_customer_created_index", columns: [{ name: "customer_id" }, { name: "created_at", sort: "DESC" }] },
+  ],
+  uniques: [
+    { name: "app_user_email_per_customer_unique", properties: ["customerId", "emailNormalized"], where: "deleted_at is null" },
+    { name: "app_user_phone_per_customer_unique", properties: ["customerId", "phoneE164"], where: "deleted_at is null" },
+  ],
   properties: {
     userId: p.uuid().primary(),
-    customerId: p.string(),
+    customerId: () => p.manyToOne(Customer).mapToPk().fieldName("customer_id"),
     accountType: p.string(),
     accountRole: p.string(),
     accountPurpose: p.string(),
