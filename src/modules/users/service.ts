@@ -311,9 +311,10 @@ export class UserService {
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       em.clear();
-      const text = String(error.message);
-      if (text.includes("app_user_email_per_customer_unique")) throw new DomainError("EMAIL_ALREADY_EXISTS", "A user with this email already exists.", "email");
-      if (text.includes("app_user_phone_per_customer_unique")) throw new DomainError("PHONE_ALREADY_EXISTS", "A user with this phone number already exists.", "phone_number");
+      // The driver copies PostgreSQL's error fields onto the exception, including the constraint's name.
+      const constraint = (error as { constraint?: string }).constraint;
+      if (constraint === "app_user_email_per_customer_unique") throw new DomainError("EMAIL_ALREADY_EXISTS", "A user with this email already exists.", "email");
+      if (constraint === "app_user_phone_per_customer_unique") throw new DomainError("PHONE_ALREADY_EXISTS", "A user with this phone number already exists.", "phone_number");
       throw new DomainError("RESOURCE_CONFLICT", "The user conflicts with an existing one.");
     }
   }
