@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
+    reporters: ["default", "./tests/support/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
