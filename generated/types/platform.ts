@@ -420,10 +420,11 @@ export interface paths {
          * Create a user
          * @description Create an end user in the caller's customer account, with status `PENDING`. Needs the owner
          *     API key (other credentials get 403). Errors: 400 `INVALID_ACCOUNT_TYPE`,
-         *     `INVALID_ACCOUNT_ROLE`, `INVALID_ACCOUNT_PURPOSE`, `INVALID_AGE` (under 18) or `BAD_REQUEST`
-         *     (invalid mobile number, unsafe characters); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 409
-         *     `EMAIL_ALREADY_EXISTS`, `PHONE_ALREADY_EXISTS` or `RESOURCE_CONFLICT` (`user_id` taken); 422
-         *     `UNPROCESSABLE_ENTITY` (one entry per invalid field).
+         *     `INVALID_ACCOUNT_ROLE`, `INVALID_ACCOUNT_PURPOSE` or `INVALID_AGE` (under 18); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 409 `EMAIL_ALREADY_EXISTS`, `PHONE_ALREADY_EXISTS` or
+         *     `RESOURCE_CONFLICT` (`user_id` taken); 422 `UNPROCESSABLE_ENTITY`, one entry per invalid field
+         *     (schema failures, a phone that is not a mobile number of its country, unsafe or script-like
+         *     text, a `user_id` that is not a UUID v4).
          */
         post: operations["createUser"];
         delete?: never;
@@ -442,7 +443,7 @@ export interface paths {
         /**
          * Get a user
          * @description Read a user of the caller's customer account. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
-         *     404 `USER_NOT_FOUND` (unknown, deleted, or another customer's user).
+         *     404 `USER_NOT_FOUND` (unknown, or another customer's user) or `RESOURCE_NOT_FOUND` (deleted).
          */
         get: operations["getUser"];
         /**
@@ -613,8 +614,10 @@ export interface paths {
         /**
          * Deactivate a user
          * @description Deactivate a user: `VERIFIED` becomes `SUSPENDED` and the account is marked inactive; its user
-         *     tokens stop working at once; data, wallets and history are kept. Errors: 401
-         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`.
+         *     tokens stop working at once and for good (re-activation does not revive them; issue new ones);
+         *     data, wallets and history are kept. Already `SUSPENDED` is a no-op. Errors: 400 `BAD_REQUEST`
+         *     (a `PENDING` user, never activated); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (deleted).
          */
         post: operations["deactivateUser"];
         delete?: never;
@@ -785,9 +788,9 @@ export interface components {
             account_role: string;
             /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
             account_purpose: string;
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name: string;
             /**
              * Format: email
@@ -796,7 +799,7 @@ export interface components {
             email: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
             phone_country_code: string;
-            /** @description Mobile number valid for `phone_country_code` (else 400), at most 20 characters, unique within the customer account (409 `PHONE_ALREADY_EXISTS`). */
+            /** @description Mobile number valid for `phone_country_code` (else 422), at most 20 characters, unique within the customer account (409 `PHONE_ALREADY_EXISTS`). */
             phone_number: string;
             /** @description Personal details; every field required. */
             individual: components["schemas"]["UserIndividual"];
@@ -1530,21 +1533,22 @@ export interface components {
         /**
          * @description Body of Update User: every field is optional; omitted fields keep their values. Status,
          *     verification status, activity, `account_type` and `account_role` cannot be changed here. The
-         *     personal details are sent as flat fields, not nested under `individual`.
+         *     personal details are sent as flat fields, not nested under `individual`. Any other field
+         *     answers 422 `UNPROCESSABLE_ENTITY` naming it.
          */
         UpdateUserRequest: {
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name?: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name?: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (400 when already in use).
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use).
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
             phone_country_code?: string;
-            /** @description Mobile number valid for the country, at most 20 characters, unique within the customer account (400 when already in use). */
+            /** @description Mobile number valid for the country (else 422), at most 20 characters, unique within the customer account (409 `PHONE_ALREADY_EXISTS` when already in use). */
             phone_number?: string;
             /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
             account_purpose?: string;
@@ -1635,11 +1639,11 @@ export interface components {
             dob: string;
             /** @description Country of residence, ISO 3166-1 alpha-2 (for example `US`). */
             residential_country_code: string;
-            /** @description Street address; sanitized as an address, unsafe or script-like characters are rejected (400). */
+            /** @description Street address; sanitized as an address, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_address: string;
-            /** @description City; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description City; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_city: string;
-            /** @description State or province; sanitized, unsafe or script-like characters are rejected (400). */
+            /** @description State or province; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_state: string;
             /** @description Postal code. */
             residential_postal_code: string;
@@ -2105,7 +2109,7 @@ export interface components {
         "ListUsersQuery.is_active": boolean;
         /** @description Page size, default 20, at most 100. */
         "ListUsersQuery.limit": number;
-        /** @description Page number, 1-based; default 1. */
+        /** @description Page number, 1-based; default 1, at most 1000000. */
         "ListUsersQuery.page": number;
         /** @description Case-insensitive match on first name, last name or email. */
         "ListUsersQuery.search": string;
@@ -4225,7 +4229,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description Page number, 1-based; default 1. */
+                /** @description Page number, 1-based; default 1, at most 1000000. */
                 page?: components["parameters"]["ListUsersQuery.page"];
                 /** @description Page size, default 20, at most 100. */
                 limit?: components["parameters"]["ListUsersQuery.limit"];
@@ -4384,7 +4388,7 @@ export interface operations {
                      *         "phone_country_code": "US",
                      *         "phone_number": "4155550198",
                      *         "status": "PENDING",
-                     *         "verification_status": "unverified",
+                     *         "verification_status": "pending",
                      *         "is_active": false,
                      *         "individual": {
                      *           "dob": "1986-12-09",
@@ -5434,6 +5438,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */

@@ -61,15 +61,15 @@ export function assertAdult(dob: string, today: Date, field = "individual.dob"):
 }
 
 /** Characters and sequences that mark input as script-like or markup (rejected, never stripped). */
-const SCRIPT_LIKE = /[<>`{}\\|^~$]|javascript:|data:|vbscript:|on[a-z]+\s*=|&#|&[a-z]+;/i;
+const SCRIPT_LIKE = /[<>`{}\\|^~$]|\b(?:javascript|vbscript|data):|\bon[a-z]+\s*=|&#|&[a-z]+;/i;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
-/** A personal name: letters and combining marks, with spaces, apostrophes, hyphens and periods between. */
-const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' .-]*$/u;
+/** A personal name: letters and combining marks, with spaces, apostrophes (' and ’), hyphens and periods between. */
+const NAME = /^[\p{L}\p{M}][\p{L}\p{M}'\u2019 .-]*$/u;
 /** A place name (city, state): letters, digits, spaces and `' . , - ( )`. */
-const PLACE = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}' .,\-()]*$/u;
+const PLACE = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}'\u2019 .,\-()]*$/u;
 /** An address line: letters, digits, spaces and `' . , - # / ( ) : °` and `&`. */
-const ADDRESS = /^[\p{L}\p{M}\p{N}#][\p{L}\p{M}\p{N}' .,\-#/():°&]*$/u;
+const ADDRESS = /^[\p{L}\p{M}\p{N}#][\p{L}\p{M}\p{N}'\u2019 .,\-#/():°&]*$/u;
 
 /** Kinds of sanitised text (reference: "sanitized", "sanitized as an address"). */
 export type TextKind = "name" | "place" | "address";

@@ -64,6 +64,7 @@ export class Migration20261121000000_identity extends Migration {
         "is_active" boolean not null,
         "individual" jsonb not null,
         "deleted_at" timestamptz null,
+        "tokens_revoked_at" timestamptz null,
         "created_at" timestamptz not null,
         "updated_at" timestamptz not null,
         constraint "app_user_customer_id_foreign" foreign key ("customer_id") references "customer" ("customer_id")

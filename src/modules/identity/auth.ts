@@ -105,6 +105,10 @@ export class Authenticator {
     const user = await em.findOne(User, { userId: claims.userId, customerId: claims.customerId });
     if (!user || user.deletedAt) return { ok: false, reason: "The token's user no longer exists." };
     if (!user.isActive || user.status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
+    // Whole seconds: a token issued in the second of a deactivation is refused too (safe side).
+    if (user.tokensRevokedAt && verified.issuedAt <= Math.floor(user.tokensRevokedAt.getTime() / 1000)) {
+      return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
+    }
     return { ok: true, principal: { kind: "user", userId: user.userId, customerId: user.customerId, credentialId: claims.credentialId } };
   }
 

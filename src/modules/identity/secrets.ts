@@ -75,11 +75,16 @@ export class SecretBox {
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
-  /** Verifies a token's signature and expiry; returns its claims or why it is refused. */
-  async verifyToken(token: string): Promise<{ claims: TokenClaims } | { problem: TokenProblem }> {
+  /**
+   * Verifies a token's signature and expiry.
+   * @returns its claims and issue time (`issuedAt`, Unix seconds), or why it is refused.
+   */
+  async verifyToken(token: string): Promise<{ claims: TokenClaims; issuedAt: number } | { problem: TokenProblem }> {
     try {
       const { payload } = await jwtVerify(token, this.signKey, { algorithms: ["HS256"] });
-      if (payload.kind === "session" || payload.kind === "user") return { claims: payload as unknown as TokenClaims };
+      if ((payload.kind === "session" || payload.kind === "user") && typeof payload.iat === "number") {
+        return { claims: payload as unknown as TokenClaims, issuedAt: payload.iat };
+      }
       return { problem: "invalid" };
     } catch (error) {
       return { problem: error instanceof joseErrors.JWTExpired ? "expired" : "invalid" };

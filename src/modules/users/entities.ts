@@ -52,6 +52,8 @@ export const User = defineEntity({
     isActive: p.boolean(),
     individual: p.json<IndividualProfile>(),
     deletedAt: p.datetime().nullable(),
+    /** Deactivation time: user tokens issued at or before it never authenticate again (reference: User, Deactivate). */
+    tokensRevokedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -52,8 +52,10 @@ export type UpdateUserInput = Partial<
     IndividualProfile
 >;
 
-/** Fields Update User must not change (reference: "Update cannot change…"). */
-export const IMMUTABLE_USER_FIELDS = ["status", "verification_status", "is_active", "account_type", "account_role", "user_id"] as const;
+/** Fields Update User accepts (reference: Users › PUT); any other field answers 422. */
+export const UPDATABLE_USER_FIELDS: ReadonlySet<string> = new Set([
+  "first_name", "last_name", "email", "phone_country_code", "phone_number", "account_purpose", ...INDIVIDUAL_FIELDS,
+]);
 
 /** Filters of List Users. */
 export interface UserListFilter {
@@ -151,6 +153,7 @@ export class UserService {
       ...INITIAL_USER_STATE,
       individual: { ...input.individual },
       deletedAt: null,
+      tokensRevokedAt: null,
     });
     await this.flushUnique(em);
     return userView(user);
@@ -186,7 +189,7 @@ export class UserService {
    * @throws DomainError USER_NOT_FOUND (404) when absent or another customer's.
    */
   async find(em: EntityManager, customerId: string, userId: string): Promise<User> {
-    const user = UUID_V4.test(userId) || /^[0-9a-f-]{36}$/i.test(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
+    const user = UUID_V4.test(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
     if (!user) throw new DomainError("USER_NOT_FOUND", `User '${userId}' not found.`);
     return user;
   }
@@ -206,16 +209,16 @@ export class UserService {
   /**
    * Partial update; omitted fields keep their values. Same rules as create for what is sent.
    * @throws DomainError USER_NOT_FOUND, CANNOT_UPDATE_DELETED_USER (400), INVALID_ACCOUNT_PURPOSE, INVALID_AGE,
-   *   EMAIL_ALREADY_EXISTS / PHONE_ALREADY_EXISTS (409); ValidationFailed (422) for immutable fields,
-   *   script-like text or an invalid phone.
+   *   EMAIL_ALREADY_EXISTS / PHONE_ALREADY_EXISTS (409); ValidationFailed (422) for fields Update User
+   *   does not accept (status, is_active, account_type, a nested `individual`…), script-like text or an
+   *   invalid phone.
    */
   async update(em: EntityManager, customerId: string, userId: string, input: UpdateUserInput & Record<string, unknown>): Promise<UserView> {
     const user = await this.find(em, customerId, userId);
     if (user.deletedAt) throw new DomainError("CANNOT_UPDATE_DELETED_USER", "A deleted user cannot be updated.");
-    const problems: FieldProblem[] = IMMUTABLE_USER_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
-      field,
-      message: `${field} cannot be changed by Update User.`,
-    }));
+    const problems: FieldProblem[] = Object.keys(input)
+      .filter((field) => !UPDATABLE_USER_FIELDS.has(field))
+      .map((field) => ({ field, message: `${field} cannot be changed by Update User.` }));
     assertUserEnums({ account_purpose: input.account_purpose });
     problems.push(...textProblems(input, ""));
     const phoneChanged = input.phone_number !== undefined || input.phone_country_code !== undefined;
@@ -273,6 +276,7 @@ export class UserService {
     const user = await this.findLive(em, customerId, userId);
     const wasSuspended = user.status === "SUSPENDED";
     em.assign(user, deactivate(lifecycleOf(user)));
+    if (!wasSuspended) user.tokensRevokedAt = new Date();
     await em.flush();
     return { message: wasSuspended ? "User is already inactive." : "User deactivated." };
   }
