@@ -35,10 +35,17 @@ export interface AppOptions {
   onGeneratedMasterKey?: (key: string) => void;
 }
 
+/** The services of a built app (tests use them to seed state the way handlers do). */
+export interface AppServices {
+  identity: IdentityService;
+  users: UserService;
+}
+
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
 export interface App {
   express: Express;
   orm: MikroORM;
+  services: AppServices;
   logger: Logger;
   databaseUrl: string;
   close(): Promise<void>;
@@ -139,6 +146,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
+      services: { identity, users },
       logger,
       databaseUrl,
       async close() {

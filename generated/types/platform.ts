@@ -392,6 +392,8 @@ export interface paths {
          * Create a session token
          * @description Open a session. With the master key header (`x-master-api-key`): an operator session.
          *     With `{customer_id, customer_secret}`: a customer session limited to that customer.
+         *     Errors: 401 `UNAUTHORIZED` (no or bad credentials); 403 `FORBIDDEN` (a valid credential that
+         *     cannot open sessions, such as an owner API key in `x-api-key`).
          */
         post: operations["createSession"];
         delete?: never;
@@ -593,7 +595,7 @@ export interface paths {
          * Activate a user
          * @description Activate a user: `PENDING` or `SUSPENDED` becomes `VERIFIED` and the account is marked
          *     active; already `VERIFIED` is a no-op. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
-         *     `USER_NOT_FOUND`.
+         *     `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (deleted).
          */
         post: operations["activateUser"];
         delete?: never;
@@ -2105,6 +2107,10 @@ export interface components {
          * @example wd-2026-01-15-0001
          */
         IdempotencyKeyHeader: string;
+        /** @description Page size in the form the navigation links use (reference: Users › the navigation links); takes precedence over `limit`. */
+        "ListUsersQuery.filterLimit": number;
+        /** @description Records to skip, in the form the navigation links use; takes precedence over `page`. */
+        "ListUsersQuery.filterSkip": number;
         /** @description Only active (`true`) or inactive (`false`) users. */
         "ListUsersQuery.is_active": boolean;
         /** @description Page size, default 20, at most 100. */
@@ -4197,6 +4203,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
             422: {
                 headers: {
@@ -4243,6 +4258,10 @@ export interface operations {
                 is_active?: components["parameters"]["ListUsersQuery.is_active"];
                 /** @description Case-insensitive match on first name, last name or email. */
                 search?: components["parameters"]["ListUsersQuery.search"];
+                /** @description Page size in the form the navigation links use (reference: Users › the navigation links); takes precedence over `limit`. */
+                "filter[limit]"?: components["parameters"]["ListUsersQuery.filterLimit"];
+                /** @description Records to skip, in the form the navigation links use; takes precedence over `page`. */
+                "filter[skip]"?: components["parameters"]["ListUsersQuery.filterSkip"];
             };
             header?: {
                 /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */

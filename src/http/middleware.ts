@@ -46,8 +46,13 @@ export function traceIds(): RequestHandler {
   };
 }
 
+/**
+ * Whether the request declares a body: a positive `Content-Length`, or a chunked body that names its
+ * `Content-Type` (clients and proxies stream empty POSTs chunked without one).
+ */
 const hasBody = (req: Request): boolean =>
-  req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+  Number(req.headers["content-length"] ?? 0) > 0 ||
+  (req.headers["transfer-encoding"] !== undefined && req.headers["content-type"] !== undefined);
 
 /**
  * JSON bodies only: a request with a body whose `Content-Type` is not JSON answers 415

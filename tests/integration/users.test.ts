@@ -692,6 +692,16 @@ describe("GET /users (listUsers)", () => {
     expect(p3.body.meta.pagination.records).toMatchObject({ skip: 4, has_next: false, has_previous: true });
     expect(p3.body.meta.pagination.navigation.next).toBeNull();
 
+    // the navigation links can be followed as they are
+    const followed = await listUsers(key, (p1.body.meta.pagination.navigation.next as string).replace("/users", ""));
+    expect(followed.status).toBe(200);
+    expect(ids(followed)).toEqual(newestFirst.slice(2, 4));
+    expect(followed.body.meta.pagination.navigation.next).toBe("/users?filter[limit]=2&filter[skip]=4");
+    const filtered = await listUsers(key, "?status=PENDING&limit=2");
+    expect(filtered.body.meta.pagination.navigation.next).toBe("/users?status=PENDING&filter[limit]=2&filter[skip]=2");
+    const followedFiltered = await listUsers(key, (filtered.body.meta.pagination.navigation.next as string).replace("/users", ""));
+    expect(ids(followedFiltered)).toEqual(newestFirst.slice(2, 4));
+
     const beyond = await listUsers(key, "?page=9&limit=2");
     expect(beyond.status).toBe(200);
     expect(beyond.body.data).toEqual([]);

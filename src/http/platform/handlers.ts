@@ -59,8 +59,10 @@ export function platformHandlers({ identity, users }: PlatformServices): Handler
 
     createUser: async ({ em, principal, body }) => ({ status: 201, data: await users.create(em, ownerOf(principal).customerId, body) }),
     listUsers: async ({ em, principal, query }) => {
-      const limit = Number(query.limit ?? DEFAULT_PAGE_SIZE);
-      const page = { limit, skip: (Number(query.page ?? 1) - 1) * limit };
+      // page/limit as the reference's request; filter[limit]/filter[skip] as its navigation links.
+      const limit = Number(query["filter[limit]"] ?? query.limit ?? DEFAULT_PAGE_SIZE);
+      const skip = query["filter[skip]"] !== undefined ? Number(query["filter[skip]"]) : (Number(query.page ?? 1) - 1) * limit;
+      const page = { limit, skip };
       const filter = {
         ...(query.status !== undefined && { status: query.status }),
         ...(query.user_type !== undefined && { user_type: query.user_type }),

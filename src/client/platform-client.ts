@@ -1,0 +1,351 @@
+/**
+ * A small typed client for the identity slice of the platform API (sessions, customers,
+ * credentials, users and user tokens), built on the generated contract types and the global
+ * `fetch`. Request bodies, query parameters and returned payloads are typed from
+ * `generated/types/platform.ts`, so a contract change that breaks a caller fails to compile.
+ *
+ * What it does not do: it does not validate responses at run time (the payload is trusted to
+ * match its type), it does not retry, and it does not refresh expiring tokens.
+ *
+ * @example
+ * const operator = new PlatformClient({ baseUrl: "http://127.0.0.1:8080/api/v1", masterKey });
+ * const session = await operator.createSession();
+ * const ops = operator.withCredentials({ sessionToken: session.token });
+ * await ops.createCustomer({ customer_id: "acme-corp", email: "ops@acme.example", entity_name: "Acme Corp" });
+ */
+import type { components, paths } from "../../generated/types/platform.js";
+
+type Schemas = components["schemas"];
+
+/** A session token (Create Session): operator scope with the master key, customer scope with customer credentials. */
+export type Session = Schemas["Session"];
+/** A customer (tenant) of the platform. */
+export type Customer = Schemas["Customer"];
+/** A credential as List Credentials shows it, secret masked. */
+export type Credential = Schemas["Credential"];
+/** A newly generated owner credential; `customer_secret` is in clear text only here. */
+export type GeneratedCredential = Schemas["GeneratedCredential"];
+/** An end user of a customer. */
+export type User = Schemas["User"];
+/** A user token for the wallet and withdrawal endpoints of one user. */
+export type UserToken = Schemas["UserToken"];
+/** A payload that only carries a human-readable outcome (Activate / Deactivate User). */
+export type MessageData = Schemas["MessageData"];
+/** `meta.pagination` of a paginated list. */
+export type Pagination = Schemas["Pagination"];
+/** One entry of an error response's `errors[]`. */
+export type ErrorItem = Schemas["ErrorItem"];
+/** Every error code the platform API may answer. */
+export type ErrorCode = Schemas["ErrorCode"];
+
+/** Body of Create Session (customer credentials); omit it to open an operator session with the master key. */
+export type CreateSessionRequest = Schemas["CreateSessionRequest"];
+/** Body of Create Customer. */
+export type CreateCustomerRequest = Schemas["CreateCustomerRequest"];
+/** Body of Update Customer: any subset of the fields. */
+export type UpdateCustomerRequest = Schemas["UpdateCustomerRequest"];
+/** Body of Create User. */
+export type CreateUserRequest = Schemas["CreateUserRequest"];
+/** Body of Update User: any subset of the fields. */
+export type UpdateUserRequest = Schemas["UpdateUserRequest"];
+/** Query of List Customers (`filter[limit]`, `filter[skip]`). */
+export type ListCustomersQuery = NonNullable<paths["/customers"]["get"]["parameters"]["query"]>;
+/** Query of List Users (`page`, `limit` and filters). */
+export type ListUsersQuery = NonNullable<paths["/users"]["get"]["parameters"]["query"]>;
+
+/** One page of a paginated list: the records and `meta.pagination`. */
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+/**
+ * Credentials the client may send. Each method sends the one its operation takes and nothing
+ * else; when that credential is not set, the request goes out without it and the server answers
+ * 401 `UNAUTHORIZED` (thrown as {@link PlatformApiError}).
+ */
+export interface PlatformCredentials {
+  /** Master API key, sent as `x-master-api-key` by Create Session (operator session) and List Customers. */
+  masterKey?: string;
+  /** Session token (operator or customer), sent as `Authorization: Bearer` by the customer and credential operations. */
+  sessionToken?: string;
+  /** Owner API key (`sk_…`), sent as `x-api-key` by the user operations. */
+  apiKey?: string;
+  /**
+   * User token. No operation of this client takes it: it is accepted so that one credentials
+   * object can be passed around, and is kept by {@link PlatformClient.withCredentials}.
+   */
+  userToken?: string;
+}
+
+/** Options of {@link PlatformClient}. */
+export interface PlatformClientOptions extends PlatformCredentials {
+  /** Base address including the API prefix, e.g. `http://127.0.0.1:8080/api/v1`. */
+  baseUrl: string;
+}
+
+/**
+ * A non-2xx answer of the platform API, or a 2xx answer that is not a success envelope.
+ * `errors` holds the envelope's `errors[]` (empty when the body was not an error envelope);
+ * validation failures carry one entry per invalid field, named in `field`.
+ */
+export class PlatformApiError extends Error {
+  override readonly name = "PlatformApiError";
+
+  constructor(
+    /** HTTP status. */
+    readonly status: number,
+    /** `errors[]` of the error envelope. */
+    readonly errors: ErrorItem[],
+    /** `meta.trace_id` of the envelope, else the `x-trace-id` response header; quote it to support. */
+    readonly traceId: string | undefined,
+    message?: string,
+  ) {
+    super(message ?? PlatformApiError.describe(status, errors));
+  }
+
+  /** The first error's code, the one to branch on together with `status`. */
+  get code(): ErrorCode | undefined {
+    return this.errors[0]?.code;
+  }
+
+  private static describe(status: number, errors: ErrorItem[]): string {
+    if (errors.length === 0) return `HTTP ${status}`;
+    return `HTTP ${status}: ${errors.map((e) => `${e.code}${e.field ? ` (${e.field})` : ""}: ${e.message}`).join("; ")}`;
+  }
+}
+
+type Method = "get" | "post" | "put" | "delete";
+/** Methods that `paths[P]` defines. */
+type MethodOf<P extends keyof paths> = { [K in Method]: [NonNullable<paths[P][K]>] extends [never] ? never : K }[Method];
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : never;
+type SuccessOf<O> = O extends { responses: infer R } ? { [S in 200 | 201]: S extends keyof R ? JsonOf<R[S]> : never }[200 | 201] : never;
+/** The `data` of the success (200 or 201) envelope of operation `M P`. */
+type DataOf<P extends keyof paths, M extends Method> = SuccessOf<Operation<P, M>> extends { data: infer D } ? D : never;
+/** The JSON request body of operation `M P`. */
+type BodyOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody?: infer RB } ? JsonOf<NonNullable<RB>> : never;
+/** The path parameters of operation `M P` (never when it has none). */
+type PathOf<P extends keyof paths, M extends Method> = NonNullable<Operation<P, M>["parameters"]["path"]>;
+/** The query parameters of operation `M P` (never when it has none). */
+type QueryOf<P extends keyof paths, M extends Method> = NonNullable<Operation<P, M>["parameters"]["query"]>;
+
+/** Which credential an operation takes (the `security` of the contract). */
+type Auth = "master" | "session" | "owner";
+
+/** One request, typed from the contract's operation `M P`. */
+interface RequestSpec<P extends keyof paths, M extends Method> {
+  auth: Auth | undefined;
+  path?: PathOf<P, M>;
+  query?: QueryOf<P, M>;
+  body?: BodyOf<P, M> | undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Typed client of the identity slice of the platform API. Instances are immutable. */
+export class PlatformClient {
+  private readonly baseUrl: string;
+  private readonly credentials: PlatformCredentials;
+
+  constructor(options: PlatformClientOptions) {
+    const { baseUrl, ...credentials } = options;
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.credentials = credentials;
+  }
+
+  /** A client on the same base address with `credentials` replacing the matching ones of this client. */
+  withCredentials(credentials: PlatformCredentials): PlatformClient {
+    return new PlatformClient({ baseUrl: this.baseUrl, ...this.credentials, ...credentials });
+  }
+
+  // ── Sessions ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Opens a session. Without `body`: an operator session, sending the master key. With
+   * `{customer_id, customer_secret}`: a customer session limited to that customer.
+   * @throws PlatformApiError 401 `UNAUTHORIZED` (no or wrong credentials), 403 `FORBIDDEN` (an owner key).
+   */
+  async createSession(body?: CreateSessionRequest): Promise<Session> {
+    return this.data("post", "/sessions", { auth: body ? undefined : "master", body });
+  }
+
+  // ── Customers (operator or customer session) ─────────────────────────────────────────────
+
+  /**
+   * Creates a customer (operator session).
+   * @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND` (unknown upstream), 409 `CUSTOMER_ALREADY_EXISTS`, 422.
+   */
+  async createCustomer(body: CreateCustomerRequest): Promise<Customer> {
+    return this.data("post", "/customers", { auth: "session", body });
+  }
+
+  /** Reads a customer. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`, 403 (another customer's session). */
+  async getCustomer(customerId: string): Promise<Customer> {
+    return this.data("get", "/customers/{customer_id}", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Lists customers, newest first (master key). @throws PlatformApiError 401, 422 (`filter[limit]` outside 1–100). */
+  async listCustomers(query: ListCustomersQuery = {}): Promise<Page<Customer>> {
+    return this.page("get", "/customers", { auth: "master", query });
+  }
+
+  /** Updates a customer partially; answers the full customer. @throws PlatformApiError 404, 422. */
+  async updateCustomer(customerId: string, body: UpdateCustomerRequest): Promise<Customer> {
+    return this.data("put", "/customers/{customer_id}", { auth: "session", path: { customer_id: customerId }, body });
+  }
+
+  /** Soft-deletes a customer and revokes its credentials. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`. */
+  async deleteCustomer(customerId: string): Promise<void> {
+    await this.send("delete", "/customers/{customer_id}", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  // ── Credentials (operator or customer session) ───────────────────────────────────────────
+
+  /** Generates an owner credential; its secret is returned only here. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`. */
+  async generateCredentials(customerId: string): Promise<GeneratedCredential> {
+    return this.data("post", "/customers/{customer_id}/credentials", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Lists a customer's credentials, secrets masked. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`. */
+  async listCredentials(customerId: string): Promise<Credential[]> {
+    return this.data("get", "/customers/{customer_id}/credentials", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Revokes a credential. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND` or `CREDENTIAL_NOT_FOUND`. */
+  async deleteCredential(customerId: string, credentialId: string): Promise<void> {
+    await this.send("delete", "/customers/{customer_id}/credentials/{credential_id}", {
+      auth: "session",
+      path: { customer_id: customerId, credential_id: credentialId },
+    });
+  }
+
+  // ── Users (owner API key) ─────────────────────────────────────────────────────────────────
+
+  /**
+   * Creates a `PENDING` user.
+   * @throws PlatformApiError 400 `INVALID_ACCOUNT_TYPE`/`INVALID_ACCOUNT_ROLE`/`INVALID_ACCOUNT_PURPOSE`/`INVALID_AGE`,
+   *   409 `EMAIL_ALREADY_EXISTS`/`PHONE_ALREADY_EXISTS`/`RESOURCE_CONFLICT`, 422 (one entry per invalid field).
+   */
+  async createUser(body: CreateUserRequest): Promise<User> {
+    return this.data("post", "/users", { auth: "owner", body });
+  }
+
+  /** Reads a user. @throws PlatformApiError 404 `USER_NOT_FOUND` (unknown or another customer's), `RESOURCE_NOT_FOUND` (deleted). */
+  async getUser(userId: string): Promise<User> {
+    return this.data("get", "/users/{user_id}", { auth: "owner", path: { user_id: userId } });
+  }
+
+  /** Lists users, newest first. @throws PlatformApiError 400 `INVALID_USER_TYPE`, 422 (`limit` outside 1–100). */
+  async listUsers(query: ListUsersQuery = {}): Promise<Page<User>> {
+    return this.page("get", "/users", { auth: "owner", query });
+  }
+
+  /** Updates a user partially; answers the full user. @throws PlatformApiError 400, 404, 409, 422. */
+  async updateUser(userId: string, body: UpdateUserRequest): Promise<User> {
+    return this.data("put", "/users/{user_id}", { auth: "owner", path: { user_id: userId }, body });
+  }
+
+  /** Activates a user (`VERIFIED`, active); a no-op when already `VERIFIED`. @throws PlatformApiError 404. */
+  async activateUser(userId: string): Promise<MessageData> {
+    return this.data("post", "/users/{user_id}/activate", { auth: "owner", path: { user_id: userId } });
+  }
+
+  /** Deactivates a user (`SUSPENDED`); its user tokens stop working. @throws PlatformApiError 400 (still `PENDING`), 404. */
+  async deactivateUser(userId: string): Promise<MessageData> {
+    return this.data("post", "/users/{user_id}/deactivate", { auth: "owner", path: { user_id: userId } });
+  }
+
+  /** Soft-deletes a user. @throws PlatformApiError 400 `CANNOT_DELETE_ACTIVE_USER`, 404. */
+  async deleteUser(userId: string): Promise<void> {
+    await this.send("delete", "/users/{user_id}", { auth: "owner", path: { user_id: userId } });
+  }
+
+  /** Issues a user token for a `VERIFIED` user. @throws PlatformApiError 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (not active). */
+  async createUserToken(userId: string): Promise<UserToken> {
+    return this.data("post", "/users/{user_id}/token", { auth: "owner", path: { user_id: userId } });
+  }
+
+  // ── Transport ─────────────────────────────────────────────────────────────────────────────
+
+  /** Sends operation `method template` and returns its success envelope's `data`. */
+  private async data<P extends keyof paths, M extends MethodOf<P>>(method: M, template: P, spec: RequestSpec<P, M>): Promise<DataOf<P, M>> {
+    const { envelope } = await this.send(method, template, spec);
+    return envelope.data as DataOf<P, M>;
+  }
+
+  /** Sends list operation `method template` and returns `data` with `meta.pagination`. */
+  private async page<P extends keyof paths, M extends MethodOf<P>>(
+    method: M,
+    template: P,
+    spec: RequestSpec<P, M>,
+  ): Promise<{ data: DataOf<P, M>; pagination: Pagination }> {
+    const { envelope, status, traceId } = await this.send(method, template, spec);
+    const meta = envelope.meta;
+    if (!isObject(meta) || !isObject(meta.pagination)) {
+      throw new PlatformApiError(status, [], traceId, `HTTP ${status}: list response without meta.pagination`);
+    }
+    return { data: envelope.data as DataOf<P, M>, pagination: meta.pagination as Pagination };
+  }
+
+  /**
+   * Sends one request. Answers the parsed success envelope (empty for 204).
+   * @throws PlatformApiError on a non-2xx status, or a 2xx body that is not `{success: true, data}`;
+   *   whatever `fetch` throws (network failure, abort) propagates unchanged.
+   */
+  private async send<P extends keyof paths, M extends MethodOf<P>>(
+    method: M,
+    template: P,
+    spec: RequestSpec<P, M>,
+  ): Promise<{ envelope: Record<string, unknown>; status: number; traceId: string | undefined }> {
+    const headers: Record<string, string> = { accept: "application/json", ...this.authHeader(spec.auth) };
+    const init: RequestInit = { method: method.toUpperCase(), headers };
+    if (spec.body !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(spec.body);
+    }
+    const response = await fetch(this.url(template, spec.path as Record<string, string> | undefined, spec.query), init);
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const meta = isObject(body) && isObject(body.meta) ? body.meta : undefined;
+    const traceId = typeof meta?.trace_id === "string" ? meta.trace_id : (response.headers.get("x-trace-id") ?? undefined);
+
+    if (!response.ok) {
+      const errors = isObject(body) && Array.isArray(body.errors) ? (body.errors as ErrorItem[]) : [];
+      throw new PlatformApiError(response.status, errors, traceId);
+    }
+    if (response.status === 204) return { envelope: {}, status: 204, traceId };
+    if (!isObject(body) || body.success !== true || !("data" in body)) {
+      throw new PlatformApiError(response.status, [], traceId, `HTTP ${response.status}: response is not a success envelope`);
+    }
+    return { envelope: body, status: response.status, traceId };
+  }
+
+  private authHeader(auth: Auth | undefined): Record<string, string> {
+    const { masterKey, sessionToken, apiKey } = this.credentials;
+    if (auth === "master" && masterKey) return { "x-master-api-key": masterKey };
+    if (auth === "session" && sessionToken) return { authorization: `Bearer ${sessionToken}` };
+    if (auth === "owner" && apiKey) return { "x-api-key": apiKey };
+    return {};
+  }
+
+  /** `template` with `{name}` replaced by the encoded path parameters, plus the query string. */
+  private url(template: string, path: Record<string, string> | undefined, query: object | undefined): string {
+    const resolved = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = path?.[name];
+      if (value === undefined) throw new TypeError(`Missing path parameter '${name}' of ${template}`);
+      return encodeURIComponent(value);
+    });
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) params.append(key, String(value));
+    }
+    const search = params.toString();
+    return `${this.baseUrl}${resolved}${search ? `?${search}` : ""}`;
+  }
+}

@@ -1,0 +1,485 @@
+/**
+ * Pact contract of the identity slice, consumer "platform-client" (src/client/platform-client.ts)
+ * and provider "custody-platform-api", in one file so that the pact is written before it is
+ * verified (vitest runs files in parallel, the describe blocks of one file in order):
+ *
+ * 1. consumer: every interaction goes through the real PlatformClient against Pact's mock server;
+ *    responses are described with matchers (types, UUIDs, ISO 8601 times, regexes), so the pact
+ *    pins shapes, statuses and error codes, not the example values;
+ * 2. provider: the pact is replayed against the real app (real PostgreSQL, responses validated
+ *    against the emitted document) listening on 127.0.0.1. Provider states seed data through the
+ *    services (IdentityService, UserService), not SQL; the secrets they create differ on every run,
+ *    so `requestFilter` swaps the pact's example credentials for the live ones.
+ *
+ * The pact file goes to a fresh temporary directory, removed afterwards; set `PACT_DIR` (for
+ * example `tests/contract/pact/pacts`, ignored by git) to keep it.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { MatchersV3, PactV4, Verifier } from "@pact-foundation/pact";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlatformApiError, PlatformClient, type CreateUserRequest } from "../../../src/client/platform-client.js";
+import { DomainError } from "../../../src/domain/errors.js";
+import type { IdentityService } from "../../../src/modules/identity/service.js";
+import type { UserService } from "../../../src/modules/users/service.js";
+import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
+
+const { like, constrainedArrayLike, arrayContaining, regex, uuid, integer, boolean, iso8601DateTimeWithMillis } = MatchersV3;
+
+const CONSUMER = "platform-client";
+const PROVIDER = "custody-platform-api";
+const keepDir = process.env.PACT_DIR ? resolve(process.env.PACT_DIR) : undefined;
+const pactDir = keepDir ?? mkdtempSync(join(tmpdir(), "pact-"));
+const pactFile = join(pactDir, `${CONSUMER}-${PROVIDER}.json`);
+
+/** Identifiers the interactions use; provider states create exactly these. */
+const ACME = "acme-corp";
+const NEW_CUSTOMER = "globex-corp";
+const VERIFIED_USER = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
+const PENDING_USER = "0b7e4f2a-9c3d-4e5f-a617-2b3c4d5e6f70";
+const UNKNOWN_USER = "5d6e7f80-1a2b-4c3d-9e4f-000000000000";
+
+/** Example credentials recorded in the pact; the provider side replaces them with live ones. */
+const EXAMPLE_MASTER_KEY = "mk_example_master_key_0123456789abcdefghij";
+const EXAMPLE_SESSION = "eyJhbGciOiJIUzI1NiJ9.eyJraW5kIjoic2Vzc2lvbiJ9.c2lnbmF0dXJl";
+const EXAMPLE_OWNER_KEY = "sk_EXAMPLEexampleEXAMPLEexampleEXAMPLEexample0";
+
+/** Provider states, shared by both halves. */
+const STATE = {
+  operatorSession: "an operator session is open",
+  noNewCustomer: `customer ${NEW_CUSTOMER} does not exist`,
+  acme: `customer ${ACME} exists`,
+  acmeWithKey: `customer ${ACME} exists with an owner key`,
+  verifiedUser: `user ${VERIFIED_USER} exists and is VERIFIED`,
+  pendingUser: `user ${PENDING_USER} exists and is PENDING`,
+  threeUsers: `customer ${ACME} has at least 3 users`,
+  unknownUser: `user ${UNKNOWN_USER} does not exist`,
+} as const;
+
+// ── Response templates ────────────────────────────────────────────────────────────────────────
+
+const timestamp = () => iso8601DateTimeWithMillis("2026-01-15T10:30:00.000Z");
+const meta = () => ({ timestamp: timestamp(), version: "v1", trace_id: like("3f0c9a6e-2b1d-4c5e-8f7a-1b2c3d4e5f60") });
+const ok = (data: unknown) => ({ success: true, data, meta: meta() });
+const failure = (errors: unknown) => ({ success: false, errors, meta: meta() });
+const COUNTRY = (example: string) => regex(/^[A-Z]{2}$/, example);
+
+/** The `individual` object of a user. */
+const individual = () => ({
+  dob: regex(/^\d{4}-\d{2}-\d{2}$/, "1990-05-17"),
+  residential_country_code: COUNTRY("US"),
+  residential_address: like("742 Evergreen Terrace"),
+  residential_city: like("Springfield"),
+  residential_state: like("IL"),
+  residential_postal_code: like("62704"),
+  id_type: regex(/^(ssn|passport)$/, "ssn"),
+  id_number: like("123-45-6789"),
+  id_country_code: COUNTRY("US"),
+});
+
+/** A user; `lifecycle` pins status, verification and activity where the state fixes them. */
+const user = (userId: string, lifecycle: { status: unknown; verification_status: unknown; is_active: unknown }) => ({
+  user_id: uuid(userId),
+  customer_id: like(ACME),
+  account_type: regex(/^(individual|business)$/, "individual"),
+  account_role: like("third"),
+  account_purpose: regex(/^(trading|investing)$/, "trading"),
+  first_name: like("Jane"),
+  last_name: like("Doe"),
+  email: like("jane.doe@example.com"),
+  phone_country_code: COUNTRY("US"),
+  phone_number: like("2025550143"),
+  ...lifecycle,
+  individual: individual(),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+const VERIFIED = { status: "VERIFIED", verification_status: "verified", is_active: true };
+const PENDING = { status: "PENDING", verification_status: "pending", is_active: false };
+const ANY_LIFECYCLE = {
+  status: regex(/^(PENDING|VERIFIED|SUSPENDED)$/, "VERIFIED"),
+  verification_status: regex(/^(verified|unverified|pending)$/, "verified"),
+  is_active: boolean(true),
+};
+
+/** The Create User body the consumer sends. */
+const NEW_USER: CreateUserRequest = {
+  account_type: "individual",
+  account_role: "third",
+  account_purpose: "trading",
+  first_name: "Jane",
+  last_name: "Doe",
+  email: "jane.doe@example.com",
+  phone_country_code: "US",
+  phone_number: "2025550143",
+  individual: {
+    dob: "1990-05-17",
+    residential_country_code: "US",
+    residential_address: "742 Evergreen Terrace",
+    residential_city: "Springfield",
+    residential_state: "IL",
+    residential_postal_code: "62704",
+    id_type: "ssn",
+    id_number: "123-45-6789",
+    id_country_code: "US",
+  },
+};
+
+const bearer = { authorization: regex(/^Bearer [A-Za-z0-9._~+/=-]+$/, `Bearer ${EXAMPLE_SESSION}`) };
+const ownerKey = { "x-api-key": regex(/^sk_[A-Za-z0-9_-]+$/, EXAMPLE_OWNER_KEY) };
+
+// ── Consumer ──────────────────────────────────────────────────────────────────────────────────
+
+describe(`consumer ${CONSUMER}`, () => {
+  const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: pactDir, logLevel: "warn" });
+  const client = (url: string, credentials: { masterKey?: string; sessionToken?: string; apiKey?: string } = {}) =>
+    new PlatformClient({ baseUrl: `${url}/api/v1`, ...credentials });
+
+  beforeAll(() => {
+    // Pact merges into an existing file: start from none so a renamed interaction does not linger.
+    rmSync(pactFile, { force: true });
+  });
+
+  it("opens an operator session with the master key", async () => {
+    await pact
+      .addInteraction()
+      .uponReceiving("a request to open an operator session")
+      .withRequest("POST", "/api/v1/sessions", (b) => b.headers({ "x-master-api-key": like(EXAMPLE_MASTER_KEY) }))
+      .willRespondWith(201, (b) =>
+        b.jsonBody(
+          ok({ token: like(EXAMPLE_SESSION), token_type: "Bearer", expires_at: timestamp(), scope: "operator", customer_id: null }),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const session = await client(mock.url, { masterKey: EXAMPLE_MASTER_KEY }).createSession();
+        expect(session).toMatchObject({ token_type: "Bearer", scope: "operator", customer_id: null });
+        expect(session.token).toBe(EXAMPLE_SESSION);
+      });
+  });
+
+  it("creates a customer with an operator session", async () => {
+    const body = { customer_id: NEW_CUSTOMER, email: "ops@globex.example", entity_name: "Globex Corp" };
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.noNewCustomer)
+      .uponReceiving("a request to create a customer")
+      .withRequest("POST", "/api/v1/customers", (b) => b.headers(bearer).jsonBody(body))
+      .willRespondWith(201, (b) =>
+        b.jsonBody(
+          ok({
+            customer_id: NEW_CUSTOMER,
+            email: "ops@globex.example",
+            account_type: regex(/^(individual|corporation)$/, "corporation"),
+            account_role: regex(/^(client|partner)$/, "client"),
+            account_purpose: like("custody and payments"),
+            first_name: like("Ada"),
+            last_name: like("Lovelace"),
+            phone_country_code: COUNTRY("US"),
+            phone_number: like("2025550143"),
+            business: { entity_name: "Globex Corp", incorporation_country: COUNTRY("US") },
+            status: like("VERIFIED"),
+            created_at: timestamp(),
+            updated_at: timestamp(),
+          }),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const customer = await client(mock.url, { sessionToken: EXAMPLE_SESSION }).createCustomer(body);
+        expect(customer.customer_id).toBe(NEW_CUSTOMER);
+        expect(customer.business.entity_name).toBe("Globex Corp");
+      });
+  });
+
+  it("generates owner credentials for a customer", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.acme)
+      .uponReceiving("a request to generate owner credentials")
+      .withRequest("POST", `/api/v1/customers/${ACME}/credentials`, (b) => b.headers(bearer))
+      .willRespondWith(201, (b) =>
+        b.jsonBody(
+          ok({ customer_id: ACME, credential_id: uuid("8d0c3f55-1111-4a4a-9b9b-0123456789ab"), customer_secret: regex(/^sk_[A-Za-z0-9_-]{43}$/, EXAMPLE_OWNER_KEY) }),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const generated = await client(mock.url, { sessionToken: EXAMPLE_SESSION }).generateCredentials(ACME);
+        expect(generated.customer_id).toBe(ACME);
+        expect(generated.customer_secret).toMatch(/^sk_/);
+      });
+  });
+
+  it("creates a PENDING user with the owner key", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .uponReceiving("a request to create a user")
+      .withRequest("POST", "/api/v1/users", (b) => b.headers(ownerKey).jsonBody(NEW_USER))
+      .willRespondWith(201, (b) => b.jsonBody(ok(user("1e2d3c4b-5a69-4788-9a0b-c1d2e3f4a5b6", PENDING))))
+      .executeTest(async (mock) => {
+        const created = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createUser(NEW_USER);
+        expect(created).toMatchObject({ status: "PENDING", is_active: false, verification_status: "pending" });
+        expect(created.individual.dob).toBe("1990-05-17");
+      });
+  });
+
+  it("activates a PENDING user", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.pendingUser)
+      .uponReceiving("a request to activate a pending user")
+      .withRequest("POST", `/api/v1/users/${PENDING_USER}/activate`, (b) => b.headers(ownerKey))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ message: like("User activated.") })))
+      .executeTest(async (mock) => {
+        const outcome = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).activateUser(PENDING_USER);
+        expect(outcome.message).toBe("User activated.");
+      });
+  });
+
+  it("issues a user token for a VERIFIED user", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.verifiedUser)
+      .uponReceiving("a request to issue a user token")
+      .withRequest("POST", `/api/v1/users/${VERIFIED_USER}/token`, (b) => b.headers(ownerKey))
+      .willRespondWith(201, (b) =>
+        b.jsonBody(ok({ token: like(EXAMPLE_SESSION), token_type: "Bearer", expires_at: timestamp(), user_id: uuid(VERIFIED_USER) })),
+      )
+      .executeTest(async (mock) => {
+        const token = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createUserToken(VERIFIED_USER);
+        expect(token).toMatchObject({ token_type: "Bearer", user_id: VERIFIED_USER });
+      });
+  });
+
+  it("reads a user", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.verifiedUser)
+      .uponReceiving("a request to read a user")
+      .withRequest("GET", `/api/v1/users/${VERIFIED_USER}`, (b) => b.headers(ownerKey))
+      .willRespondWith(200, (b) => b.jsonBody(ok(user(VERIFIED_USER, VERIFIED))))
+      .executeTest(async (mock) => {
+        const found = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).getUser(VERIFIED_USER);
+        expect(found).toMatchObject({ user_id: VERIFIED_USER, status: "VERIFIED", is_active: true });
+      });
+  });
+
+  it("lists users one page at a time, with meta.pagination", async () => {
+    const link = (skip: number) => regex(/^\/users\?(.*&)?filter\[limit\]=\d+&filter\[skip\]=\d+$/, `/users?filter[limit]=2&filter[skip]=${skip}`);
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.threeUsers)
+      .uponReceiving("a request for the first page of users")
+      .withRequest("GET", "/api/v1/users", (b) => b.headers(ownerKey).query({ page: "1", limit: "2" }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: constrainedArrayLike(user(VERIFIED_USER, ANY_LIFECYCLE), 1, 2, 2),
+          meta: {
+            ...meta(),
+            pagination: {
+              records: { skip: 0, limit: 2, has_previous: false, has_next: true, total: integer(3) },
+              navigation: { first: link(0), last: link(2), previous: null, next: link(2) },
+            },
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const page = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).listUsers({ page: 1, limit: 2 });
+        expect(page.data).toHaveLength(2);
+        expect(page.pagination.records).toMatchObject({ skip: 0, limit: 2, has_next: true, has_previous: false });
+        expect(page.pagination.navigation.previous).toBeNull();
+        expect(page.pagination.navigation.next).toContain("filter[skip]=2");
+      });
+  });
+
+  it("gets 401 UNAUTHORIZED without an API key", async () => {
+    await pact
+      .addInteraction()
+      .uponReceiving("a request to read a user without credentials")
+      .withRequest("GET", `/api/v1/users/${VERIFIED_USER}`)
+      .willRespondWith(401, (b) =>
+        b.jsonBody(failure([{ code: "UNAUTHORIZED", message: like("Missing credentials: send x-api-key or Authorization: Bearer <token>.") }])),
+      )
+      .executeTest(async (mock) => {
+        const error = await client(mock.url).getUser(VERIFIED_USER).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PlatformApiError);
+        expect(error).toMatchObject({ status: 401, code: "UNAUTHORIZED", traceId: "3f0c9a6e-2b1d-4c5e-8f7a-1b2c3d4e5f60" });
+      });
+  });
+
+  it("gets 404 USER_NOT_FOUND for an unknown user", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.unknownUser)
+      .uponReceiving("a request to read an unknown user")
+      .withRequest("GET", `/api/v1/users/${UNKNOWN_USER}`, (b) => b.headers(ownerKey))
+      .willRespondWith(404, (b) =>
+        b.jsonBody(failure([{ code: "USER_NOT_FOUND", message: like(`User '${UNKNOWN_USER}' not found.`) }])),
+      )
+      .executeTest(async (mock) => {
+        const error = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).getUser(UNKNOWN_USER).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PlatformApiError);
+        expect(error).toMatchObject({ status: 404, code: "USER_NOT_FOUND" });
+      });
+  });
+
+  it("gets 422 UNPROCESSABLE_ENTITY with one errors[] entry per invalid field", async () => {
+    const invalid: CreateUserRequest = {
+      ...NEW_USER,
+      email: "not-an-email",
+      phone_country_code: "usa",
+      individual: { ...NEW_USER.individual, dob: "17/05/1990" },
+    };
+    const problem = (field: string, message: string) => ({ code: "UNPROCESSABLE_ENTITY", field, message: like(message) });
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .uponReceiving("a request to create a user with three invalid fields")
+      .withRequest("POST", "/api/v1/users", (b) => b.headers(ownerKey).jsonBody(invalid))
+      .willRespondWith(422, (b) =>
+        b.jsonBody(
+          failure(
+            // Order-independent: each invalid field has its entry.
+            arrayContaining(
+              problem("email", 'email must match format "email".'),
+              problem("phone_country_code", 'phone_country_code must match pattern "^[A-Z]{2}$".'),
+              problem("individual.dob", 'individual.dob must match format "date".'),
+            ),
+          ),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const error = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createUser(invalid).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PlatformApiError);
+        const apiError = error as PlatformApiError;
+        expect(apiError.status).toBe(422);
+        expect(apiError.errors.map((e) => e.field).sort()).toEqual(["email", "individual.dob", "phone_country_code"]);
+        expect(apiError.errors.every((e) => e.code === "UNPROCESSABLE_ENTITY")).toBe(true);
+      });
+  });
+});
+
+// ── Provider ──────────────────────────────────────────────────────────────────────────────────
+
+describe(`provider ${PROVIDER} verifies the pact`, () => {
+  let t: TestApp;
+  let server: Server;
+  let identity: IdentityService;
+  let users: UserService;
+  /** Credentials created by the provider states of the interaction being verified. */
+  const live: { sessionToken?: string; ownerKey?: string } = {};
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    server = t.express.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    // Provider states seed data through the services the app itself runs.
+    ({ identity, users } = t.services);
+  });
+  afterAll(async () => {
+    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    await t?.dispose();
+    if (!keepDir) rmSync(pactDir, { recursive: true, force: true });
+  });
+
+  const em = () => t.orm.em.fork();
+  const isCode = (error: unknown, code: string) => error instanceof DomainError && error.code === code;
+
+  async function ensureCustomer(customerId: string): Promise<void> {
+    try {
+      await identity.getActiveCustomer(em(), customerId);
+    } catch (error) {
+      if (!isCode(error, "CUSTOMER_NOT_FOUND")) throw error;
+      await identity.createCustomer(em(), { customer_id: customerId, email: `ops@${customerId}.example`, entity_name: `${customerId} Inc` });
+    }
+  }
+
+  let seeded = 0;
+  /** Creates user `userId` (or a new one) of `customerId` unless it exists; answers its status. */
+  async function ensureUser(customerId: string, userId?: string): Promise<string> {
+    if (userId) {
+      try {
+        return (await users.get(em(), customerId, userId)).status;
+      } catch (error) {
+        if (!isCode(error, "USER_NOT_FOUND")) throw error;
+      }
+    }
+    seeded += 1;
+    const created = await users.create(em(), customerId, {
+      ...(userId ? { user_id: userId } : {}),
+      ...NEW_USER,
+      first_name: "Seed",
+      email: `seed-${seeded}@${customerId}.example`,
+      phone_number: `202555${String(1000 + seeded)}`,
+      individual: { ...NEW_USER.individual },
+    });
+    return created.status;
+  }
+
+  const stateHandlers: Record<string, () => Promise<void>> = {
+    [STATE.operatorSession]: async () => {
+      live.sessionToken = (await identity.createSession(em(), { kind: "master" }, undefined)).token;
+    },
+    [STATE.noNewCustomer]: async () => {
+      const exists = await identity.getActiveCustomer(em(), NEW_CUSTOMER).then(
+        () => true,
+        (error: unknown) => (isCode(error, "CUSTOMER_NOT_FOUND") ? false : Promise.reject(error)),
+      );
+      if (exists) throw new Error(`state '${STATE.noNewCustomer}' cannot be set up: it exists`);
+    },
+    [STATE.acme]: () => ensureCustomer(ACME),
+    [STATE.acmeWithKey]: async () => {
+      await ensureCustomer(ACME);
+      live.ownerKey = (await identity.generateCredentials(em(), ACME)).customer_secret;
+    },
+    [STATE.verifiedUser]: async () => {
+      await ensureUser(ACME, VERIFIED_USER);
+      await users.activate(em(), ACME, VERIFIED_USER);
+    },
+    [STATE.pendingUser]: async () => {
+      const status = await ensureUser(ACME, PENDING_USER);
+      if (status !== "PENDING") throw new Error(`state '${STATE.pendingUser}' cannot be set up: the user is ${status}`);
+    },
+    [STATE.threeUsers]: async () => {
+      while ((await users.list(em(), ACME, { limit: 1, skip: 0 }, {})).total < 3) await ensureUser(ACME);
+    },
+    [STATE.unknownUser]: async () => {
+      const exists = await users.get(em(), ACME, UNKNOWN_USER).then(
+        () => true,
+        (error: unknown) => (isCode(error, "USER_NOT_FOUND") ? false : Promise.reject(error)),
+      );
+      if (exists) throw new Error(`state '${STATE.unknownUser}' cannot be set up: it exists`);
+    },
+  };
+
+  it("replays every interaction against the real app", { timeout: 120_000 }, async () => {
+    expect(existsSync(pactFile), `${pactFile} was not written: the consumer tests failed`).toBe(true);
+    const { port } = server.address() as AddressInfo;
+    await new Verifier({
+      provider: PROVIDER,
+      providerBaseUrl: `http://127.0.0.1:${port}`,
+      pactUrls: [pactFile],
+      stateHandlers,
+      // Example credentials of the pact → live ones of this run; a missing header stays missing.
+      requestFilter: (req, _res, next) => {
+        if (req.headers["x-master-api-key"] !== undefined) req.headers["x-master-api-key"] = TEST_MASTER_KEY;
+        if (req.headers.authorization !== undefined && live.sessionToken) req.headers.authorization = `Bearer ${live.sessionToken}`;
+        if (req.headers["x-api-key"] !== undefined && live.ownerKey) req.headers["x-api-key"] = live.ownerKey;
+        next();
+      },
+      logLevel: "warn",
+    }).verifyProvider();
+  });
+});
