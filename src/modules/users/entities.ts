@@ -1,19 +1,10 @@
 /** The end-user entity (reference: "User"); soft-deleted users keep their row with `deletedAt`. */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../identity/entities.js";
+import type { components } from "../../../generated/types/platform.js";
 
-/** The `individual` object of a user (reference: "`individual` object"). */
-export interface IndividualProfile {
-  dob: string;
-  residential_country_code: string;
-  residential_address: string;
-  residential_city: string;
-  residential_state: string;
-  residential_postal_code: string;
-  id_type: "ssn" | "passport";
-  id_number: string;
-  id_country_code: string;
-}
+/** The `individual` object of a user (reference: "`individual` object"; schema `UserIndividual`). */
+export type IndividualProfile = components["schemas"]["UserIndividual"];
 
 /** User lifecycle status (reference: "States and transitions › User"). */
 export type UserStatus = "PENDING" | "VERIFIED" | "SUSPENDED";

@@ -21,24 +21,13 @@ import {
 import type { PageRequest } from "../../http/envelope.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
-import { User, type IndividualProfile, type UserStatus, type VerificationStatus } from "./entities.js";
+import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
 export type UserView = components["schemas"]["User"];
 
-/** Body of Create User. */
-export interface CreateUserInput {
-  user_id?: string;
-  account_type: string;
-  account_role: string;
-  account_purpose: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone_country_code: string;
-  phone_number: string;
-  individual: IndividualProfile;
-}
+/** Body of Create User (schema `CreateUserRequest`). */
+export type CreateUserInput = components["schemas"]["CreateUserRequest"];
 
 /** The flat `individual` fields Update User accepts. */
 const INDIVIDUAL_FIELDS = [
@@ -46,11 +35,8 @@ const INDIVIDUAL_FIELDS = [
   "residential_postal_code", "id_type", "id_number", "id_country_code",
 ] as const;
 
-/** Body of Update User: any subset of these (reference: Users › PUT). */
-export type UpdateUserInput = Partial<
-  Pick<CreateUserInput, "first_name" | "last_name" | "email" | "phone_country_code" | "phone_number" | "account_purpose"> &
-    IndividualProfile
->;
+/** Body of Update User: any subset of its fields (reference: Users › PUT; schema `UpdateUserRequest`). */
+export type UpdateUserInput = components["schemas"]["UpdateUserRequest"];
 
 /** Fields Update User accepts (reference: Users › PUT); any other field answers 422. */
 export const UPDATABLE_USER_FIELDS: ReadonlySet<string> = new Set([
