@@ -58,7 +58,8 @@ export interface paths {
          * List customers
          * @description List customers, newest first, with `meta.pagination`. Needs the master API key, in
          *     `x-master-api-key` or in `x-api-key`. Errors: 401 `UNAUTHORIZED` (missing or invalid master
-         *     key); 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100, negative `filter[skip]`).
+         *     key); 403 `FORBIDDEN` (another valid credential, such as an owner API key or a session);
+         *     422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100, negative `filter[skip]`).
          */
         get: operations["listCustomers"];
         put?: never;
@@ -94,9 +95,10 @@ export interface paths {
          * Update a customer
          * @description Update a customer. Every field is optional; omitted fields keep their values, nested
          *     `business` fields included. Answers with the full updated customer (never 204).
-         *     Errors: 400 `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`;
-         *     409 `RESOURCE_CONFLICT`; 422 `UNPROCESSABLE_ENTITY` (for example `business` without
-         *     `entity_name` or `incorporation_country`).
+         *     Errors: 400 `BAD_REQUEST` (malformed JSON); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (for example `business` without `entity_name`
+         *     or `incorporation_country`). The reference's row lists 409, but no field of this body can
+         *     conflict (`customer_id` cannot change), so the service never answers it.
          */
         put: operations["updateCustomer"];
         post?: never;
@@ -392,7 +394,7 @@ export interface paths {
          * Create a session token
          * @description Open a session. With the master key header (`x-master-api-key`): an operator session.
          *     With `{customer_id, customer_secret}`: a customer session limited to that customer.
-         *     Errors: 401 `UNAUTHORIZED` (no or bad credentials); 403 `FORBIDDEN` (a valid credential that
+         *     Errors: 400 `BAD_REQUEST` (malformed JSON); 401 `UNAUTHORIZED` (no or bad credentials); 403 `FORBIDDEN` (a valid credential that
          *     cannot open sessions, such as an owner API key in `x-api-key`).
          */
         post: operations["createSession"];
@@ -2336,6 +2338,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
             422: {
                 headers: {
@@ -2655,15 +2666,6 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description 409: the change conflicts with existing state. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4192,6 +4194,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */

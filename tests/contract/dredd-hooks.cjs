@@ -1,0 +1,320 @@
+/**
+ * Dredd hooks of the platform contract (run by tests/contract/dredd.test.ts, which passes the
+ * operations, their response schemas and the seeded fixtures in `hooks.configuration.custom.contract`;
+ * see support-dredd.ts).
+ *
+ * Dredd compiles one transaction per declared status, all with the same valid request built from the
+ * document's examples. For every transaction this file:
+ * - sends the credential the operation's access rule asks for (src/http/platform/access.ts);
+ * - turns the request into the case of its status (CASES below): the success case of an implemented
+ *   operation, an error case built on purpose (no credential, wrong kind of credential, unknown id,
+ *   invalid body…), or the 501 of an operation not built yet; anything else is skipped explicitly;
+ * - rewrites ids the document's examples cannot name (generated ids) and sets up order-dependent state;
+ * - replaces Dredd's key-only comparison with the real response schema of that status (plus the
+ *   expected error code) and the exact `Content-Type` express sends.
+ */
+const hooks = require("hooks");
+
+/** What express sends for `res.json()`; Dredd compares `Content-Type` exactly. */
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+const JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#";
+const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
+const UNKNOWN_CUSTOMER_ID = "no-such-customer";
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-master-api-key"];
+
+/** Statuses of implemented operations that the test cannot provoke, skipped for every operation. */
+const SKIPPED_EVERYWHERE = {
+  500: "an internal error cannot be provoked from outside",
+  501: "the operation is implemented",
+  429: "no rate limit is configured in this build",
+};
+
+/**
+ * Cases of the implemented operations, by operationId and declared status. A case receives a
+ * context `c` whose request already carries the default credential of the operation and the
+ * document's example request; a string is an explicit skip with its reason.
+ */
+const CASES = {
+  createSession: {
+    201: (c) => c.as("none").body({ customer_id: c.f.customerId, customer_secret: c.f.ownerKey }),
+    400: (c) => c.as("none").rawBody("{").error("BAD_REQUEST"),
+    401: (c) => c.as("none").body({ customer_id: c.f.customerId, customer_secret: "sk_not-a-real-secret" }).error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").noBody().error("FORBIDDEN"), // a valid credential that cannot open sessions
+    422: (c) => c.as("none").body({ customer_id: { id: c.f.customerId } }).error("UNPROCESSABLE_ENTITY"),
+  },
+  createCustomer: {
+    201: (c) => c.body({ ...c.example(), customer_id: c.f.newCustomerId }),
+    400: (c) => c.rawBody("{").error("BAD_REQUEST"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("customerSession").error("FORBIDDEN"),
+    404: (c) => c.body({ ...c.example(), customer_id: "unknown-upstream-co" }).error("CUSTOMER_NOT_FOUND"),
+    409: (c) => c.error("CUSTOMER_ALREADY_EXISTS"), // the example's acme-corp is seeded
+    422: (c) => c.body({ customer_id: "not valid!", email: "not-an-email", entity_name: "" }).error("UNPROCESSABLE_ENTITY"),
+  },
+  listCustomers: {
+    200: (c) => c.query("filter[limit]=2&filter[skip]=0"),
+    401: (c) => c.as("badMaster").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"), // a valid credential, not the master key
+    422: (c) => c.query("filter[limit]=101").error("UNPROCESSABLE_ENTITY"),
+  },
+  getCustomer: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("customerSession").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}`).error("CUSTOMER_NOT_FOUND"),
+  },
+  updateCustomer: {
+    200: () => {},
+    400: (c) => c.rawBody("{").error("BAD_REQUEST"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}`).error("CUSTOMER_NOT_FOUND"),
+    409: "Update Customer has no conflicting field: no request answers 409",
+    422: (c) => c.body({ account_type: "alien" }).error("UNPROCESSABLE_ENTITY"),
+  },
+  deleteCustomer: {
+    204: (c) => c.path(`/customers/${c.f.doomedCustomerId}`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}`).error("CUSTOMER_NOT_FOUND"),
+  },
+  generateCredentials: {
+    201: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}/credentials`).error("CUSTOMER_NOT_FOUND"),
+  },
+  listCredentials: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("customerSession").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}/credentials`).error("CUSTOMER_NOT_FOUND"),
+  },
+  deleteCredential: {
+    // Credential ids are generated: the example id cannot exist, so the success case revokes a seeded one…
+    204: (c) => c.path(`/customers/${c.f.customerId}/credentials/${c.f.revocableCredentialId}`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    // …and the example id itself is the unknown credential.
+    404: (c) => c.error("CREDENTIAL_NOT_FOUND"),
+  },
+  createUser: {
+    201: (c) => c.body(c.freshUser()),
+    400: (c) => c.body({ ...c.freshUser(), account_type: "alien" }).error("INVALID_ACCOUNT_TYPE"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").error("FORBIDDEN"),
+    409: (c) => c.error("RESOURCE_CONFLICT"), // the example's user_id is seeded
+    422: (c) => c.body({ ...c.freshUser(), email: "not-an-email", individual: {} }).error("UNPROCESSABLE_ENTITY"),
+  },
+  listUsers: {
+    200: () => {},
+    400: (c) => c.query("user_type=alien").error("INVALID_USER_TYPE"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("user").error("FORBIDDEN"),
+    422: (c) => c.query("limit=0").error("UNPROCESSABLE_ENTITY"),
+  },
+  getUser: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("user").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}`).error("USER_NOT_FOUND"),
+  },
+  updateUser: {
+    200: () => {},
+    400: (c) => c.body({ account_purpose: "gambling" }).error("INVALID_ACCOUNT_PURPOSE"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}`).error("USER_NOT_FOUND"),
+    409: (c) => c.body({ email: c.f.activeUserEmail }).error("EMAIL_ALREADY_EXISTS"),
+    422: (c) => c.body({ email: "not-an-email" }).error("UNPROCESSABLE_ENTITY"),
+  },
+  deleteUser: {
+    // Only a user that is not active can be deleted, and the example user must live on: a PENDING one.
+    204: (c) => c.path(`/users/${c.f.doomedUserId}`),
+    400: (c) => c.path(`/users/${c.f.activeUserId}`).error("CANNOT_DELETE_ACTIVE_USER"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("user").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}`).error("USER_NOT_FOUND"),
+  },
+  activateUser: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}/activate`).error("USER_NOT_FOUND"),
+  },
+  deactivateUser: {
+    // Only an active user can be deactivated: activate first, whatever ran before.
+    200: (c) => c.ensureActive(c.f.userId),
+    400: (c) => c.path(`/users/${c.f.pendingUserId}/deactivate`).error("BAD_REQUEST"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}/deactivate`).error("USER_NOT_FOUND"),
+  },
+  createUserToken: {
+    // Tokens are issued only to active users; Deactivate User ran just before.
+    201: (c) => c.ensureActive(c.f.userId),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").error("FORBIDDEN"),
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}/token`).error("USER_NOT_FOUND"),
+  },
+};
+
+/** The 501 of an operation not built yet: the valid example request with its default credential. */
+const NOT_IMPLEMENTED_CASE = (c) => c.error("NOT_IMPLEMENTED");
+
+/** The credential an access rule asks for by default. */
+function defaultCredential(access) {
+  if (access === "anyone") return "none";
+  if (access.includes("operator-session")) return "operator";
+  if (access.includes("master")) return "master";
+  if (access.includes("owner")) return "owner";
+  throw new Error(`No default credential for access ${JSON.stringify(access)}`);
+}
+
+/** Request headers of each credential kind. */
+function credentialHeaders(kind, f) {
+  switch (kind) {
+    case "none":
+      return {};
+    case "operator":
+      return { Authorization: `Bearer ${f.operatorToken}` };
+    case "customerSession":
+      return { Authorization: `Bearer ${f.otherCustomerSession}` };
+    case "user":
+      return { Authorization: `Bearer ${f.userToken}` };
+    case "master":
+      return { "x-master-api-key": f.masterKey };
+    case "badMaster":
+      return { "x-master-api-key": "not-the-master-key-0123456789abcdefghijkl" };
+    case "owner":
+      return { "x-api-key": f.ownerKey };
+    default:
+      throw new Error(`Unknown credential kind ${kind}`);
+  }
+}
+
+function deleteHeader(headers, name) {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+}
+
+/** The context a case works on: fluent setters over the transaction. */
+function context(transaction, op, contract) {
+  const request = transaction.request;
+  const state = { code: undefined, preconditions: [] };
+  const c = {
+    f: contract.fixtures,
+    state,
+    as(kind) {
+      for (const name of CREDENTIAL_HEADERS) deleteHeader(request.headers, name);
+      Object.assign(request.headers, credentialHeaders(kind, contract.fixtures));
+      return c;
+    },
+    path(uri) {
+      request.uri = uri;
+      transaction.fullPath = `${contract.basePath}${uri}`;
+      return c;
+    },
+    query(query) {
+      return c.path(`${request.uri.split("?")[0]}?${query}`);
+    },
+    rawBody(text) {
+      request.body = text;
+      deleteHeader(request.headers, "content-type");
+      request.headers["Content-Type"] = "application/json";
+      return c;
+    },
+    body(value) {
+      return c.rawBody(JSON.stringify(value));
+    },
+    noBody() {
+      request.body = "";
+      deleteHeader(request.headers, "content-type");
+      return c;
+    },
+    example() {
+      return JSON.parse(request.body);
+    },
+    /** The document's Create User example as a new user: no fixed user_id, an unused email and phone. */
+    freshUser() {
+      const { user_id: _fixedId, ...rest } = c.example();
+      return { ...rest, email: contract.fixtures.freshEmail, phone_number: contract.fixtures.freshPhoneNumber };
+    },
+    error(code) {
+      state.code = code;
+      return c;
+    },
+    ensureActive(userId) {
+      state.preconditions.push(async () => {
+        const res = await fetch(`${contract.baseUrl}/users/${userId}/activate`, {
+          method: "POST",
+          headers: { "x-api-key": contract.fixtures.ownerKey },
+        });
+        if (res.status !== 200) throw new Error(`Activating ${userId} answered ${res.status}: ${await res.text()}`);
+      });
+      return c;
+    },
+  };
+  return c;
+}
+
+/** The response schema of a status, with the error code a case expects in `errors[]`. */
+function expectedSchema(schema, code) {
+  const constraints = code === undefined ? [] : [{ properties: { errors: { contains: { required: ["code"], properties: { code: { const: code } } } } } }];
+  return { $schema: JSON_SCHEMA_DRAFT, allOf: [schema, ...constraints] };
+}
+
+async function prepare(transaction) {
+  const { contract } = hooks.configuration.custom;
+  const only = hooks.configuration.only || [];
+  if (only.length > 0 && !only.includes(transaction.name)) return; // Dredd skips it anyway
+  if (transaction.host !== "127.0.0.1") throw new Error(`Dredd must only call 127.0.0.1, not ${transaction.host}`);
+
+  const op = contract.operations[`${transaction.request.method} ${transaction.origin.resourceName}`];
+  if (!op) throw new Error(`No operation of the document matches ${transaction.name}`);
+  const status = String(transaction.expected.statusCode);
+  const traceHeader = Object.keys(transaction.request.headers).find((k) => k.toLowerCase() === "x-trace-id");
+  if (traceHeader && transaction.request.headers[traceHeader] === "") delete transaction.request.headers[traceHeader];
+
+  let plan;
+  if (op.implemented) {
+    plan = (CASES[op.operationId] || {})[status];
+    if (plan === undefined && SKIPPED_EVERYWHERE[status]) plan = SKIPPED_EVERYWHERE[status];
+    if (plan === undefined) throw new Error(`No case for ${op.operationId} ${status}: add one to CASES or skip it with a reason`);
+  } else {
+    plan = status === "501" ? NOT_IMPLEMENTED_CASE : "the operation is not implemented: only its 501 is checked";
+  }
+  if (typeof plan === "string") {
+    transaction.skip = true;
+    return;
+  }
+
+  const c = context(transaction, op, contract).as(defaultCredential(op.access));
+  plan(c);
+  for (const precondition of c.state.preconditions) await precondition();
+
+  if (contract.keysOnly) {
+    transaction.expected.headers = { ...transaction.expected.headers, ...(op.responses[status] && { "Content-Type": JSON_CONTENT_TYPE }) };
+    return;
+  }
+  const schema = op.responses[status];
+  if (schema === undefined) throw new Error(`${op.operationId} declares no ${status}`);
+  if (schema === null) {
+    transaction.expected.headers = {};
+    transaction.expected.body = "";
+    delete transaction.expected.bodySchema;
+  } else {
+    transaction.expected.headers = { "Content-Type": JSON_CONTENT_TYPE };
+    transaction.expected.bodySchema = JSON.stringify(expectedSchema(schema, c.state.code));
+    delete transaction.expected.body;
+  }
+}
+
+hooks.beforeEach((transaction, done) => {
+  prepare(transaction).then(
+    () => done(),
+    (error) => {
+      transaction.fail = `hook: ${error.message}`;
+      done();
+    },
+  );
+});

@@ -1,0 +1,157 @@
+/**
+ * Contract verification with Dredd: the real app on a real PostgreSQL, listening on 127.0.0.1,
+ * checked against generated/openapi/platform.openapi.yaml. Fixtures are seeded over HTTP with the
+ * document's example ids; tests/contract/dredd-hooks.cjs builds each transaction's case and puts
+ * the real response schema into Dredd's expectation (support-dredd.ts has the harness).
+ */
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import express, { type RequestHandler } from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../support/app.js";
+import {
+  BASE_PATH,
+  contractOperations,
+  dreddDescription,
+  loadContractDocument,
+  runDredd,
+  seedFixtures,
+  transactionName,
+  watchOutboundConnections,
+  type ContractOperation,
+  type DreddRun,
+  type HookContract,
+} from "./support-dredd.js";
+
+/** Negative control only: when on, every JSON response keeps its keys but one value changes type. */
+const breakResponses = { on: false };
+
+/** Changes the type of the first string field of `data` (or of its first item, or of the first error). */
+function breakShape(body: unknown): unknown {
+  if (!body || typeof body !== "object") return body;
+  const copy = structuredClone(body) as { data?: unknown; errors?: unknown[] };
+  const target = Array.isArray(copy.data) ? copy.data[0] : (copy.data ?? copy.errors?.[0]);
+  if (target && typeof target === "object") {
+    const record = target as Record<string, unknown>;
+    const key = Object.keys(record).find((k) => typeof record[k] === "string");
+    if (key) record[key] = 12345;
+  }
+  return copy;
+}
+
+const sabotage: RequestHandler = (_req, res, next) => {
+  if (breakResponses.on) {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => json(breakShape(body));
+  }
+  next();
+};
+
+let t: TestApp;
+let server: Server;
+let contract: HookContract;
+let endpoint: string;
+const doc = loadContractDocument();
+const description = dreddDescription(doc);
+const operations = contractOperations(doc);
+const all = Object.values(operations);
+const implemented = all.filter((op) => op.implemented);
+const notImplemented = all.filter((op) => !op.implemented);
+const successStatus = (op: ContractOperation): string => {
+  const status = Object.keys(op.responses).find((s) => s.startsWith("2"));
+  if (!status) throw new Error(`${op.operationId} declares no 2xx`);
+  return status;
+};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const outer = express();
+  outer.disable("x-powered-by");
+  outer.use(sabotage);
+  outer.use(t.express);
+  server = outer.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
+  contract = { baseUrl: endpoint, basePath: BASE_PATH, operations, fixtures: await seedFixtures(endpoint, operations) };
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.dispose();
+});
+
+/** Tests of a run by operationId and expected status, with their outcome. */
+function outcomes(run: DreddRun): Map<string, DreddTest["status"][]> {
+  const byKey = new Map<string, DreddTest["status"][]>();
+  for (const test of run.tests) {
+    const op = operations[`${test.method} ${test.path}`];
+    const key = `${op?.operationId ?? test.name} ${test.expectedStatus}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), test.status]);
+  }
+  return byKey;
+}
+type DreddTest = DreddRun["tests"][number];
+
+const failureReport = (run: DreddRun): string =>
+  run.tests
+    .filter((x) => x.status === "fail" || x.status === "error")
+    .map((x) => `${x.status.toUpperCase()} ${x.method} ${x.name}\n${x.message}`)
+    .join("\n");
+
+describe("platform contract (Dredd)", () => {
+  it("serves every implemented operation, its error cases and the 501s as the document says", async () => {
+    const guard = watchOutboundConnections();
+    let run: DreddRun;
+    try {
+      run = await runDredd({ endpoint, contract, description });
+    } finally {
+      const connections = guard.stop();
+      expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
+      expect(connections.outside, "connections outside 127.0.0.1").toEqual([]);
+    }
+    const report = failureReport(run);
+    expect(run.stats.failures, report).toBe(0);
+    expect(run.stats.errors, report).toBe(0);
+
+    const passed = outcomes(run);
+    const passes = (operationId: string, status: string) => passed.get(`${operationId} ${status}`)?.includes("pass") ?? false;
+    for (const op of implemented) expect(passes(op.operationId, successStatus(op)), `${op.operationId} ${successStatus(op)}`).toBe(true);
+    for (const op of notImplemented) expect(passes(op.operationId, "501"), `${op.operationId} 501`).toBe(true);
+    const errorPasses = (status: string) => implemented.filter((op) => passes(op.operationId, status)).map((op) => op.operationId);
+    for (const status of ["401", "403", "404", "422"]) expect(errorPasses(status).length, `operations passing ${status}`).toBeGreaterThanOrEqual(3);
+
+    // Every implemented success, every 501, and the 401/403/404/422 cases of at least three operations each.
+    const minimum = implemented.length + notImplemented.length + 4 * 3;
+    expect(run.stats.passes).toBeGreaterThanOrEqual(minimum);
+    expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
+    console.info(`Dredd: ${run.stats.tests} transactions, ${run.stats.passes} passing, ${run.stats.skipped} skipped (minimum ${minimum} passes)`);
+  }, 60_000);
+
+  it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", async () => {
+    const byId = (operationId: string) => all.find((op) => op.operationId === operationId) as ContractOperation;
+    const only = [
+      transactionName(byId("getCustomer"), "200"),
+      transactionName(byId("listCredentials"), "200"),
+      transactionName(byId("getUser"), "200"),
+      transactionName(byId("listUsers"), "200"),
+      transactionName(byId("getCustomer"), "404"),
+    ];
+    breakResponses.on = true;
+    try {
+      const withSchemas = await runDredd({ endpoint, contract, description, only, quiet: true });
+      expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(only.length);
+      expect(withSchemas.stats.passes).toBe(0);
+      for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
+        expect(test.message, test.name).toMatch(/^body: At '\/(data|errors)\/.*' Invalid type: number \(expected string\)$/m);
+        expect(test.message, test.name).not.toMatch(/^(statusCode|headers):/m);
+      }
+      // Dredd's own check compares keys only; its example of an error even requires the optional
+      // `field`, so the key-only control runs the success cases.
+      const successes = only.filter((name) => !name.includes(" > 404"));
+      const keysOnly = await runDredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: successes, quiet: true });
+      expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(successes.length);
+    } finally {
+      breakResponses.on = false;
+    }
+  }, 60_000);
+});

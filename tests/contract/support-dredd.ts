@@ -1,0 +1,408 @@
+/**
+ * Dredd harness of the platform contract (tests/contract/dredd.test.ts): reads the emitted
+ * document, turns its response schemas into JSON Schema that Dredd's validator (Gavel: ajv 6,
+ * draft-07) understands, seeds the example fixtures over HTTP and runs Dredd programmatically with
+ * tests/contract/dredd-hooks.cjs. Everything Dredd and the hooks talk to is the test server on
+ * 127.0.0.1.
+ */
+import { EventEmitter } from "node:events";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { platformAccess } from "../../src/http/platform/access.js";
+import { platformNotImplemented } from "../../src/http/platform/handlers.js";
+import type { Access } from "../../src/http/surface.js";
+import { TEST_MASTER_KEY } from "../support/app.js";
+import { userBody } from "../support/fixtures.js";
+
+export const DOCUMENT_PATH = fileURLToPath(new URL("../../generated/openapi/platform.openapi.yaml", import.meta.url));
+export const HOOKFILE_PATH = fileURLToPath(new URL("./dredd-hooks.cjs", import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Path of the platform surface under the server (the document's paths are relative to it). */
+export const BASE_PATH = "/api/v1";
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+interface Parameter {
+  name: string;
+  in: string;
+}
+interface Operation {
+  operationId: string;
+  summary?: string;
+  parameters?: (Parameter | { $ref: string })[];
+  requestBody?: { content: Record<string, { example?: Json }> };
+  responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
+}
+/** The parts of an OpenAPI 3.0 document this harness reads. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components: { parameters: Record<string, Parameter>; schemas: Record<string, Json> };
+}
+
+/** One operation as the hooks see it, keyed by `METHOD /path` (the path as in the document). */
+export interface ContractOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  access: Access;
+  implemented: boolean;
+  /** JSON Schema (draft-07) of the `application/json` body of each declared status; `null` without a body. */
+  responses: Record<string, Json>;
+  /** The request body example of the document, if any. */
+  requestExample: Json;
+}
+
+/** Ids, keys and tokens the seeding creates; the hooks put them into requests. */
+export interface Fixtures {
+  masterKey: string;
+  operatorToken: string;
+  /** The document's example customer (`acme-corp`) and an owner key of it. */
+  customerId: string;
+  ownerKey: string;
+  /** A second credential of the example customer, revoked by Delete Credential. */
+  revocableCredentialId: string;
+  /** A session of another customer: a valid credential that may not touch the example customer. */
+  otherCustomerSession: string;
+  /** A customer that Delete Customer deletes. */
+  doomedCustomerId: string;
+  /** An id, absent from the database, that Create Customer can create. */
+  newCustomerId: string;
+  /** The document's example user (created with its example `user_id`). */
+  userId: string;
+  /** A PENDING user that Delete User deletes. */
+  doomedUserId: string;
+  /** A PENDING user that stays so (never activated: cannot be deactivated). */
+  pendingUserId: string;
+  /** An active user (not deletable), its email and a token of it. */
+  activeUserId: string;
+  activeUserEmail: string;
+  userToken: string;
+  /** Email and phone number no user has yet, for Create User. */
+  freshEmail: string;
+  freshPhoneNumber: string;
+}
+
+/** What the hooks get in `hooks.configuration.custom.contract`. */
+export interface HookContract {
+  baseUrl: string;
+  basePath: string;
+  operations: Record<string, ContractOperation>;
+  fixtures: Fixtures;
+  /** Leave Dredd's own expectation (key comparison of the example) alone: only for the negative control. */
+  keysOnly?: boolean;
+}
+
+export function loadContractDocument(): OpenApiDocument {
+  return parse(readFileSync(DOCUMENT_PATH, "utf8")) as OpenApiDocument;
+}
+
+const resolveParameter = (doc: OpenApiDocument, p: Parameter | { $ref: string }): Parameter =>
+  "$ref" in p ? (resolvePointer(doc, p.$ref) as unknown as Parameter) : p;
+
+function resolvePointer(doc: OpenApiDocument, ref: string): Json {
+  if (!ref.startsWith("#/")) throw new Error(`Only local references are supported: ${ref}`);
+  let node: Json = doc as unknown as Json;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (node === null || typeof node !== "object" || Array.isArray(node) || !(key in node)) throw new Error(`Unresolvable reference ${ref}`);
+    node = node[key] as Json;
+  }
+  return node;
+}
+
+/**
+ * The document as Dredd gets it. dredd-transactions 10 drops every transaction of an operation
+ * whose query parameter names contain brackets (`filter[limit]`: "Ambiguous URI parameter in
+ * template"), so those optional parameters are removed from this copy; the hooks add them back to
+ * the request where a case needs them. Nothing else changes.
+ */
+export function dreddDescription(doc: OpenApiDocument): string {
+  const copy = structuredClone(doc);
+  for (const item of Object.values(copy.paths)) {
+    for (const op of Object.values(item)) {
+      if (!op || typeof op !== "object" || !op.parameters) continue;
+      op.parameters = op.parameters.filter((p) => {
+        const param = resolveParameter(copy, p);
+        return !(param.in === "query" && /[[\]]/.test(param.name));
+      });
+    }
+  }
+  return JSON.stringify(copy);
+}
+
+/** Formats ajv 6 (Gavel) knows; the OpenAPI-only ones (int32, double, decimal…) are dropped. */
+const KNOWN_FORMATS = new Set(["date", "date-time", "time", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "uuid", "regex"]);
+/** OpenAPI keywords with no JSON Schema meaning. */
+const OPENAPI_ONLY = new Set(["nullable", "discriminator", "example", "xml", "externalDocs", "deprecated"]);
+/** Keywords whose value is a map of names to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "definitions"]);
+/** Keywords whose value is data, not schemas. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "required", "examples"]);
+
+/**
+ * An OpenAPI 3.0 Schema Object as a self-contained JSON Schema: `$ref`s inlined, `nullable`
+ * turned into a `null` type, OpenAPI-only keywords and unknown formats removed.
+ * @throws on a cyclic or non-local reference.
+ */
+export function toJsonSchema(doc: OpenApiDocument, node: Json, trail: readonly string[] = []): Json {
+  if (Array.isArray(node)) return node.map((n) => toJsonSchema(doc, n, trail));
+  if (node === null || typeof node !== "object") return node;
+  if (typeof node.$ref === "string") {
+    const ref = node.$ref;
+    if (trail.includes(ref)) throw new Error(`Cyclic schema reference ${[...trail, ref].join(" → ")}`);
+    return toJsonSchema(doc, resolvePointer(doc, ref), [...trail, ref]);
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (OPENAPI_ONLY.has(key) || key.startsWith("x-")) continue;
+    if (key === "format" && !KNOWN_FORMATS.has(String(value))) continue;
+    if (SCHEMA_MAPS.has(key) && value && typeof value === "object" && !Array.isArray(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toJsonSchema(doc, s, trail)]));
+    } else {
+      out[key] = DATA_KEYWORDS.has(key) ? value : toJsonSchema(doc, value, trail);
+    }
+  }
+  if (node.nullable === true) {
+    if (typeof out.type === "string") {
+      out.type = [out.type, "null"];
+      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    } else {
+      return { anyOf: [out, { type: "null" }] };
+    }
+  }
+  return out;
+}
+
+/** Every operation of the document with its access rule, implementation state and response schemas. */
+export function contractOperations(doc: OpenApiDocument): Record<string, ContractOperation> {
+  const notImplemented = new Set<string>(platformNotImplemented);
+  const access = platformAccess as Record<string, Access>;
+  const operations: Record<string, ContractOperation> = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!op || typeof op !== "object" || !op.operationId) continue;
+      const rule = access[op.operationId];
+      if (!rule) throw new Error(`No access rule for ${op.operationId}`);
+      const responses: Record<string, Json> = {};
+      for (const [status, response] of Object.entries(op.responses)) {
+        const schema = response.content?.["application/json"]?.schema;
+        responses[status] = schema === undefined ? null : toJsonSchema(doc, schema);
+      }
+      operations[`${method.toUpperCase()} ${path}`] = {
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        summary: op.summary ?? op.operationId,
+        access: rule,
+        implemented: !notImplemented.has(op.operationId),
+        responses,
+        requestExample: op.requestBody?.content["application/json"]?.example ?? null,
+      };
+    }
+  }
+  return operations;
+}
+
+/** Dredd's name of a transaction of a single-document run. */
+export function transactionName(op: ContractOperation, status: string): string {
+  return op.responses[status] === null ? `${op.path} > ${op.summary} > ${status}` : `${op.path} > ${op.summary} > ${status} > application/json`;
+}
+
+/** A small JSON-over-HTTP client for seeding; throws unless the answer has `expected` status. */
+function client(baseUrl: string) {
+  return async (method: string, path: string, expected: number, options: { headers?: Record<string, string>; body?: Json } = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { ...(options.body !== undefined && { "content-type": "application/json" }), ...options.headers },
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+    });
+    const text = await res.text();
+    if (res.status !== expected) throw new Error(`Seeding: ${method} ${path} answered ${res.status}, expected ${expected}: ${text}`);
+    return (text ? JSON.parse(text) : null) as { data: Record<string, Json> };
+  };
+}
+
+/**
+ * Seeds, over the platform API of `baseUrl`, the records the document's examples name (customer
+ * `acme-corp`, user `6f1c2d3e-…`, created from the document's own request examples) and the extra
+ * records the order-dependent and error cases need.
+ */
+export async function seedFixtures(baseUrl: string, operations: Record<string, ContractOperation>): Promise<Fixtures> {
+  const call = client(baseUrl);
+  const example = (key: string): JsonObject => {
+    const value = operations[key]?.requestExample;
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`The document has no request example for ${key}`);
+    return value;
+  };
+  const operatorToken = String((await call("POST", "/sessions", 201, { headers: { "x-master-api-key": TEST_MASTER_KEY } })).data.token);
+  const operator = { authorization: `Bearer ${operatorToken}` };
+  const createCustomer = async (body: JsonObject) => call("POST", "/customers", 201, { headers: operator, body });
+  const credential = async (customerId: string) => (await call("POST", `/customers/${customerId}/credentials`, 201, { headers: operator })).data;
+
+  const customerExample = example("POST /customers");
+  const customerId = String(customerExample.customer_id);
+  await createCustomer(customerExample);
+  const owner = await credential(customerId);
+  const revocable = await credential(customerId);
+
+  const otherCustomerId = "dredd-other-co";
+  await createCustomer({ customer_id: otherCustomerId, email: `ops@${otherCustomerId}.example`, entity_name: "Dredd Other Co" });
+  const otherKey = String((await credential(otherCustomerId)).customer_secret);
+  const otherCustomerSession = String(
+    (await call("POST", "/sessions", 201, { body: { customer_id: otherCustomerId, customer_secret: otherKey } })).data.token,
+  );
+  const doomedCustomerId = "dredd-doomed-co";
+  await createCustomer({ customer_id: doomedCustomerId, email: `ops@${doomedCustomerId}.example`, entity_name: "Dredd Doomed Co" });
+
+  const ownerKey = String(owner.customer_secret);
+  const asOwner = { "x-api-key": ownerKey };
+  const user = (await call("POST", "/users", 201, { headers: asOwner, body: example("POST /users") })).data;
+  const doomed = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
+  const pending = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
+  const active = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
+  await call("POST", `/users/${String(active.user_id)}/activate`, 200, { headers: asOwner });
+  const userToken = String((await call("POST", `/users/${String(active.user_id)}/token`, 201, { headers: asOwner })).data.token);
+  const fresh = userBody();
+
+  return {
+    masterKey: TEST_MASTER_KEY,
+    operatorToken,
+    customerId,
+    ownerKey,
+    revocableCredentialId: String(revocable.credential_id),
+    otherCustomerSession,
+    doomedCustomerId,
+    newCustomerId: "dredd-created-co",
+    userId: String(user.user_id),
+    doomedUserId: String(doomed.user_id),
+    pendingUserId: String(pending.user_id),
+    activeUserId: String(active.user_id),
+    activeUserEmail: String(active.email),
+    userToken,
+    freshEmail: String(fresh.email),
+    freshPhoneNumber: String(fresh.phone_number),
+  };
+}
+
+/** A Dredd test result as its reporter events carry it. */
+export interface DreddTest {
+  status: "pass" | "fail" | "skip" | "error";
+  name: string;
+  method: string;
+  /** The document path (`resourceName`) and status of the transaction. */
+  path: string;
+  expectedStatus: string;
+  message: string;
+}
+
+export interface DreddRun {
+  stats: { tests: number; failures: number; errors: number; passes: number; skipped: number };
+  tests: DreddTest[];
+}
+
+interface DreddInstance {
+  run(callback: (error: Error | null, stats: DreddRun["stats"]) => void): void;
+}
+type DreddConstructor = new (config: Record<string, unknown>) => DreddInstance;
+interface ReporterTest {
+  title?: string;
+  message?: string;
+  origin?: { resourceName?: string; actionName?: string; exampleName?: string };
+  request?: { method?: string };
+  expected?: { statusCode?: string };
+}
+
+/**
+ * Runs Dredd on the document (as {@link dreddDescription}) against `endpoint` with the hookfile.
+ * Only the dot reporter (no file reporter, so no Apiary reporter and no network beyond
+ * `endpoint`): it prints one character per transaction and the details of failures. `only` restricts the run to these transaction names.
+ */
+export async function runDredd(options: {
+  endpoint: string;
+  contract: HookContract;
+  description: string;
+  only?: string[];
+  /** Do not print the details of failures (for runs that are meant to fail). */
+  quiet?: boolean;
+}): Promise<DreddRun> {
+  const require = createRequire(import.meta.url);
+  const Dredd = require("dredd") as DreddConstructor;
+  const reporterOutput = (require("dredd/build/reporters/reporterOutputLogger") as { default: { transports: { console: { silent?: boolean } } } })
+    .default.transports.console;
+  const emitter = new EventEmitter();
+  const tests: DreddTest[] = [];
+  const record = (status: DreddTest["status"]) => (test: ReporterTest) => {
+    const [, statusFromName = ""] = /^(\d{3})/.exec(test.origin?.exampleName ?? "") ?? [];
+    tests.push({
+      status,
+      name: `${test.origin?.resourceName} > ${test.origin?.actionName} > ${test.origin?.exampleName}`,
+      method: test.request?.method ?? "",
+      path: test.origin?.resourceName ?? "",
+      expectedStatus: test.expected?.statusCode ?? statusFromName,
+      message: test.message ?? "",
+    });
+  };
+  emitter.on("test pass", record("pass"));
+  emitter.on("test fail", record("fail"));
+  emitter.on("test skip", record("skip"));
+  emitter.on("test error", (_error: Error, test: ReporterTest) => record("error")(test));
+  const dredd = new Dredd({
+    endpoint: options.endpoint,
+    apiDescriptions: [{ location: DOCUMENT_PATH, content: options.description }],
+    hookfiles: [HOOKFILE_PATH],
+    language: "nodejs",
+    only: options.only ?? [],
+    reporter: ["dot"],
+    output: [],
+    color: false,
+    loglevel: "error",
+    custom: { cwd: PROJECT_ROOT, contract: options.contract },
+    emitter,
+  });
+  reporterOutput.silent = options.quiet === true;
+  try {
+    const stats = await new Promise<DreddRun["stats"]>((resolve, reject) => {
+      dredd.run((error, result) => (error ? reject(error) : resolve(result)));
+    });
+    return { stats: { ...stats }, tests };
+  } finally {
+    reporterOutput.silent = false;
+  }
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
+
+/**
+ * Records every TCP connection this process opens until `stop()`, which returns them all and the
+ * ones that went anywhere but the loopback interface (unix sockets count as local and are not listed).
+ */
+export function watchOutboundConnections(): { stop(): { all: string[]; outside: string[] } } {
+  const original = net.Socket.prototype.connect;
+  const targets: string[] = [];
+  net.Socket.prototype.connect = function connect(this: net.Socket, ...args: unknown[]) {
+    // net.connect() passes its normalised arguments as one array: [options, callback].
+    const normalised = Array.isArray(args[0]);
+    const first = normalised ? (args[0] as unknown[])[0] : args[0];
+    if (first && typeof first === "object") {
+      const o = first as { host?: string; port?: number; path?: string };
+      if (o.path === undefined) targets.push(`${o.host ?? "localhost"}:${o.port}`);
+    } else if (typeof first === "number" || (typeof first === "string" && /^\d+$/.test(first))) {
+      const host = normalised ? undefined : args[1];
+      targets.push(`${typeof host === "string" ? host : "localhost"}:${first}`);
+    }
+    return (original as (...a: unknown[]) => net.Socket).apply(this, args);
+  } as typeof original;
+  return {
+    stop() {
+      net.Socket.prototype.connect = original;
+      const host = (target: string) => target.replace(/:[^:]*$/, "").replace(/^\[|\]$/g, "");
+      return { all: [...targets], outside: targets.filter((t) => !LOOPBACK.has(host(t))) };
+    },
+  };
+}
