@@ -358,7 +358,7 @@ export async function runDredd(options: {
     hookfiles: [HOOKFILE_PATH],
     language: "nodejs",
     only: options.only ?? [],
-    reporter: ["dot"],
+    reporter: options.quiet ? [] : ["dot"],
     output: [],
     color: false,
     loglevel: "error",
