@@ -22,6 +22,9 @@ import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
 import { platformAccess, platformScope } from "./http/platform/access.js";
 import { platformHandlers, platformNotImplemented } from "./http/platform/handlers.js";
+import { walletHandlers } from "./http/platform/wallet-handlers.js";
+import { LedgerService } from "./modules/ledger/service.js";
+import { WalletService } from "./modules/wallets/service.js";
 import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credit/wiring.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
 import type { operations as CreditOps } from "../generated/types/credit.js";
@@ -39,6 +42,8 @@ export interface AppOptions {
 export interface AppServices {
   identity: IdentityService;
   users: UserService;
+  ledger: LedgerService;
+  wallets: WalletService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -82,12 +87,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const authenticator = new Authenticator(secrets.box, secrets.masterHash);
     const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS);
     const users = new UserService(secrets.box, config.userTokenTtlS);
+    const ledger = new LedgerService();
+    const wallets = new WalletService(provider, ledger, users);
     const validateResponses = options.validateResponses ?? false;
 
     const platform = await buildSurface<PlatformOps>({
       surface: "platform",
       definition: loadDocument("platform") as unknown as Document,
-      handlers: platformHandlers({ identity, users }),
+      handlers: { ...platformHandlers({ identity, users }), ...walletHandlers(wallets, provider) },
       notImplemented: platformNotImplemented,
       access: platformAccess,
       scope: platformScope,
@@ -146,7 +153,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users },
+      services: { identity, users, ledger, wallets },
       logger,
       databaseUrl,
       async close() {

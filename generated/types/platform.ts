@@ -14,7 +14,7 @@ export interface paths {
         /**
          * List currencies
          * @description List the supported currencies, fiat and crypto; no parameters, no pagination. Errors: 401
-         *     `UNAUTHORIZED`; 429 `RATE_LIMIT_EXCEEDED`; 500 `INTERNAL_SERVER_ERROR` (also when the upstream
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 429 `RATE_LIMIT_EXCEEDED`; 500 `INTERNAL_SERVER_ERROR` (also when the upstream
          *     provider is unavailable).
          */
         get: operations["listCurrencies"];
@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * List trading pairs
-         * @description List the trading pairs; no parameters, no pagination. Errors: 401 `UNAUTHORIZED`; 429
+         * @description List the trading pairs; no parameters, no pagination. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 429
          *     `RATE_LIMIT_EXCEEDED`; 500 `INTERNAL_SERVER_ERROR`.
          */
         get: operations["listTradingPairs"];
@@ -347,10 +347,11 @@ export interface paths {
          * Sandbox: simulate a deposit
          * @description Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
          *     transaction with status `done` and a transaction hash. Answers 404 when the provider is not
-         *     the sandbox. Errors: 400 `BAD_REQUEST` (the wallet does not hold that network and currency),
-         *     `INVALID_CURRENCY`, `AMOUNT_MUST_BE_POSITIVE` or `WALLET_INACTIVE`; 401 `UNAUTHORIZED`;
-         *     404 `NOT_FOUND` (not the sandbox) or `WALLET_NOT_FOUND` (unknown, or another customer's
-         *     wallet); 422 `UNPROCESSABLE_ENTITY`.
+         *     the sandbox. Errors: 400 `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
+         *     `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
+         *     `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
+         *     holds no address for that network and currency); 422 `UNPROCESSABLE_ENTITY`.
          */
         post: operations["createSandboxDeposit"];
         delete?: never;
@@ -673,11 +674,14 @@ export interface paths {
          * Create a wallet
          * @description Open a custodial wallet for a user, with one deposit address per network. The user must exist
          *     and be active. Needs the owner API key, or a user token of that same user. Errors: 400
-         *     `WALLET_NAME_REQUIRED`, `WALLET_NAME_MAX_LENGTH`, `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
-         *     `CURRENCY_NOT_ACTIVE` or `CLIENT_NO_SUPPLIER_ID` (no custody vault for the customer); 401
+         *     `WALLET_NAME_REQUIRED`, `WALLET_NAME_MAX_LENGTH`, `INVALID_CURRENCY` (unknown code),
+         *     `UNSUPPORTED_CURRENCY` (not held on that network, or fiat), `BAD_REQUEST` (unknown network, or
+         *     a network/currency pair listed twice) or `CLIENT_NO_SUPPLIER_ID` (no custody vault for the
+         *     customer); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
          *     `RESOURCE_NOT_FOUND` (user deleted or inactive); 409 `RESOURCE_CONFLICT` (name taken for this
-         *     user); 422 `UNPROCESSABLE_ENTITY`; 500 `ADDRESS_GENERATION_FAILED`.
+         *     user); 422 `UNPROCESSABLE_ENTITY`; 500 `ADDRESS_GENERATION_FAILED` (the provider could not
+         *     make an address).
          */
         post: operations["createWallet"];
         delete?: never;
@@ -2169,7 +2173,7 @@ export interface components {
          */
         UserIdParam: string;
         /**
-         * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+         * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
          * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
          */
         WalletIdParam: string;
@@ -2208,6 +2212,15 @@ export interface operations {
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2267,6 +2280,15 @@ export interface operations {
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4064,6 +4086,15 @@ export interface operations {
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5880,7 +5911,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];
@@ -5978,7 +6009,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, or one of another customer, answers 404; with a user token, another user's wallet answers 403.
+                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];

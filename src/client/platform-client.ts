@@ -1,7 +1,8 @@
 /**
- * A small typed client for the identity slice of the platform API (sessions, customers,
- * credentials, users and user tokens), built on the generated contract types and the global
- * `fetch`. Request bodies, query parameters and returned payloads are typed from
+ * A small typed client for the identity and wallet slices of the platform API (sessions,
+ * customers, credentials, users and user tokens; wallets, balances, wallet transactions,
+ * currencies, trading pairs and the sandbox deposit helper), built on the generated contract
+ * types and the global `fetch`. Request bodies, query parameters and returned payloads are typed from
  * `generated/types/platform.ts`, so a contract change that breaks a caller fails to compile.
  *
  * What it does not do: it does not validate responses at run time (the payload is trusted to
@@ -12,6 +13,13 @@
  * const session = await operator.createSession();
  * const ops = operator.withCredentials({ sessionToken: session.token });
  * await ops.createCustomer({ customer_id: "acme-corp", email: "ops@acme.example", entity_name: "Acme Corp" });
+ *
+ * @example
+ * // Wallet operations take the owner key or a user token (the token wins when both are set).
+ * const owner = new PlatformClient({ baseUrl, apiKey: "sk_…" });
+ * const wallet = await owner.createWallet(userId, { name: "Main", networks: [{ name: "networks/bitcoin", currency: "btc" }] });
+ * const { token } = await owner.createUserToken(userId);
+ * const balance = await owner.withCredentials({ userToken: token }).getWalletBalance(wallet.wallet_id);
  */
 import type { components, paths } from "../../generated/types/platform.js";
 
@@ -31,6 +39,22 @@ export type User = Schemas["User"];
 export type UserToken = Schemas["UserToken"];
 /** A payload that only carries a human-readable outcome (Activate / Deactivate User). */
 export type MessageData = Schemas["MessageData"];
+/** A custodial wallet of a user, with one deposit address per network. */
+export type Wallet = Schemas["Wallet"];
+/** A deposit address of a wallet. */
+export type WalletAddress = Schemas["WalletAddress"];
+/** A network/currency pair a wallet holds (`networks/<network>` and a lowercase currency code). */
+export type WalletNetwork = Schemas["WalletNetwork"];
+/** Balances of a wallet, one entry per currency. */
+export type WalletBalance = Schemas["WalletBalance"];
+/** Balance of one currency: `balance`, `available` and `held` as 8-decimal strings (`"0.50000000"`). */
+export type WalletBalanceItem = Schemas["WalletBalanceItem"];
+/** A wallet transaction; its amounts are JSON numbers, unlike the balance strings. */
+export type WalletTransaction = Schemas["WalletTransaction"];
+/** A supported currency, fiat or crypto. */
+export type Currency = Schemas["Currency"];
+/** A trading pair. */
+export type TradingPair = Schemas["TradingPair"];
 /** `meta.pagination` of a paginated list. */
 export type Pagination = Schemas["Pagination"];
 /** One entry of an error response's `errors[]`. */
@@ -52,6 +76,22 @@ export type UpdateUserRequest = Schemas["UpdateUserRequest"];
 export type ListCustomersQuery = NonNullable<paths["/customers"]["get"]["parameters"]["query"]>;
 /** Query of List Users (`page`, `limit` and filters). */
 export type ListUsersQuery = NonNullable<paths["/users"]["get"]["parameters"]["query"]>;
+/**
+ * Body of Create Wallet. `wallet_type` is optional (default `virtual`): the generated type marks it
+ * required only because the schema gives it a default.
+ */
+export type CreateWalletRequest = Omit<Schemas["CreateWalletRequest"], "wallet_type"> & Partial<Pick<Schemas["CreateWalletRequest"], "wallet_type">>;
+/** Query of List Wallets (`filter[limit]`, `filter[skip]`). */
+export type ListWalletsQuery = NonNullable<paths["/users/{user_id}/wallets"]["get"]["parameters"]["query"]>;
+/**
+ * Query of List Wallet Transactions: `filter[limit]` (at most 100, else 400 `BAD_REQUEST`),
+ * `filter[skip]`, `filter[sort]` (`ASC`/`DESC`, default `DESC`) and the `filter[where][…]` filters
+ * (`filter[where][type]`, a comma-separated list allowed; `…[currency]`, `…[status]`; `…[from]` and
+ * `…[to]` in Unix ms; `…[amount][gte]` and `…[amount][lte]`).
+ */
+export type ListWalletTransactionsQuery = NonNullable<paths["/wallets/{wallet_id}/transactions"]["get"]["parameters"]["query"]>;
+/** Body of Create Sandbox Deposit. */
+export type CreateSandboxDepositRequest = Schemas["CreateSandboxDepositRequest"];
 
 /** One page of a paginated list: the records and `meta.pagination`. */
 export interface Page<T> {
@@ -69,11 +109,17 @@ export interface PlatformCredentials {
   masterKey?: string;
   /** Session token (operator or customer), sent as `Authorization: Bearer` by the customer and credential operations. */
   sessionToken?: string;
-  /** Owner API key (`sk_…`), sent as `x-api-key` by the user operations. */
+  /**
+   * Owner API key (`sk_…`), sent as `x-api-key` by the user, currency and sandbox operations, and
+   * by the wallet operations when no {@link userToken} is set.
+   */
   apiKey?: string;
   /**
-   * User token. No operation of this client takes it: it is accepted so that one credentials
-   * object can be passed around, and is kept by {@link PlatformClient.withCredentials}.
+   * User token (Create User Token), sent as `Authorization: Bearer` by the wallet operations
+   * (Create / List Wallets, Get Wallet Balance, List Wallet Transactions), which then act as that
+   * user only: another user's id answers 403 `FORBIDDEN`, another user's wallet 404
+   * `WALLET_NOT_FOUND`. Preferred over {@link apiKey} when both are set; the other operations
+   * never send it.
    */
   userToken?: string;
 }
@@ -130,8 +176,11 @@ type PathOf<P extends keyof paths, M extends Method> = NonNullable<Operation<P, 
 /** The query parameters of operation `M P` (never when it has none). */
 type QueryOf<P extends keyof paths, M extends Method> = NonNullable<Operation<P, M>["parameters"]["query"]>;
 
-/** Which credential an operation takes (the `security` of the contract). */
-type Auth = "master" | "session" | "owner";
+/**
+ * Which credential an operation takes (the `security` of the contract): `wallet` is the owner key
+ * or a user token, the token when the client holds one.
+ */
+type Auth = "master" | "session" | "owner" | "wallet";
 
 /** One request, typed from the contract's operation `M P`. */
 interface RequestSpec<P extends keyof paths, M extends Method> {
@@ -143,7 +192,7 @@ interface RequestSpec<P extends keyof paths, M extends Method> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Typed client of the identity slice of the platform API. Instances are immutable. */
+/** Typed client of the identity and wallet slices of the platform API. Instances are immutable. */
 export class PlatformClient {
   private readonly baseUrl: string;
   private readonly credentials: PlatformCredentials;
@@ -266,6 +315,74 @@ export class PlatformClient {
     return this.data("post", "/users/{user_id}/token", { auth: "owner", path: { user_id: userId } });
   }
 
+  // ── Wallets (user token, else owner API key) ─────────────────────────────────────────────
+
+  /**
+   * Opens a wallet for an active user, with one deposit address per network of `body.networks`.
+   * `wallet_type` is sent as `virtual` when omitted (the server's default). With a user token, only
+   * for that token's user.
+   * @throws PlatformApiError 400 `WALLET_NAME_REQUIRED`/`WALLET_NAME_MAX_LENGTH`/`INVALID_CURRENCY`/
+   *   `UNSUPPORTED_CURRENCY`/`BAD_REQUEST` (unknown or repeated network)/`CLIENT_NO_SUPPLIER_ID`,
+   *   403 `FORBIDDEN` (a user token of another user), 404 `USER_NOT_FOUND`/`RESOURCE_NOT_FOUND`
+   *   (user not active), 409 `RESOURCE_CONFLICT` (name taken for this user), 422.
+   */
+  async createWallet(userId: string, body: CreateWalletRequest): Promise<Wallet> {
+    return this.data("post", "/users/{user_id}/wallets", { auth: "wallet", path: { user_id: userId }, body: { ...body, wallet_type: body.wallet_type ?? "virtual" } });
+  }
+
+  /**
+   * Lists a user's wallets with their addresses, newest first.
+   * @throws PlatformApiError 403 `FORBIDDEN` (a user token of another user), 404 `USER_NOT_FOUND`, or
+   *   `WALLET_NOT_FOUND` when the user has no wallet at all (not an empty page), 422.
+   */
+  async listWallets(userId: string, query: ListWalletsQuery = {}): Promise<Page<Wallet>> {
+    return this.page("get", "/users/{user_id}/wallets", { auth: "wallet", path: { user_id: userId }, query });
+  }
+
+  /**
+   * Reads a wallet's balances, one entry per currency it holds, as 8-decimal strings.
+   * @throws PlatformApiError 404 `WALLET_NOT_FOUND` (unknown, another customer's, or with a user token another user's).
+   */
+  async getWalletBalance(walletId: string): Promise<WalletBalance> {
+    return this.data("get", "/wallets/{wallet_id}/balance", { auth: "wallet", path: { wallet_id: walletId } });
+  }
+
+  /**
+   * Lists a wallet's transactions, newest first unless `filter[sort]` is `ASC`, filtered by the
+   * `filter[where][…]` parameters; `meta.pagination` links keep those filters.
+   * @example
+   * await client.listWalletTransactions(walletId, { "filter[where][type]": "deposit", "filter[sort]": "DESC" });
+   * @throws PlatformApiError 400 `BAD_REQUEST` (`filter[limit]` over 100), 404 `WALLET_NOT_FOUND`, 422.
+   */
+  async listWalletTransactions(walletId: string, query: ListWalletTransactionsQuery = {}): Promise<Page<WalletTransaction>> {
+    return this.page("get", "/wallets/{wallet_id}/transactions", { auth: "wallet", path: { wallet_id: walletId }, query });
+  }
+
+  // ── Currencies (owner API key) ──────────────────────────────────────────────────────────
+
+  /** Lists the supported currencies, fiat and crypto (no pagination). @throws PlatformApiError 401, 403 (a user token). */
+  async listCurrencies(): Promise<Currency[]> {
+    return this.data("get", "/currencies", { auth: "owner" });
+  }
+
+  /** Lists the trading pairs (no pagination). @throws PlatformApiError 401, 403 (a user token). */
+  async listTradingPairs(): Promise<TradingPair[]> {
+    return this.data("get", "/currencies/pairs", { auth: "owner" });
+  }
+
+  // ── Sandbox (owner API key) ──────────────────────────────────────────────────────────────
+
+  /**
+   * Sandbox only: credits a wallet of the key's customer as a confirmed on-chain deposit and answers
+   * the recorded `deposit` transaction (status `done`, a made-up hash).
+   * @throws PlatformApiError 400 `AMOUNT_MUST_BE_POSITIVE`/`INVALID_AMOUNT`/`INVALID_CURRENCY`,
+   *   404 `NOT_FOUND` (the provider is not the sandbox), `WALLET_NOT_FOUND`, or `ADDRESS_NOT_FOUND`
+   *   (the wallet does not hold that network and currency), 422.
+   */
+  async createSandboxDeposit(body: CreateSandboxDepositRequest): Promise<WalletTransaction> {
+    return this.data("post", "/sandbox/deposits", { auth: "owner", body });
+  }
+
   // ── Transport ─────────────────────────────────────────────────────────────────────────────
 
   /** Sends operation `method template` and returns its success envelope's `data`. */
@@ -327,10 +444,11 @@ export class PlatformClient {
   }
 
   private authHeader(auth: Auth | undefined): Record<string, string> {
-    const { masterKey, sessionToken, apiKey } = this.credentials;
+    const { masterKey, sessionToken, apiKey, userToken } = this.credentials;
     if (auth === "master" && masterKey) return { "x-master-api-key": masterKey };
     if (auth === "session" && sessionToken) return { authorization: `Bearer ${sessionToken}` };
-    if (auth === "owner" && apiKey) return { "x-api-key": apiKey };
+    if (auth === "wallet" && userToken) return { authorization: `Bearer ${userToken}` };
+    if ((auth === "owner" || auth === "wallet") && apiKey) return { "x-api-key": apiKey };
     return {};
   }
 

@@ -6,10 +6,18 @@ import { MikroORM, defineConfig, type Options } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { Credential, Customer, ServiceSetting } from "../modules/identity/entities.js";
 import { User } from "../modules/users/entities.js";
+import { JournalEntry, LedgerAccount, LedgerPosting } from "../modules/ledger/entities.js";
+import { Wallet, WalletAddress, WalletTransaction } from "../modules/wallets/entities.js";
+import { SandboxDepositAddress, SandboxVaultWallet } from "../providers/sandbox-entities.js";
 import { migrationsList } from "./migrations/index.js";
 
 /** Every entity of the service. */
-export const entities = [ServiceSetting, Customer, Credential, User];
+export const entities = [
+  ServiceSetting, Customer, Credential, User,
+  LedgerAccount, JournalEntry, LedgerPosting,
+  Wallet, WalletAddress, WalletTransaction,
+  SandboxVaultWallet, SandboxDepositAddress,
+];
 
 /** The ORM configuration for a PostgreSQL connection URL. */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {

@@ -1,9 +1,13 @@
 /**
  * The upstream custody provider (decisions.md §3): everything the service asks upstream goes
  * through this interface; nothing outside src/providers knows which provider is active.
- * Issue 2 needs the customer registry; vaults, addresses, catalogue and withdrawal execution join
- * this interface with the wallets and withdrawals issues.
+ * Customer registry, vault wallets, deposit addresses, the currency and pair catalogue, and address
+ * validation; withdrawal execution joins it with the withdrawals issue.
+ *
+ * Methods that change provider state take the caller's EntityManager: the sandbox keeps its state
+ * in the service's database, in the caller's transaction; a remote provider ignores it.
  */
+import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BusinessProfile } from "../modules/identity/entities.js";
 
 /** A customer record as the upstream registry holds it. */
@@ -22,10 +26,61 @@ export interface UpstreamCustomer {
   hasVault: boolean;
 }
 
+/** A currency of the provider's catalogue (reference: "Currency"); amounts are decimal strings. */
+export interface CatalogueCurrency {
+  /** Provider's internal id. */
+  id: number;
+  /** Lower-case code, e.g. `btc`. */
+  code: string;
+  name: string;
+  /** Upper-case ticker, e.g. `BTC`. */
+  symbol: string;
+  asciiSign: string;
+  /** Decimals supported. */
+  precision: number;
+  /** Minimum withdrawal amount, decimal string. */
+  minWithdrawal: string;
+  isFiat: boolean;
+  canDeposit: boolean;
+  canWithdraw: boolean;
+  isConfirmationsNeeded: boolean;
+  isCustodyEnabled: boolean;
+  isTradingEnabled: boolean;
+  /** Vault networks (`networks/<name>`) the currency can be held on; empty for fiat. */
+  networks: readonly string[];
+}
+
+/** A trading pair of currency codes. */
+export interface CataloguePair {
+  base: string;
+  quote: string;
+}
+
 /** The provider interface. Implementations throw `DomainError("BAD_GATEWAY")` when upstream fails. */
 export interface CustodyProvider {
   /** `sandbox` for the built-in provider. */
   readonly name: string;
   /** The upstream record of `customerId`, or null when upstream does not know it. */
   lookupCustomer(customerId: string): Promise<UpstreamCustomer | null>;
+  /** Every currency of the catalogue, fiat and crypto. */
+  listCurrencies(): Promise<readonly CatalogueCurrency[]>;
+  /** Every trading pair. */
+  listTradingPairs(): Promise<readonly CataloguePair[]>;
+  /** Vault networks the provider supports (`networks/<name>`). */
+  supportedNetworks(): readonly string[];
+  /**
+   * Creates a vault wallet for one of the customer's wallets.
+   * @returns the provider's id of the vault wallet.
+   * @throws DomainError CLIENT_NO_SUPPLIER_ID (400) when the customer has no custody vault.
+   */
+  createVaultWallet(em: EntityManager, customerId: string, walletId: string): Promise<string>;
+  /**
+   * Allocates a deposit address of `network` in the vault wallet: a valid address of that network.
+   * @throws DomainError ADDRESS_GENERATION_FAILED (500) when none can be made.
+   */
+  createDepositAddress(em: EntityManager, vaultWalletId: string, network: string): Promise<string>;
+  /** Whether `address` is a valid destination on `network` (withdrawals: `INVALID_CRYPTO_ADDRESS`). */
+  isValidAddress(network: string, address: string): boolean;
+  /** A transaction hash in `network`'s format (the sandbox makes them up; real providers report them). */
+  newTransactionHash(network: string): string;
 }

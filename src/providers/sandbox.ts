@@ -5,9 +5,17 @@
  *   from `SANDBOX_SEED` and the id (same inputs → same profile);
  * - ids starting with `unknown` do not exist upstream (Create Customer answers 404);
  * - ids starting with `novault` exist but have no custody vault (`CLIENT_NO_SUPPLIER_ID`).
+ * Vault: deposit addresses are real addresses of their network (testnet formats where the network
+ * has them), derived by HD derivation from `SANDBOX_SEED` (src/providers/chains.ts), numbered per
+ * network in creation order. Catalogue: src/providers/sandbox-catalogue.ts.
  */
-import { createHash } from "node:crypto";
-import type { CustodyProvider, UpstreamCustomer } from "./provider.js";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DomainError } from "../domain/errors.js";
+import { NETWORKS, deriveDepositAddress, hdSeedFrom, isNetworkId, isValidAddress, transactionHash } from "./chains.js";
+import type { CatalogueCurrency, CataloguePair, CustodyProvider, UpstreamCustomer } from "./provider.js";
+import { SANDBOX_CURRENCIES, SANDBOX_PAIRS } from "./sandbox-catalogue.js";
+import { SandboxDepositAddress, SandboxVaultWallet } from "./sandbox-entities.js";
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"];
 const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"];
@@ -26,8 +34,56 @@ export const CUSTOMER_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 /** The built-in sandbox provider; its state (from the wallets issue on) lives in the service's database. */
 export class SandboxProvider implements CustodyProvider {
   readonly name = "sandbox";
+  private hdSeed: Uint8Array | undefined;
 
   constructor(private readonly seed: string) {}
+
+  async listCurrencies(): Promise<readonly CatalogueCurrency[]> {
+    return SANDBOX_CURRENCIES;
+  }
+
+  async listTradingPairs(): Promise<readonly CataloguePair[]> {
+    return SANDBOX_PAIRS;
+  }
+
+  supportedNetworks(): readonly string[] {
+    return NETWORKS;
+  }
+
+  async createVaultWallet(em: EntityManager, customerId: string, walletId: string): Promise<string> {
+    const upstream = await this.lookupCustomer(customerId);
+    if (!upstream?.hasVault) {
+      throw new DomainError("CLIENT_NO_SUPPLIER_ID", "No custody vault is configured for this client at the custody provider.");
+    }
+    const vault = em.create(SandboxVaultWallet, { vaultWalletId: randomUUID(), customerId, walletId });
+    await em.flush();
+    return vault.vaultWalletId;
+  }
+
+  async createDepositAddress(em: EntityManager, vaultWalletId: string, network: string): Promise<string> {
+    if (!isNetworkId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${network}.`);
+    // One derivation index after another per network: serialise allocators of the same network.
+    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`sandbox_deposit_address:${network}`]);
+    const [row] = await em.execute<{ next: number }[]>(
+      `select coalesce(max(derivation_index) + 1, 0) as next from sandbox_deposit_address where network = ?`,
+      [network],
+    );
+    const index = Number(row?.next ?? 0);
+    this.hdSeed ??= hdSeedFrom(this.seed);
+    const { address, path } = deriveDepositAddress(network, this.hdSeed, index);
+    em.create(SandboxDepositAddress, { network, derivationIndex: index, derivationPath: path, address, vaultWalletId });
+    await em.flush();
+    return address;
+  }
+
+  isValidAddress(network: string, address: string): boolean {
+    return isNetworkId(network) && isValidAddress(network, address);
+  }
+
+  newTransactionHash(network: string): string {
+    if (!isNetworkId(network)) throw new DomainError("BAD_REQUEST", `Unknown network ${network}.`);
+    return transactionHash(network, randomBytes(32));
+  }
 
   private pick<T>(list: readonly T[], salt: string, customerId: string): T {
     const digest = createHash("sha256").update(`${this.seed}\u0000${salt}\u0000${customerId}`).digest();

@@ -9,6 +9,8 @@
  * - turns the request into the case of its status (CASES below): the success case of an implemented
  *   operation, an error case built on purpose (no credential, wrong kind of credential, unknown id,
  *   invalid body…), or the 501 of an operation not built yet; anything else is skipped explicitly;
+ * - for a status that arises in several ways (an array of cases), checks the first in the main run
+ *   and the k-th in the alternative run k (`contract.alternative`), which skips everything else;
  * - rewrites ids the document's examples cannot name (generated ids) and sets up order-dependent state;
  * - replaces Dredd's key-only comparison with the real response schema of that status (plus the
  *   expected error code) and the exact `Content-Type` express sends.
@@ -32,7 +34,8 @@ const SKIPPED_EVERYWHERE = {
 /**
  * Cases of the implemented operations, by operationId and declared status. A case receives a
  * context `c` whose request already carries the default credential of the operation and the
- * document's example request; a string is an explicit skip with its reason.
+ * document's example request; a string is an explicit skip with its reason. An array lists the
+ * alternative cases of one status (one Dredd transaction each run): the main run checks the first.
  */
 const CASES = {
   createSession: {
@@ -157,7 +160,105 @@ const CASES = {
     403: (c) => c.as("operator").error("FORBIDDEN"),
     404: (c) => c.path(`/users/${UNKNOWN_USER_ID}/token`).error("USER_NOT_FOUND"),
   },
+  // Wallets of the example user: the seeding activated it and opened the Create Wallet example's
+  // wallet (f.walletId, credited once by the sandbox deposit example).
+  createWallet: {
+    201: [
+      (c) => c.ensureActive(c.f.userId).body({ ...c.example(), name: "Dredd wallet" }),
+      (c) => c.asUserOf(c.f.userId).body({ ...c.example(), name: "Dredd wallet of a user token" }),
+    ],
+    400: [
+      // The schema has no minLength on name: an empty one is a rule of the operation, not a 422.
+      (c) => c.ensureActive(c.f.userId).body({ ...c.example(), name: "" }).error("WALLET_NAME_REQUIRED"),
+      (c) => c.ensureActive(c.f.userId).body({ name: "Dredd usdt on bitcoin", networks: [{ name: "networks/bitcoin", currency: "usdt" }] }).error("UNSUPPORTED_CURRENCY"),
+      (c) => c.as("novaultOwner").path(`/users/${c.f.novaultUserId}/wallets`).error("CLIENT_NO_SUPPLIER_ID"),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [
+      (c) => c.as("user").error("FORBIDDEN"), // a user token of another user
+      (c) => c.as("operator").error("FORBIDDEN"),
+    ],
+    404: [
+      (c) => c.path(`/users/${UNKNOWN_USER_ID}/wallets`).error("USER_NOT_FOUND"),
+      (c) => c.path(`/users/${c.f.pendingUserId}/wallets`).error("RESOURCE_NOT_FOUND"), // not active
+    ],
+    409: (c) => c.ensureActive(c.f.userId).error("RESOURCE_CONFLICT"), // the example's name is the seeded wallet's
+    422: (c) => c.body({ name: 5, networks: [] }).error("UNPROCESSABLE_ENTITY"),
+  },
+  listWallets: {
+    200: [(c) => c.query("filter[limit]=2&filter[skip]=0"), (c) => c.asUserOf(c.f.userId)],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [
+      (c) => c.as("user").error("FORBIDDEN"), // a user token of another user
+      (c) => c.as("customerSession").error("FORBIDDEN"),
+    ],
+    404: [
+      (c) => c.path(`/users/${c.f.activeUserId}/wallets`).error("WALLET_NOT_FOUND"), // a user without wallets
+      (c) => c.path(`/users/${UNKNOWN_USER_ID}/wallets`).error("USER_NOT_FOUND"),
+    ],
+    422: (c) => c.query("filter[limit]=101").error("UNPROCESSABLE_ENTITY"),
+  },
+  getWalletBalance: {
+    200: [(c) => c.path(`/wallets/${c.f.walletId}/balance`), (c) => c.asUserOf(c.f.userId).path(`/wallets/${c.f.walletId}/balance`)],
+    401: (c) => c.as("none").path(`/wallets/${c.f.walletId}/balance`).error("UNAUTHORIZED"),
+    403: (c) => c.as("operator").path(`/wallets/${c.f.walletId}/balance`).error("FORBIDDEN"),
+    404: [
+      (c) => c.error("WALLET_NOT_FOUND"), // the example id
+      (c) => c.as("otherOwner").path(`/wallets/${c.f.walletId}/balance`).error("WALLET_NOT_FOUND"), // another customer's wallet
+    ],
+  },
+  listWalletTransactions: {
+    200: [
+      (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=5&filter[skip]=0&filter[sort]=ASC&filter[where][type]=deposit`),
+      (c) => c.asUserOf(c.f.userId).path(`/wallets/${c.f.walletId}/transactions`),
+    ],
+    400: (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=101`).error("BAD_REQUEST"),
+    401: (c) => c.as("none").path(`/wallets/${c.f.walletId}/transactions`).error("UNAUTHORIZED"),
+    403: (c) => c.as("customerSession").path(`/wallets/${c.f.walletId}/transactions`).error("FORBIDDEN"),
+    404: [
+      (c) => c.error("WALLET_NOT_FOUND"), // the example id
+      (c) => c.as("otherOwner").path(`/wallets/${c.f.walletId}/transactions`).error("WALLET_NOT_FOUND"), // another customer's wallet
+    ],
+    422: (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=0`).error("UNPROCESSABLE_ENTITY"),
+  },
+  listCurrencies: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("user").error("FORBIDDEN"), // owner API key only
+  },
+  listTradingPairs: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("user").error("FORBIDDEN"),
+  },
+  createSandboxDeposit: {
+    201: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId }),
+    400: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId, amount: 0 }).error("AMOUNT_MUST_BE_POSITIVE"),
+    401: (c) => c.as("none").body({ ...c.example(), wallet_id: c.f.walletId }).error("UNAUTHORIZED"),
+    403: (c) => c.as("user").body({ ...c.example(), wallet_id: c.f.walletId }).error("FORBIDDEN"),
+    404: [
+      // The seeded wallet holds usdt on ethereum and btc on bitcoin, not usdc on polygon.
+      (c) => c.body({ wallet_id: c.f.walletId, network: "networks/polygon", currency: "usdc", amount: 1 }).error("ADDRESS_NOT_FOUND"),
+      (c) => c.error("WALLET_NOT_FOUND"), // the example id
+      (c) => c.as("otherOwner").body({ ...c.example(), wallet_id: c.f.walletId }).error("WALLET_NOT_FOUND"), // another customer's wallet
+    ],
+    422: (c) => c.body({ wallet_id: "", network: "networks/ethereum", currency: "usdt", amount: "lots" }).error("UNPROCESSABLE_ENTITY"),
+  },
 };
+
+/**
+ * The case of this run: the first of an array in the main run; in alternative run k, the k-th of an
+ * array and a skip for everything else.
+ */
+function alternativeOf(plan, key, contract) {
+  const alternative = contract.alternative || 0;
+  const cases = Array.isArray(plan) ? plan : [plan];
+  if (cases.length - 1 > (contract.alternativeRuns || 0)) {
+    throw new Error(`${key} has ${cases.length} alternative cases: raise the alternative runs of dredd.test.ts`);
+  }
+  if (alternative === 0) return cases[0];
+  return Array.isArray(plan) && plan[alternative] ? plan[alternative] : `alternative run ${alternative}: ${key} has no such alternative`;
+}
 
 /** The 501 of an operation not built yet: the valid example request with its default credential. */
 const NOT_IMPLEMENTED_CASE = (c) => c.error("NOT_IMPLEMENTED");
@@ -188,6 +289,10 @@ function credentialHeaders(kind, f) {
       return { "x-master-api-key": "not-the-master-key-0123456789abcdefghijkl" };
     case "owner":
       return { "x-api-key": f.ownerKey };
+    case "otherOwner":
+      return { "x-api-key": f.otherOwnerKey };
+    case "novaultOwner":
+      return { "x-api-key": f.novaultOwnerKey };
     default:
       throw new Error(`Unknown credential kind ${kind}`);
   }
@@ -253,6 +358,20 @@ function context(transaction, op, contract) {
       });
       return c;
     },
+    /** Sends a user token of `userId`, issued (to the user, activated first) just before the request. */
+    asUserOf(userId) {
+      c.ensureActive(userId).as("none");
+      state.preconditions.push(async () => {
+        const res = await fetch(`${contract.baseUrl}/users/${userId}/token`, {
+          method: "POST",
+          headers: { "x-api-key": contract.fixtures.ownerKey },
+        });
+        const text = await res.text();
+        if (res.status !== 201) throw new Error(`A token of ${userId} answered ${res.status}: ${text}`);
+        request.headers.Authorization = `Bearer ${JSON.parse(text).data.token}`;
+      });
+      return c;
+    },
   };
   return c;
 }
@@ -283,6 +402,7 @@ async function prepare(transaction) {
   } else {
     plan = status === "501" ? NOT_IMPLEMENTED_CASE : "the operation is not implemented: only its 501 is checked";
   }
+  plan = alternativeOf(plan, `${op.operationId} ${status}`, contract);
   if (typeof plan === "string") {
     transaction.skip = true;
     return;

@@ -69,12 +69,19 @@ export interface Fixtures {
   revocableCredentialId: string;
   /** A session of another customer: a valid credential that may not touch the example customer. */
   otherCustomerSession: string;
+  /** An owner key of that other customer: it sees none of the example customer's wallets. */
+  otherOwnerKey: string;
   /** A customer that Delete Customer deletes. */
   doomedCustomerId: string;
   /** An id, absent from the database, that Create Customer can create. */
   newCustomerId: string;
-  /** The document's example user (created with its example `user_id`). */
+  /** The document's example user (created with its example `user_id`), activated, with a wallet. */
   userId: string;
+  /**
+   * The example user's wallet, created from the Create Wallet example (so its name is taken) and
+   * credited once through the sandbox deposit example: wallet ids are generated, the hooks put it in.
+   */
+  walletId: string;
   /** A PENDING user that Delete User deletes. */
   doomedUserId: string;
   /** A PENDING user that stays so (never activated: cannot be deactivated). */
@@ -86,6 +93,9 @@ export interface Fixtures {
   /** Email and phone number no user has yet, for Create User. */
   freshEmail: string;
   freshPhoneNumber: string;
+  /** An owner key of a customer whose id starts with `novault` (no custody vault upstream) and an active user of it. */
+  novaultOwnerKey: string;
+  novaultUserId: string;
 }
 
 /** What the hooks get in `hooks.configuration.custom.contract`. */
@@ -96,6 +106,13 @@ export interface HookContract {
   fixtures: Fixtures;
   /** Leave Dredd's own expectation (key comparison of the example) alone: only for the negative control. */
   keysOnly?: boolean;
+  /**
+   * How many extra runs check the alternative cases of statuses that arise in several ways (Dredd
+   * compiles one transaction per status); the hooks fail a status with more alternatives than that.
+   */
+  alternativeRuns?: number;
+  /** Which alternative this run checks: 0 (default) is the main run; k > 0 runs only the k-th alternatives. */
+  alternative?: number;
 }
 
 export function loadContractDocument(): OpenApiDocument {
@@ -230,8 +247,8 @@ function client(baseUrl: string) {
 
 /**
  * Seeds, over the platform API of `baseUrl`, the records the document's examples name (customer
- * `acme-corp`, user `6f1c2d3e-…`, created from the document's own request examples) and the extra
- * records the order-dependent and error cases need.
+ * `acme-corp`, user `6f1c2d3e-…` and its wallet, created from the document's own request examples)
+ * and the extra records the order-dependent and error cases need.
  */
 export async function seedFixtures(baseUrl: string, operations: Record<string, ContractOperation>): Promise<Fixtures> {
   const call = client(baseUrl);
@@ -253,9 +270,9 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
 
   const otherCustomerId = "dredd-other-co";
   await createCustomer({ customer_id: otherCustomerId, email: `ops@${otherCustomerId}.example`, entity_name: "Dredd Other Co" });
-  const otherKey = String((await credential(otherCustomerId)).customer_secret);
+  const otherOwnerKey = String((await credential(otherCustomerId)).customer_secret);
   const otherCustomerSession = String(
-    (await call("POST", "/sessions", 201, { body: { customer_id: otherCustomerId, customer_secret: otherKey } })).data.token,
+    (await call("POST", "/sessions", 201, { body: { customer_id: otherCustomerId, customer_secret: otherOwnerKey } })).data.token,
   );
   const doomedCustomerId = "dredd-doomed-co";
   await createCustomer({ customer_id: doomedCustomerId, email: `ops@${doomedCustomerId}.example`, entity_name: "Dredd Doomed Co" });
@@ -263,12 +280,24 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
   const ownerKey = String(owner.customer_secret);
   const asOwner = { "x-api-key": ownerKey };
   const user = (await call("POST", "/users", 201, { headers: asOwner, body: example("POST /users") })).data;
+  const userId = String(user.user_id);
+  await call("POST", `/users/${userId}/activate`, 200, { headers: asOwner });
+  const wallet = (await call("POST", `/users/${userId}/wallets`, 201, { headers: asOwner, body: example("POST /users/{user_id}/wallets") })).data;
+  const walletId = String(wallet.wallet_id);
+  await call("POST", "/sandbox/deposits", 201, { headers: asOwner, body: { ...example("POST /sandbox/deposits"), wallet_id: walletId } });
   const doomed = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
   const pending = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
   const active = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
   await call("POST", `/users/${String(active.user_id)}/activate`, 200, { headers: asOwner });
   const userToken = String((await call("POST", `/users/${String(active.user_id)}/token`, 201, { headers: asOwner })).data.token);
   const fresh = userBody();
+
+  const novaultCustomerId = "novault-dredd-co";
+  await createCustomer({ customer_id: novaultCustomerId, email: `ops@${novaultCustomerId}.example`, entity_name: "Dredd No Vault Co" });
+  const novaultOwnerKey = String((await credential(novaultCustomerId)).customer_secret);
+  const asNovaultOwner = { "x-api-key": novaultOwnerKey };
+  const novaultUser = (await call("POST", "/users", 201, { headers: asNovaultOwner, body: userBody() as JsonObject })).data;
+  await call("POST", `/users/${String(novaultUser.user_id)}/activate`, 200, { headers: asNovaultOwner });
 
   return {
     masterKey: TEST_MASTER_KEY,
@@ -277,9 +306,11 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     ownerKey,
     revocableCredentialId: String(revocable.credential_id),
     otherCustomerSession,
+    otherOwnerKey,
     doomedCustomerId,
     newCustomerId: "dredd-created-co",
-    userId: String(user.user_id),
+    userId,
+    walletId,
     doomedUserId: String(doomed.user_id),
     pendingUserId: String(pending.user_id),
     activeUserId: String(active.user_id),
@@ -287,6 +318,8 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     userToken,
     freshEmail: String(fresh.email),
     freshPhoneNumber: String(fresh.phone_number),
+    novaultOwnerKey,
+    novaultUserId: String(novaultUser.user_id),
   };
 }
 

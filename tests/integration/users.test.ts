@@ -824,9 +824,9 @@ describe("POST /users/{user_id}/token (createUserToken)", () => {
     const ttl = Date.parse(res.body.data.expires_at) - Date.now();
     expect(ttl).toBeGreaterThan(890_000);
     expect(ttl).toBeLessThanOrEqual(900_000);
-    // a valid user token passes authentication on its own wallets path (wallets are not built yet: 501)
+    // a valid user token passes authentication on its own wallets path (a user without wallets: 404 WALLET_NOT_FOUND)
     const wallets = await api().get(`${BASE}/users/${user.user_id}/wallets`).set("Authorization", `Bearer ${res.body.data.token}`);
-    expectPlatformError(wallets, 501, "NOT_IMPLEMENTED");
+    expectPlatformError(wallets, 404, "WALLET_NOT_FOUND");
   });
 
   it("answers 404 RESOURCE_NOT_FOUND for a PENDING user and for a SUSPENDED user", async () => {
@@ -951,17 +951,17 @@ describe("authentication and access to the users endpoints", () => {
     const other = await walk.activeUserWithToken(key);
     const wallets = (userId: string, token: string) => api().get(`${BASE}/users/${userId}/wallets`).set("Authorization", `Bearer ${token}`);
 
-    expectPlatformError(await wallets(holder.userId, holder.token), 501, "NOT_IMPLEMENTED");
+    expectPlatformError(await wallets(holder.userId, holder.token), 404, "WALLET_NOT_FOUND");
     expectPlatformError(await wallets(other.userId, holder.token), 403, "FORBIDDEN");
     // the owner key may act on any of its users
-    expectPlatformError(await api().get(`${BASE}/users/${other.userId}/wallets`).set("x-api-key", key), 501, "NOT_IMPLEMENTED");
+    expectPlatformError(await api().get(`${BASE}/users/${other.userId}/wallets`).set("x-api-key", key), 404, "WALLET_NOT_FOUND");
 
     await deactivated(key, holder.userId);
     const after = await wallets(holder.userId, holder.token);
     expectPlatformError(after, 401, "UNAUTHORIZED");
     expect(after.body.errors[0].message).toMatch(/inactive/i);
     // the other user's token is unaffected
-    expectPlatformError(await wallets(other.userId, other.token), 501, "NOT_IMPLEMENTED");
+    expectPlatformError(await wallets(other.userId, other.token), 404, "WALLET_NOT_FOUND");
   });
 
   it("keeps a deactivated user's old tokens dead after re-activation; a new token works", async () => {
@@ -976,14 +976,14 @@ describe("authentication and access to the users endpoints", () => {
     expect(old.body.errors[0].message).toMatch(/revoked/i);
     const fresh = await issueToken(key, holder.userId);
     expect(fresh.status).toBe(201);
-    expectPlatformError(await wallets(fresh.body.data.token), 501, "NOT_IMPLEMENTED");
+    expectPlatformError(await wallets(fresh.body.data.token), 404, "WALLET_NOT_FOUND");
   });
 
   it("stops a user token when its user is deleted or its owner key is revoked", async () => {
     const { key, credentialId, customerId: cid } = await tenant("token-revoke");
     const holder = await walk.activeUserWithToken(key);
     const wallets = () => api().get(`${BASE}/users/${holder.userId}/wallets`).set("Authorization", `Bearer ${holder.token}`);
-    expectPlatformError(await wallets(), 501, "NOT_IMPLEMENTED");
+    expectPlatformError(await wallets(), 404, "WALLET_NOT_FOUND");
     expect((await api().delete(`${BASE}/customers/${cid}/credentials/${credentialId}`).set("Authorization", `Bearer ${operator}`)).status).toBe(204);
     expectPlatformError(await wallets(), 401, "UNAUTHORIZED");
 

@@ -97,8 +97,6 @@ export const platformNotImplemented = [
   "createEmailPoller", "getEmailPoller", "updateEmailPoller", "deleteEmailPoller", "verifyEmailPoller",
   "enableEmailPoller", "disableEmailPoller",
   "createWebhook", "getWebhook", "updateWebhook", "deleteWebhook", "verifyWebhook",
-  "createWallet", "listWallets", "getWalletBalance", "listWalletTransactions",
   "initiateWithdrawal", "confirmWithdrawal", "resendWithdrawalCode", "cancelWithdrawal", "getWithdrawal", "listWithdrawals",
-  "listCurrencies", "listTradingPairs",
-  "createSandboxDeposit", "listSandboxMail",
+  "listSandboxMail",
 ] as const satisfies readonly (keyof operations)[];

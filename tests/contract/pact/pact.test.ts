@@ -1,5 +1,5 @@
 /**
- * Pact contract of the identity slice, consumer "platform-client" (src/client/platform-client.ts)
+ * Pact contract of the identity and wallet slices, consumer "platform-client" (src/client/platform-client.ts)
  * and provider "custody-platform-api", in one file so that the pact is written before it is
  * verified (vitest runs files in parallel, the describe blocks of one file in order):
  *
@@ -8,8 +8,10 @@
  *    pins shapes, statuses and error codes, not the example values;
  * 2. provider: the pact is replayed against the real app (real PostgreSQL, responses validated
  *    against the emitted document) listening on 127.0.0.1. Provider states seed data through the
- *    services (IdentityService, UserService), not SQL; the secrets they create differ on every run,
- *    so `requestFilter` swaps the pact's example credentials for the live ones.
+ *    services (IdentityService, UserService, WalletService), not SQL; the secrets they create differ
+ *    on every run, so `requestFilter` swaps the pact's example credentials for the live ones. Wallet
+ *    ids are generated too: the wallet states answer `{walletId}` and the interactions inject it into
+ *    paths and bodies with `fromProviderState` (provider-state generators).
  *
  * The pact file goes to a fresh temporary directory, removed afterwards; set `PACT_DIR` (for
  * example `tests/contract/pact/pacts`, ignored by git) to keep it.
@@ -22,13 +24,33 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MatchersV3, PactV4, Verifier } from "@pact-foundation/pact";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlatformApiError, PlatformClient, type CreateUserRequest } from "../../../src/client/platform-client.js";
+import {
+  PlatformApiError,
+  PlatformClient,
+  type CreateUserRequest,
+  type CreateWalletRequest,
+  type PlatformCredentials,
+} from "../../../src/client/platform-client.js";
 import { DomainError } from "../../../src/domain/errors.js";
 import type { IdentityService } from "../../../src/modules/identity/service.js";
 import type { UserService } from "../../../src/modules/users/service.js";
+import type { WalletService } from "../../../src/modules/wallets/service.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
 
-const { like, constrainedArrayLike, arrayContaining, regex, uuid, integer, boolean, iso8601DateTimeWithMillis } = MatchersV3;
+const {
+  like,
+  eachLike,
+  constrainedArrayLike,
+  arrayContaining,
+  regex,
+  uuid,
+  integer,
+  number,
+  boolean,
+  equal,
+  fromProviderState,
+  iso8601DateTimeWithMillis,
+} = MatchersV3;
 
 const CONSUMER = "platform-client";
 const PROVIDER = "custody-platform-api";
@@ -42,11 +64,19 @@ const NEW_CUSTOMER = "globex-corp";
 const VERIFIED_USER = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
 const PENDING_USER = "0b7e4f2a-9c3d-4e5f-a617-2b3c4d5e6f70";
 const UNKNOWN_USER = "5d6e7f80-1a2b-4c3d-9e4f-000000000000";
+const UNKNOWN_WALLET = "9e8d7c6b-5a49-4838-a726-000000000000";
+/** Example wallet id of the pact; on the provider side the wallet states supply the live one. */
+const EXAMPLE_WALLET = "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
+/** Wallet names the provider states create, and the one Create Wallet uses. */
+const MAIN_WALLET = "Main";
+const SPARE_WALLET = "Spare";
+const NEW_WALLET = "Savings";
 
 /** Example credentials recorded in the pact; the provider side replaces them with live ones. */
 const EXAMPLE_MASTER_KEY = "mk_example_master_key_0123456789abcdefghij";
 const EXAMPLE_SESSION = "eyJhbGciOiJIUzI1NiJ9.eyJraW5kIjoic2Vzc2lvbiJ9.c2lnbmF0dXJl";
 const EXAMPLE_OWNER_KEY = "sk_EXAMPLEexampleEXAMPLEexampleEXAMPLEexample0";
+const EXAMPLE_USER_TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJraW5kIjoidXNlciJ9.dXNlcnNpZ25hdHVyZQ";
 
 /** Provider states, shared by both halves. */
 const STATE = {
@@ -58,6 +88,11 @@ const STATE = {
   pendingUser: `user ${PENDING_USER} exists and is PENDING`,
   threeUsers: `customer ${ACME} has at least 3 users`,
   unknownUser: `user ${UNKNOWN_USER} does not exist`,
+  userToken: `a user token of ${VERIFIED_USER} is issued`,
+  noNewWallet: `user ${VERIFIED_USER} has no wallet named '${NEW_WALLET}'`,
+  mainWallet: `user ${VERIFIED_USER} has wallet '${MAIN_WALLET}' with 0.5 btc deposited`,
+  spareWallet: `user ${VERIFIED_USER} has wallet '${SPARE_WALLET}' holding btc, without deposits`,
+  unknownWallet: `wallet ${UNKNOWN_WALLET} does not exist`,
 } as const;
 
 // ── Response templates ────────────────────────────────────────────────────────────────────────
@@ -132,13 +167,94 @@ const NEW_USER: CreateUserRequest = {
 
 const bearer = { authorization: regex(/^Bearer [A-Za-z0-9._~+/=-]+$/, `Bearer ${EXAMPLE_SESSION}`) };
 const ownerKey = { "x-api-key": regex(/^sk_[A-Za-z0-9_-]+$/, EXAMPLE_OWNER_KEY) };
+const userBearer = { authorization: regex(/^Bearer [A-Za-z0-9._~+/=-]+$/, `Bearer ${EXAMPLE_USER_TOKEN}`) };
+
+// ── Wallet templates ──────────────────────────────────────────────────────────────────────────
+
+const NETWORK = (example: string) => regex(/^networks\/[a-z0-9-]+$/, example);
+const CODE = (example: string) => regex(/^[a-z0-9]+$/, example);
+/** An 8-decimal amount string of a balance. */
+const EIGHT = (example: string) => regex(/^\d+\.\d{8}$/, example);
+const UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+/**
+ * `fromProviderState` with a regex instead of its type match: the consumer side matches `regex` and
+ * uses `example`; the provider side injects `expression` (here `${walletId}`, which the wallet
+ * states answer) through a ProviderState generator.
+ */
+const fromState = (expression: string, pattern: string, example: string) => ({
+  ...fromProviderState(expression, example),
+  "pact:matcher:type": "regex",
+  regex: pattern,
+});
+/** Path `/api/v1/wallets/{walletId}/<suffix>`, the wallet id coming from the provider state. */
+const walletPath = (suffix: string) =>
+  fromState(`/api/v1/wallets/\${walletId}/${suffix}`, `^/api/v1/wallets/${UUID_PATTERN}/${suffix}$`, `/api/v1/wallets/${EXAMPLE_WALLET}/${suffix}`);
+/** The wallet id of the provider state, in a body. */
+const stateWalletId = () => fromState("${walletId}", `^${UUID_PATTERN}$`, EXAMPLE_WALLET);
+
+/** The networks every created wallet of this file holds, in this order. */
+const WALLET_NETWORKS = [
+  { name: "networks/bitcoin", currency: "btc" },
+  { name: "networks/ethereum", currency: "usdt" },
+];
+
+/**
+ * A `virtual`, active wallet of {@link VERIFIED_USER}; the addresses (at least two: one per network) are
+ * shapes only. `equal` keeps the pinned values exact inside an `eachLike`, which otherwise matches
+ * its items by type.
+ */
+const wallet = (name: unknown, description: unknown, networks: unknown) => ({
+  wallet_id: uuid(EXAMPLE_WALLET),
+  vault_wallet_id: like("b3c4d5e6-f7a8-4b9c-8d0e-1f2a3b4c5d6e"),
+  user_id: equal(VERIFIED_USER),
+  name,
+  description,
+  wallet_type: equal("virtual"),
+  networks,
+  is_active: equal(true),
+  addresses: eachLike(
+    {
+      address_id: uuid("7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b"),
+      currency: CODE("btc"),
+      network: NETWORK("networks/bitcoin"),
+      address: like("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx"),
+    },
+    2,
+  ),
+  created_at: timestamp(),
+  updated_at: timestamp(),
+});
+
+/** A `deposit` transaction with status `done` of `amount` btc on the bitcoin network. */
+const btcDeposit = (amount: unknown, balanceAfter: unknown) => ({
+  id: integer(1),
+  balance: balanceAfter,
+  transaction: {
+    order_id: uuid("4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d"),
+    trade_id: like(""),
+    client_id: equal(ACME),
+    idempotency_id: null,
+    symbol: equal("BTC"),
+    created_at: timestamp(),
+    hash: regex(/^[0-9a-f]{64}$/, "9f2c4b7e1d3a5c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e"),
+    action: equal("deposit"),
+    currency: equal("btc"),
+    memo: like(""),
+    amount,
+    net_proceeds: amount,
+    price: number(0),
+    fees: number(0),
+    status: equal("done"),
+    description: like("Deposit of 0.50000000 BTC on networks/bitcoin"),
+  },
+});
 
 // ── Consumer ──────────────────────────────────────────────────────────────────────────────────
 
 describe(`consumer ${CONSUMER}`, () => {
   const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: pactDir, logLevel: "warn" });
-  const client = (url: string, credentials: { masterKey?: string; sessionToken?: string; apiKey?: string } = {}) =>
-    new PlatformClient({ baseUrl: `${url}/api/v1`, ...credentials });
+  const client = (url: string, credentials: PlatformCredentials = {}) => new PlatformClient({ baseUrl: `${url}/api/v1`, ...credentials });
 
   beforeAll(() => {
     // Pact merges into an existing file: start from none so a renamed interaction does not linger.
@@ -369,6 +485,228 @@ describe(`consumer ${CONSUMER}`, () => {
         expect(apiError.errors.every((e) => e.code === "UNPROCESSABLE_ENTITY")).toBe(true);
       });
   });
+
+  // Wallets, currencies and the sandbox deposit helper.
+
+  it("creates a wallet with one deposit address per network", async () => {
+    const body: CreateWalletRequest = { name: NEW_WALLET, description: "Rainy days", networks: WALLET_NETWORKS };
+    // The client fills in the default `wallet_type`.
+    const sent = { ...body, wallet_type: "virtual" };
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.verifiedUser)
+      .given(STATE.noNewWallet)
+      .uponReceiving("a request to create a wallet")
+      .withRequest("POST", `/api/v1/users/${VERIFIED_USER}/wallets`, (b) => b.headers(ownerKey).jsonBody(sent))
+      .willRespondWith(201, (b) => b.jsonBody(ok(wallet(NEW_WALLET, "Rainy days", WALLET_NETWORKS))))
+      .executeTest(async (mock) => {
+        const created = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createWallet(VERIFIED_USER, body);
+        expect(created).toMatchObject({ user_id: VERIFIED_USER, name: NEW_WALLET, wallet_type: "virtual", is_active: true });
+        expect(created.networks).toEqual(WALLET_NETWORKS);
+        expect(created.addresses).toHaveLength(WALLET_NETWORKS.length);
+      });
+  });
+
+  it("lists a user's wallets with a user token, with meta.pagination", async () => {
+    const link = (skip: number) => regex(/^\/users\/[0-9a-f-]{36}\/wallets\?filter\[limit\]=10&filter\[skip\]=\d+$/, `/users/${VERIFIED_USER}/wallets?filter[limit]=10&filter[skip]=${skip}`);
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.mainWallet)
+      .given(STATE.userToken)
+      .uponReceiving("a request to list a user's wallets with a user token")
+      .withRequest("GET", `/api/v1/users/${VERIFIED_USER}/wallets`, (b) => b.headers(userBearer).query({ "filter[limit]": "10" }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: eachLike(wallet(like(MAIN_WALLET), like("Seeded by a provider state"), eachLike({ name: NETWORK("networks/bitcoin"), currency: CODE("btc") }))),
+          meta: {
+            ...meta(),
+            pagination: {
+              records: { skip: 0, limit: 10, has_previous: false, has_next: false, total: integer(1) },
+              navigation: { first: link(0), last: link(0), previous: null, next: null },
+            },
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        // Both credentials set: the user token must win (the interaction requires the Bearer header).
+        const page = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY, userToken: EXAMPLE_USER_TOKEN }).listWallets(VERIFIED_USER, { "filter[limit]": 10 });
+        expect(page.data[0]).toMatchObject({ user_id: VERIFIED_USER, name: MAIN_WALLET });
+        expect(page.pagination.records).toMatchObject({ skip: 0, limit: 10, has_next: false });
+      });
+  });
+
+  it("simulates a sandbox deposit, recorded as a done deposit transaction", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.spareWallet)
+      .uponReceiving("a request to simulate a sandbox deposit")
+      .withRequest("POST", "/api/v1/sandbox/deposits", (b) =>
+        b.headers(ownerKey).jsonBody({
+          wallet_id: stateWalletId(),
+          network: "networks/bitcoin",
+          currency: "btc",
+          amount: 0.25,
+        }),
+      )
+      .willRespondWith(201, (b) => b.jsonBody(ok(btcDeposit(0.25, number(0.25)))))
+      .executeTest(async (mock) => {
+        const deposit = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createSandboxDeposit({
+          wallet_id: EXAMPLE_WALLET,
+          network: "networks/bitcoin",
+          currency: "btc",
+          amount: 0.25,
+        });
+        expect(deposit.transaction).toMatchObject({ action: "deposit", status: "done", currency: "btc", amount: 0.25 });
+      });
+  });
+
+  it("reads a wallet's balances as 8-decimal strings", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.mainWallet)
+      .uponReceiving("a request to read a wallet's balance")
+      .withRequest("GET", walletPath("balance"), (b) => b.headers(ownerKey))
+      .willRespondWith(200, (b) =>
+        b.jsonBody(
+          ok({
+            wallet_id: uuid(EXAMPLE_WALLET),
+            user_id: VERIFIED_USER,
+            balance: eachLike({ currency: CODE("btc"), balance: EIGHT("0.50000000"), available: EIGHT("0.50000000"), held: EIGHT("0.00000000") }),
+          }),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const balance = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).getWalletBalance(EXAMPLE_WALLET);
+        expect(balance.wallet_id).toBe(EXAMPLE_WALLET);
+        expect(balance.balance[0]).toEqual({ currency: "btc", balance: "0.50000000", available: "0.50000000", held: "0.00000000" });
+      });
+  });
+
+  it("lists a wallet's deposits, most recent first, with meta.pagination", async () => {
+    // The links keep the filters (in the request's order, either here) and add the page.
+    const link = regex(
+      /^\/wallets\/[0-9a-f-]{36}\/transactions\?(filter\[(where\]\[type\]=deposit|sort\]=DESC)&){2}filter\[limit\]=20&filter\[skip\]=0$/,
+      `/wallets/${EXAMPLE_WALLET}/transactions?filter[where][type]=deposit&filter[sort]=DESC&filter[limit]=20&filter[skip]=0`,
+    );
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.mainWallet)
+      .uponReceiving("a request to list a wallet's deposits")
+      .withRequest("GET", walletPath("transactions"), (b) =>
+        b.headers(ownerKey).query({ "filter[where][type]": "deposit", "filter[sort]": "DESC" }),
+      )
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: eachLike(btcDeposit(number(0.5), number(0.5))),
+          meta: {
+            ...meta(),
+            pagination: {
+              records: { skip: 0, limit: 20, has_previous: false, has_next: false, total: 1 },
+              navigation: { first: link, last: link, previous: null, next: null },
+            },
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const page = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).listWalletTransactions(EXAMPLE_WALLET, {
+          "filter[where][type]": "deposit",
+          "filter[sort]": "DESC",
+        });
+        expect(page.data[0]?.transaction).toMatchObject({ action: "deposit", status: "done", currency: "btc" });
+        expect(page.pagination.records.total).toBe(1);
+      });
+  });
+
+  it("lists the supported currencies", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .uponReceiving("a request to list currencies")
+      .withRequest("GET", "/api/v1/currencies", (b) => b.headers(ownerKey))
+      .willRespondWith(200, (b) =>
+        b.jsonBody(
+          ok(
+            eachLike({
+              id: integer(1),
+              symbol: regex(/^[A-Z0-9]+$/, "BTC"),
+              name: like("Bitcoin"),
+              code: CODE("btc"),
+              currency: CODE("btc"),
+              precision: integer(8),
+              ascii_sign: like("₿"),
+              can_deposit: boolean(true),
+              can_withdraw: boolean(true),
+              min_withdrawal: number(0.0001),
+              is_fiat: boolean(false),
+              is_confirmations_needed: boolean(true),
+              is_custody_enabled: boolean(true),
+              is_trading_enabled: boolean(true),
+            }),
+          ),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const currencies = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).listCurrencies();
+        expect(currencies[0]).toMatchObject({ code: "btc", currency: "btc", precision: 8, is_fiat: false });
+      });
+  });
+
+  it("lists the trading pairs", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .uponReceiving("a request to list trading pairs")
+      .withRequest("GET", "/api/v1/currencies/pairs", (b) => b.headers(ownerKey))
+      .willRespondWith(200, (b) =>
+        b.jsonBody(
+          ok(eachLike({ formatted: regex(/^[A-Z0-9]+\/[A-Z0-9]+$/, "BTC/USDT"), symbol: regex(/^[A-Z0-9]+$/, "BTCUSDT"), base: CODE("btc"), quote: CODE("usdt") })),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const pairs = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).listTradingPairs();
+        expect(pairs[0]).toEqual({ formatted: "BTC/USDT", symbol: "BTCUSDT", base: "btc", quote: "usdt" });
+      });
+  });
+
+  it("gets 404 WALLET_NOT_FOUND for an unknown wallet", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.unknownWallet)
+      .uponReceiving("a request to read the balance of an unknown wallet")
+      .withRequest("GET", `/api/v1/wallets/${UNKNOWN_WALLET}/balance`, (b) => b.headers(ownerKey))
+      .willRespondWith(404, (b) => b.jsonBody(failure([{ code: "WALLET_NOT_FOUND", message: like(`Wallet '${UNKNOWN_WALLET}' not found.`) }])))
+      .executeTest(async (mock) => {
+        const error = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).getWalletBalance(UNKNOWN_WALLET).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PlatformApiError);
+        expect(error).toMatchObject({ status: 404, code: "WALLET_NOT_FOUND" });
+      });
+  });
+
+  it("gets 400 WALLET_NAME_REQUIRED for an empty wallet name", async () => {
+    const body: CreateWalletRequest = { name: "", networks: WALLET_NETWORKS, wallet_type: "virtual" };
+    await pact
+      .addInteraction()
+      .given(STATE.acmeWithKey)
+      .given(STATE.verifiedUser)
+      .uponReceiving("a request to create a wallet without a name")
+      .withRequest("POST", `/api/v1/users/${VERIFIED_USER}/wallets`, (b) => b.headers(ownerKey).jsonBody(body))
+      .willRespondWith(400, (b) =>
+        b.jsonBody(failure([{ code: "WALLET_NAME_REQUIRED", field: "name", message: like("The wallet name is required.") }])),
+      )
+      .executeTest(async (mock) => {
+        const error = await client(mock.url, { apiKey: EXAMPLE_OWNER_KEY }).createWallet(VERIFIED_USER, body).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PlatformApiError);
+        expect(error).toMatchObject({ status: 400, code: "WALLET_NAME_REQUIRED", errors: [{ field: "name" }] });
+      });
+  });
 });
 
 // ── Provider ──────────────────────────────────────────────────────────────────────────────────
@@ -378,15 +716,16 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
   let server: Server;
   let identity: IdentityService;
   let users: UserService;
+  let wallets: WalletService;
   /** Credentials created by the provider states of the interaction being verified. */
-  const live: { sessionToken?: string; ownerKey?: string } = {};
+  const live: { sessionToken?: string; ownerKey?: string; userToken?: string } = {};
 
   beforeAll(async () => {
     t = await startTestApp();
     server = t.express.listen(0, "127.0.0.1");
     await once(server, "listening");
     // Provider states seed data through the services the app itself runs.
-    ({ identity, users } = t.services);
+    ({ identity, users, wallets } = t.services);
   });
   afterAll(async () => {
     await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
@@ -428,7 +767,31 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
     return created.status;
   }
 
-  const stateHandlers: Record<string, () => Promise<void>> = {
+  /** The wallets of {@link VERIFIED_USER} (none: empty, not the API's 404). */
+  async function walletsOfUser(): Promise<{ wallet_id: string; name: string }[]> {
+    return wallets.list(em(), ACME, VERIFIED_USER, { limit: 100, skip: 0 }).then(
+      ({ items }) => items,
+      (error: unknown) => (isCode(error, "WALLET_NOT_FOUND") ? [] : Promise.reject(error)),
+    );
+  }
+
+  /** Makes {@link VERIFIED_USER} exist and be active, with wallet `name` (created unless it exists); answers its id. */
+  async function ensureWallet(name: string): Promise<string> {
+    await ensureCustomer(ACME);
+    await ensureUser(ACME, VERIFIED_USER);
+    await users.activate(em(), ACME, VERIFIED_USER);
+    const found = (await walletsOfUser()).find((w) => w.name === name);
+    if (found) return found.wallet_id;
+    const created = await wallets.create(em(), ACME, VERIFIED_USER, {
+      name,
+      description: "Seeded by a provider state",
+      networks: WALLET_NETWORKS,
+      wallet_type: "virtual",
+    });
+    return created.wallet_id;
+  }
+
+  const stateHandlers: Record<string, () => Promise<Record<string, string> | void>> = {
     [STATE.operatorSession]: async () => {
       live.sessionToken = (await identity.createSession(em(), { kind: "master" }, undefined)).token;
     },
@@ -462,7 +825,52 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
       );
       if (exists) throw new Error(`state '${STATE.unknownUser}' cannot be set up: it exists`);
     },
+    [STATE.userToken]: async () => {
+      const { credential_id } = await identity.generateCredentials(em(), ACME);
+      live.userToken = (await users.issueToken(em(), ACME, credential_id, VERIFIED_USER)).token;
+    },
+    [STATE.noNewWallet]: async () => {
+      if ((await walletsOfUser()).some((w) => w.name === NEW_WALLET)) {
+        throw new Error(`state '${STATE.noNewWallet}' cannot be set up: it exists`);
+      }
+    },
+    [STATE.mainWallet]: async () => {
+      const walletId = await ensureWallet(MAIN_WALLET);
+      // Deposit once: the state may be set up for several interactions of one run.
+      const btc = (await wallets.balance(em(), { customerId: ACME }, walletId)).balance.find((b) => b.currency === "btc");
+      if (btc?.balance === "0.00000000") {
+        await wallets.sandboxDeposit(em(), ACME, { wallet_id: walletId, network: "networks/bitcoin", currency: "btc", amount: 0.5 });
+      }
+      return { walletId };
+    },
+    [STATE.spareWallet]: async () => ({ walletId: await ensureWallet(SPARE_WALLET) }),
+    [STATE.unknownWallet]: async () => {
+      const exists = await wallets.balance(em(), { customerId: ACME }, UNKNOWN_WALLET).then(
+        () => true,
+        (error: unknown) => (isCode(error, "WALLET_NOT_FOUND") ? false : Promise.reject(error)),
+      );
+      if (exists) throw new Error(`state '${STATE.unknownWallet}' cannot be set up: it exists`);
+    },
   };
+
+  /**
+   * Pact's proxy only logs a state handler's error and answers 200, so the interaction would be
+   * replayed against a state that was not set up: collect the errors and fail on them.
+   */
+  const failedStates: string[] = [];
+  const guardedHandlers = Object.fromEntries(
+    Object.entries(stateHandlers).map(([name, handler]) => [
+      name,
+      async () => {
+        try {
+          return await handler();
+        } catch (error) {
+          failedStates.push(`${name}: ${(error as Error).message}`);
+          throw error;
+        }
+      },
+    ]),
+  );
 
   it("replays every interaction against the real app", { timeout: 120_000 }, async () => {
     expect(existsSync(pactFile), `${pactFile} was not written: the consumer tests failed`).toBe(true);
@@ -471,15 +879,21 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
       provider: PROVIDER,
       providerBaseUrl: `http://127.0.0.1:${port}`,
       pactUrls: [pactFile],
-      stateHandlers,
+      stateHandlers: guardedHandlers,
       // Example credentials of the pact → live ones of this run; a missing header stays missing.
+      // The example bearer tells a user token from a session token.
       requestFilter: (req, _res, next) => {
         if (req.headers["x-master-api-key"] !== undefined) req.headers["x-master-api-key"] = TEST_MASTER_KEY;
-        if (req.headers.authorization !== undefined && live.sessionToken) req.headers.authorization = `Bearer ${live.sessionToken}`;
+        if (req.headers.authorization === `Bearer ${EXAMPLE_USER_TOKEN}`) {
+          if (live.userToken) req.headers.authorization = `Bearer ${live.userToken}`;
+        } else if (req.headers.authorization !== undefined && live.sessionToken) {
+          req.headers.authorization = `Bearer ${live.sessionToken}`;
+        }
         if (req.headers["x-api-key"] !== undefined && live.ownerKey) req.headers["x-api-key"] = live.ownerKey;
         next();
       },
       logLevel: "warn",
     }).verifyProvider();
+    expect(failedStates, "provider states that could not be set up").toEqual([]);
   });
 });

@@ -1,0 +1,31 @@
+/**
+ * `npm run ledger:check [-- --rebuild]`: checks the custody ledger's invariants on the configured
+ * database (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR): every journal entry and every
+ * currency sums to zero, each cached balance equals the sum of its postings, no wallet bucket is
+ * negative. With `--rebuild`, rebuilds the balance cache from the postings first. Exits 1 when a
+ * problem remains.
+ */
+import { loadConfig } from "../src/config.js";
+import { startEmbeddedPostgres } from "../src/db/embedded.js";
+import { initORM } from "../src/db/orm.js";
+import { LedgerService } from "../src/modules/ledger/service.js";
+
+const config = loadConfig();
+const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
+const orm = await initORM(config.databaseUrl ?? (embedded?.url as string));
+let failed = false;
+try {
+  const ledger = new LedgerService();
+  if (process.argv.includes("--rebuild")) {
+    const changed = await orm.em.fork().transactional((tx) => ledger.rebuildBalanceCache(tx));
+    console.log(`Rebuilt the balance cache: ${changed} account(s) corrected.`);
+  }
+  const check = await ledger.verify(orm.em.fork());
+  console.log(JSON.stringify(check, null, 2));
+  failed = Object.values(check).some((list) => list.length > 0);
+  console.log(failed ? "The ledger is NOT consistent." : "The ledger is consistent.");
+} finally {
+  await orm.close(true);
+  await embedded?.stop();
+}
+process.exit(failed ? 1 : 0);

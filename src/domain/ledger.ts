@@ -1,0 +1,81 @@
+/**
+ * Pure rules of the custody ledger (double entry; architecture.md "A ledger that checks itself").
+ *
+ * Every balance change is a journal entry of postings whose amounts sum to zero per currency. A
+ * wallet owns two accounts per currency: `available` (spendable) and `held` (locked by a pending
+ * withdrawal), so available + held = balance always. Money entering or leaving custody passes
+ * through `external` accounts (one per network and currency), which may go negative: they mirror
+ * the chain. Wallet accounts never go below zero.
+ */
+import { DomainError } from "./errors.js";
+import { money, type Money } from "./money.js";
+
+/** The buckets of a wallet's money, and the outside world. */
+export type Bucket = "available" | "held" | "external";
+
+/** Kinds of journal entries. */
+export type EntryKind = "deposit" | "hold" | "release" | "debit";
+
+/** Identifies a ledger account: a wallet bucket, or the external account of a network. */
+export type AccountRef =
+  | { bucket: "available" | "held"; walletId: string; currency: string }
+  | { bucket: "external"; network: string; currency: string };
+
+/** One line of a journal entry: signed amount (positive adds to the account). */
+export interface Posting {
+  account: AccountRef;
+  amount: Money;
+}
+
+/** The stable, unique code of an account (`wallet:<id>:available:btc`, `external:networks/bitcoin:btc`). */
+export function accountCode(ref: AccountRef): string {
+  return ref.bucket === "external" ? `external:${ref.network}:${ref.currency}` : `wallet:${ref.walletId}:${ref.bucket}:${ref.currency}`;
+}
+
+/**
+ * The postings of one ledger operation on `walletId` for a positive `amount` of `currency`:
+ * - deposit: external(network) → available
+ * - hold:    available → held          (a withdrawal is initiated)
+ * - release: held → available          (a withdrawal is cancelled)
+ * - debit:   held → external(network)  (a withdrawal is confirmed and leaves custody)
+ * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0.
+ */
+export function postingsFor(kind: EntryKind, walletId: string, network: string, currency: string, amount: Money): Posting[] {
+  if (!amount.isFinite() || amount.lte(0)) throw new DomainError("AMOUNT_MUST_BE_POSITIVE", "The amount must be greater than zero.", "amount");
+  const available: AccountRef = { bucket: "available", walletId, currency };
+  const held: AccountRef = { bucket: "held", walletId, currency };
+  const external: AccountRef = { bucket: "external", network, currency };
+  const move = (from: AccountRef, to: AccountRef): Posting[] => [
+    { account: from, amount: amount.neg() },
+    { account: to, amount },
+  ];
+  switch (kind) {
+    case "deposit":
+      return move(external, available);
+    case "hold":
+      return move(available, held);
+    case "release":
+      return move(held, available);
+    case "debit":
+      return move(held, external);
+  }
+}
+
+/** Sum of postings per currency; an entry is balanced when every sum is zero. */
+export function sumsByCurrency(postings: readonly Posting[]): Map<string, Money> {
+  const sums = new Map<string, Money>();
+  for (const p of postings) sums.set(p.account.currency, (sums.get(p.account.currency) ?? money(0)).plus(p.amount));
+  return sums;
+}
+
+/** @throws Error when the postings do not sum to zero per currency (a programming error, never a client's). */
+export function assertBalanced(postings: readonly Posting[]): void {
+  for (const [currency, sum] of sumsByCurrency(postings)) {
+    if (!sum.isZero()) throw new Error(`unbalanced journal entry: ${currency} postings sum to ${sum.toString()}`);
+  }
+}
+
+/** Whether an account of `bucket` may hold `balance` (wallet buckets never go below zero). */
+export function balanceAllowed(bucket: Bucket, balance: Money): boolean {
+  return bucket === "external" || balance.gte(0);
+}

@@ -1,0 +1,97 @@
+/**
+ * Platform handlers of wallets, balances, transactions, currencies and the sandbox deposit helper
+ * (issue 3). Each resolves who is asking, calls the wallets service and returns the envelope's data.
+ */
+import type { operations } from "../../../generated/types/platform.js";
+import { DomainError } from "../../domain/errors.js";
+import type { Principal } from "../../modules/identity/auth.js";
+import type { WalletCaller, WalletService } from "../../modules/wallets/service.js";
+import type { CustodyProvider } from "../../providers/provider.js";
+import { buildPagination } from "../envelope.js";
+import type { HandlerMap } from "../types.js";
+import { filterPage } from "./handlers.js";
+
+/** Page size limit of the transaction list; above it the reference answers 400 (not 422). */
+export const TRANSACTIONS_MAX_LIMIT = 100;
+
+/** The wallet caller of an owner key (any user of its customer) or a user token (its own user). */
+export function walletCaller(principal: Principal | null): WalletCaller {
+  if (principal?.kind === "owner") return { customerId: principal.customerId };
+  if (principal?.kind === "user") return { customerId: principal.customerId, userId: principal.userId };
+  throw new DomainError("FORBIDDEN", "This operation needs the owner API key or a user token.");
+}
+
+/** Handlers of the wallet operations. */
+export function walletHandlers(wallets: WalletService, provider: CustodyProvider): HandlerMap<operations> {
+  const sandboxOnly = (): void => {
+    if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
+  };
+  return {
+    createWallet: async ({ em, principal, params, body }) => ({
+      status: 201,
+      data: await wallets.create(em, walletCaller(principal).customerId, params.user_id, body),
+    }),
+    listWallets: async ({ em, principal, params, query }) => {
+      const page = filterPage(query);
+      const { items, total } = await wallets.list(em, walletCaller(principal).customerId, params.user_id, page);
+      return { status: 200, data: items, pagination: buildPagination(`/users/${params.user_id}/wallets`, page, total) };
+    },
+    getWalletBalance: async ({ em, principal, params }) => ({
+      status: 200,
+      data: await wallets.balance(em, walletCaller(principal), params.wallet_id),
+    }),
+    listWalletTransactions: async ({ em, principal, params, query }) => {
+      const page = filterPage(query);
+      if (page.limit > TRANSACTIONS_MAX_LIMIT) {
+        throw new DomainError("BAD_REQUEST", `filter[limit] must be at most ${TRANSACTIONS_MAX_LIMIT}.`, "filter[limit]");
+      }
+      const types = query["filter[where][type]"]?.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "");
+      const filter = {
+        sort: query["filter[sort]"] ?? "DESC",
+        ...(types && { types }),
+        ...(query["filter[where][currency]"] !== undefined && { currency: query["filter[where][currency]"] }),
+        ...(query["filter[where][status]"] !== undefined && { status: query["filter[where][status]"] }),
+        ...(query["filter[where][from]"] !== undefined && { from: Number(query["filter[where][from]"]) }),
+        ...(query["filter[where][to]"] !== undefined && { to: Number(query["filter[where][to]"]) }),
+        ...(query["filter[where][amount][gte]"] !== undefined && { amountGte: String(query["filter[where][amount][gte]"]) }),
+        ...(query["filter[where][amount][lte]"] !== undefined && { amountLte: String(query["filter[where][amount][lte]"]) }),
+      } as const;
+      const { items, total } = await wallets.transactions(em, walletCaller(principal), params.wallet_id, page, filter);
+      const kept: Record<string, string> = {};
+      for (const [k, v] of Object.entries(query)) if (k !== "filter[limit]" && k !== "filter[skip]" && v !== undefined) kept[k] = String(v);
+      return { status: 200, data: items, pagination: buildPagination(`/wallets/${params.wallet_id}/transactions`, page, total, kept) };
+    },
+    listCurrencies: async () => ({
+      status: 200,
+      data: (await provider.listCurrencies()).map((c) => ({
+        id: c.id,
+        symbol: c.symbol,
+        name: c.name,
+        code: c.code,
+        currency: c.code,
+        precision: c.precision,
+        ascii_sign: c.asciiSign,
+        can_deposit: c.canDeposit,
+        can_withdraw: c.canWithdraw,
+        min_withdrawal: Number(c.minWithdrawal),
+        is_fiat: c.isFiat,
+        is_confirmations_needed: c.isConfirmationsNeeded,
+        is_custody_enabled: c.isCustodyEnabled,
+        is_trading_enabled: c.isTradingEnabled,
+      })),
+    }),
+    listTradingPairs: async () => ({
+      status: 200,
+      data: (await provider.listTradingPairs()).map((p) => ({
+        formatted: `${p.base.toUpperCase()}/${p.quote.toUpperCase()}`,
+        symbol: `${p.base.toUpperCase()}${p.quote.toUpperCase()}`,
+        base: p.base,
+        quote: p.quote,
+      })),
+    }),
+    createSandboxDeposit: async ({ em, principal, body }) => {
+      sandboxOnly();
+      return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, body) };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Ledger tables (src/domain/ledger.ts has the rules): accounts with their cached balance, journal
+ * entries, and postings. Amounts are `numeric(38,18)`, read and written as decimal strings.
+ */
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+/**
+ * A ledger account: a wallet's `available` or `held` bucket of one currency, or the `external`
+ * account of a network and currency. `balance` is the cache of the sum of its postings, kept in
+ * the same transaction as the postings; wallet buckets are never negative (CHECK constraint).
+ */
+export const LedgerAccount = defineEntity({
+  name: "LedgerAccount",
+  tableName: "ledger_account",
+  checks: [{ name: "ledger_account_balance_check", expression: "bucket = 'external' or balance >= 0" }],
+  indexes: [{ name: "ledger_account_wallet_id_index", properties: ["walletId"] }],
+  properties: {
+    id: p.bigint("number").primary(),
+    code: p.string().unique(),
+    bucket: p.string().$type<"available" | "held" | "external">(),
+    walletId: p.uuid().nullable(),
+    network: p.string().nullable(),
+    currency: p.string(),
+    balance: p.decimal("string").precision(38).scale(18),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type LedgerAccount = InferEntity<typeof LedgerAccount>;
+
+/** A journal entry: one balanced set of postings, with what caused it. */
+export const JournalEntry = defineEntity({
+  name: "JournalEntry",
+  tableName: "journal_entry",
+  indexes: [{ name: "journal_entry_wallet_id_index", properties: ["walletId"] }],
+  properties: {
+    id: p.bigint("number").primary(),
+    kind: p.string().$type<"deposit" | "hold" | "release" | "debit">(),
+    walletId: p.uuid(),
+    network: p.string(),
+    currency: p.string(),
+    amount: p.decimal("string").precision(38).scale(18),
+    /** What caused the entry, e.g. `wallet_transaction:42` or `withdrawal:<id>`. */
+    reference: p.string().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type JournalEntry = InferEntity<typeof JournalEntry>;
+
+/** One line of a journal entry; the postings of an entry sum to zero per currency. */
+export const LedgerPosting = defineEntity({
+  name: "LedgerPosting",
+  tableName: "ledger_posting",
+  indexes: [
+    { name: "ledger_posting_entry_id_index", properties: ["entryId"] },
+    { name: "ledger_posting_account_id_index", properties: ["accountId"] },
+  ],
+  properties: {
+    id: p.bigint("number").primary(),
+    entryId: () => p.manyToOne(JournalEntry).mapToPk().fieldName("entry_id"),
+    accountId: () => p.manyToOne(LedgerAccount).mapToPk().fieldName("account_id"),
+    currency: p.string(),
+    amount: p.decimal("string").precision(38).scale(18),
+  },
+});
+export type LedgerPosting = InferEntity<typeof LedgerPosting>;

@@ -1,0 +1,85 @@
+/** Custodial wallets, their deposit addresses and their transaction history (reference: "Wallet", "Wallet transaction"). */
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { Customer } from "../identity/entities.js";
+import { User } from "../users/entities.js";
+
+/** One network/currency pair of a wallet (reference: `networks[]`). */
+export interface WalletNetworkEntry {
+  /** Vault network identifier, `networks/<network>`. */
+  name: string;
+  /** Lower-case currency code. */
+  currency: string;
+}
+
+/** A custodial wallet of a user; `name` is unique per user. */
+export const Wallet = defineEntity({
+  name: "Wallet",
+  tableName: "wallet",
+  uniques: [{ name: "wallet_user_name_unique", properties: ["userId", "name"] }],
+  indexes: [{ name: "wallet_customer_id_index", properties: ["customerId"] }],
+  properties: {
+    walletId: p.uuid().primary(),
+    customerId: () => p.manyToOne(Customer).mapToPk().fieldName("customer_id"),
+    userId: () => p.manyToOne(User).mapToPk().fieldName("user_id"),
+    vaultWalletId: p.string(),
+    name: p.string().length(100),
+    description: p.text().nullable(),
+    walletType: p.string().$type<"virtual" | "real">(),
+    networks: p.json<WalletNetworkEntry[]>(),
+    isActive: p.boolean(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Wallet = InferEntity<typeof Wallet>;
+
+/** A deposit address of a wallet, one per `networks[]` entry; entries of one network share its address. */
+export const WalletAddress = defineEntity({
+  name: "WalletAddress",
+  tableName: "wallet_address",
+  uniques: [{ name: "wallet_address_wallet_network_currency_unique", properties: ["walletId", "network", "currency"] }],
+  indexes: [{ name: "wallet_address_network_address_index", properties: ["network", "address"] }],
+  properties: {
+    addressId: p.uuid().primary(),
+    walletId: () => p.manyToOne(Wallet).mapToPk().fieldName("wallet_id"),
+    network: p.string(),
+    currency: p.string(),
+    address: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type WalletAddress = InferEntity<typeof WalletAddress>;
+
+/**
+ * A transaction on one of a wallet's addresses (reference: "Wallet transaction"). Amounts are
+ * `numeric(38,18)` decimal strings; `balanceAfter` is the wallet's balance of the currency after it.
+ */
+export const WalletTransaction = defineEntity({
+  name: "WalletTransaction",
+  tableName: "wallet_transaction",
+  indexes: [{ name: "wallet_transaction_wallet_created_index", properties: ["walletId", "createdAt"] }],
+  properties: {
+    id: p.bigint("number").primary(),
+    walletId: () => p.manyToOne(Wallet).mapToPk().fieldName("wallet_id"),
+    customerId: p.string(),
+    network: p.string(),
+    address: p.string(),
+    action: p.string(),
+    status: p.string(),
+    currency: p.string(),
+    amount: p.decimal("string").precision(38).scale(18),
+    fees: p.decimal("string").precision(38).scale(18),
+    netProceeds: p.decimal("string").precision(38).scale(18),
+    price: p.decimal("string").precision(38).scale(18),
+    balanceAfter: p.decimal("string").precision(38).scale(18),
+    hash: p.string(),
+    memo: p.string(),
+    description: p.string(),
+    orderId: p.uuid(),
+    tradeId: p.string(),
+    idempotencyId: p.string().nullable(),
+    journalEntryId: p.bigint("number").nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type WalletTransaction = InferEntity<typeof WalletTransaction>;

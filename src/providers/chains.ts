@@ -1,0 +1,206 @@
+/**
+ * Chain addresses of the sandbox provider (decisions.md §3): deposit addresses are real, valid
+ * addresses derived deterministically from `SANDBOX_SEED` by HD derivation with well-kept chain
+ * libraries, in testnet formats where the network has them; the same libraries validate
+ * withdrawal destinations (`INVALID_CRYPTO_ADDRESS`) and shape the sandbox's transaction hashes.
+ *
+ * Pure and offline: no function here makes a network call. tronweb (large) is loaded lazily, once,
+ * the first time a Tron address is derived or validated.
+ */
+import { createRequire } from "node:module";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { base58, hex } from "@scure/base";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
+import { wordlist as english } from "@scure/bip39/wordlists/english.js";
+import { isAddress as isSolanaAddress } from "@solana/addresses";
+import { address as btcAddress, networks as btcNetworks, payments } from "bitcoinjs-lib";
+import { computeAddress, hexlify, isAddress as isEvmAddress, SigningKey } from "ethers";
+import { HDKey as Slip10Key } from "micro-key-producer/slip10.js";
+
+/** Vault network identifiers (reference: Wallet › networks[].name; decisions.md §3 lists these five). */
+export const NETWORKS = [
+  "networks/bitcoin",
+  "networks/ethereum",
+  "networks/polygon",
+  "networks/tron",
+  "networks/solana",
+] as const;
+
+/** One of {@link NETWORKS}. */
+export type NetworkId = (typeof NETWORKS)[number];
+
+/** Whether `value` is one of {@link NETWORKS} (exact, case-sensitive match). */
+export function isNetworkId(value: string): value is NetworkId {
+  return (NETWORKS as readonly string[]).includes(value);
+}
+
+/**
+ * The 64-byte HD seed of a `SANDBOX_SEED` (decisions.md §3).
+ *
+ * - A valid BIP39 English mnemonic (checksum included) gives its BIP39 seed with the empty
+ *   passphrase. Surrounding whitespace and runs of whitespace between words are normalised to
+ *   single spaces first, so a value read with a trailing newline is still the same mnemonic.
+ * - Any other string gives SHA-512 of its UTF-8 bytes (as given, not normalised).
+ *
+ * Same string → same seed, always.
+ */
+export function hdSeedFrom(sandboxSeed: string): Uint8Array {
+  const words = sandboxSeed.trim().split(/\s+/).join(" ");
+  if (validateMnemonic(words, english)) return mnemonicToSeedSync(words);
+  return sha512(new TextEncoder().encode(sandboxSeed));
+}
+
+/** BIP32 / SLIP-0010 derivation path of deposit address number `index` on each network. */
+const DERIVATION_PATHS: Record<NetworkId, (index: number) => string> = {
+  // BIP84, coin type 1 (testnet): native segwit P2WPKH.
+  "networks/bitcoin": (i) => `m/84'/1'/0'/0/${i}`,
+  // BIP44, coin type 60, account 0.
+  "networks/ethereum": (i) => `m/44'/60'/0'/0/${i}`,
+  // EVM like ethereum, but account 1, so that a wallet's polygon and ethereum addresses differ.
+  "networks/polygon": (i) => `m/44'/60'/1'/0/${i}`,
+  // BIP44, coin type 195.
+  "networks/tron": (i) => `m/44'/195'/0'/0/${i}`,
+  // SLIP-0010 ed25519 (hardened only), the Phantom/Solflare/`solana-keygen` layout.
+  "networks/solana": (i) => `m/44'/501'/${i}'/0'`,
+};
+
+/** Largest index + 1: BIP32 child numbers ≥ 2^31 are hardened, so `index` must stay below. */
+const INDEX_LIMIT = 0x8000_0000;
+
+/**
+ * The deposit address number `index` (0, 1, 2, …) of `network` under `seed` (decisions.md §3).
+ * Deterministic: the same `(network, seed, index)` always gives the same address.
+ *
+ * @param seed the HD seed, normally {@link hdSeedFrom}`(SANDBOX_SEED)` (16–64 bytes; BIP32 limit)
+ * @param index a non-negative integer below 2^31
+ * @returns `address` in the network's own encoding (bitcoin: testnet bech32 `tb1q…`;
+ *   ethereum/polygon: EIP-55 `0x…`; tron: base58check `T…`; solana: base58 of the 32-byte
+ *   ed25519 public key) and the derivation `path` it came from (e.g. `m/84'/1'/0'/0/3`)
+ * @throws RangeError when `index` is not an integer in [0, 2^31)
+ */
+export function deriveDepositAddress(
+  network: NetworkId,
+  seed: Uint8Array,
+  index: number,
+): { address: string; path: string } {
+  if (!Number.isInteger(index) || index < 0 || index >= INDEX_LIMIT) {
+    throw new RangeError(`deposit address index must be an integer in [0, 2^31), got ${index}`);
+  }
+  const path = DERIVATION_PATHS[network](index);
+  if (network === "networks/solana") {
+    return { address: base58.encode(Slip10Key.fromMasterSeed(seed).derive(path).publicKeyRaw), path };
+  }
+  const publicKey = HDKey.fromMasterSeed(seed).derive(path).publicKey; // 33-byte compressed secp256k1
+  if (!publicKey) throw new Error(`no public key at ${path}`); // unreachable: derived from a private key
+  switch (network) {
+    case "networks/bitcoin": {
+      const { address } = payments.p2wpkh({ pubkey: publicKey, network: btcNetworks.testnet });
+      if (!address) throw new Error(`bitcoinjs-lib gave no address at ${path}`); // unreachable
+      return { address, path };
+    }
+    case "networks/ethereum":
+    case "networks/polygon":
+      return { address: computeAddress(hexlify(publicKey)), path };
+    case "networks/tron":
+      // Tron = 0x41 ‖ the EVM address bytes (keccak of the uncompressed key), base58check-encoded.
+      // ethers decompresses the key; tronweb's own `computeAddress` expects a 65-byte key.
+      return { address: tron().fromHex(`41${computeAddress(hexlify(publicKey)).slice(2)}`), path };
+  }
+}
+
+/**
+ * Whether `address` is a valid withdrawal destination on `network` (checksums included), as the
+ * network's own library decodes it. Whitespace is not trimmed: `" 0xab…"` is invalid.
+ *
+ * - bitcoin (testnet only; mainnet `1…`/`3…`/`bc1…` are rejected): base58check P2PKH `m…`/`n…`,
+ *   P2SH `2…`, bech32 P2WPKH/P2WSH `tb1q…`, bech32m P2TR `tb1p…` (its key must be a valid
+ *   x-only secp256k1 point). Future segwit versions (`tb1z…` etc.) are rejected.
+ * - ethereum/polygon: `0x` + 40 hex; all-lowercase or all-uppercase, or mixed case matching EIP-55.
+ *   ICAP (`XE…`) and unprefixed hex, which ethers would accept, are rejected.
+ * - tron: base58check `T…` (prefix byte 0x41); the hex form (`41…`) is rejected.
+ * - solana: base58 of exactly 32 bytes (any 32-byte key, on-curve or not).
+ */
+export function isValidAddress(network: NetworkId, address: string): boolean {
+  switch (network) {
+    case "networks/bitcoin":
+      return isValidBitcoinTestnetAddress(address);
+    case "networks/ethereum":
+    case "networks/polygon":
+      return /^0x[0-9a-fA-F]{40}$/.test(address) && isEvmAddress(address);
+    case "networks/tron":
+      return address.startsWith("T") && tron().isAddress(address);
+    case "networks/solana":
+      return isSolanaAddress(address);
+  }
+}
+
+function isValidBitcoinTestnetAddress(address: string): boolean {
+  if (/^tb1p/i.test(address)) return isValidTaprootTestnetAddress(address);
+  if (/^tb1/i.test(address) && !/^tb1q/i.test(address)) return false; // future segwit versions
+  try {
+    btcAddress.toOutputScript(address, btcNetworks.testnet);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * bitcoinjs-lib's `toOutputScript` needs a global `initEccLib(...)` (an ECC library this project
+ * does not carry) to check a taproot output key. Same checks without it: bitcoinjs-lib decodes the
+ * bech32m address (checksum, witness version 1, 32-byte program, `tb` prefix) and ethers
+ * (noble secp256k1) checks the program is an x-only point (BIP340 `lift_x`, even y).
+ */
+function isValidTaprootTestnetAddress(address: string): boolean {
+  try {
+    const { version, prefix, data } = btcAddress.fromBech32(address);
+    if (version !== 1 || prefix !== btcNetworks.testnet.bech32 || data.length !== 32) return false;
+    SigningKey.computePublicKey(Uint8Array.of(0x02, ...data));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A transaction hash in `network`'s own format, from 32 bytes of entropy (the sandbox's deposits
+ * and withdrawals; decisions.md §3). Same entropy → same hash.
+ *
+ * - bitcoin: 64 lowercase hex (the txid, no prefix);
+ * - ethereum/polygon: `0x` + 64 lowercase hex;
+ * - tron: 64 lowercase hex (no prefix);
+ * - solana: base58 of a 64-byte signature, `entropy ‖ SHA-512(entropy)[0..32)` (87–88 characters).
+ *
+ * @throws RangeError when `entropy` is not exactly 32 bytes
+ */
+export function transactionHash(network: NetworkId, entropy: Uint8Array): string {
+  if (entropy.length !== 32) throw new RangeError(`transaction hash entropy must be 32 bytes, got ${entropy.length}`);
+  switch (network) {
+    case "networks/bitcoin":
+    case "networks/tron":
+      return hex.encode(entropy);
+    case "networks/ethereum":
+    case "networks/polygon":
+      return `0x${hex.encode(entropy)}`;
+    case "networks/solana": {
+      const signature = new Uint8Array(64);
+      signature.set(entropy, 0);
+      signature.set(sha512(entropy).subarray(0, 32), 32);
+      return base58.encode(signature);
+    }
+  }
+}
+
+type TronUtils = typeof import("tronweb/utils");
+let tronUtils: TronUtils | undefined;
+
+/**
+ * tronweb's offline address utilities (`tronweb/utils`: `fromHex`, `isAddress` = `TronWeb.isAddress`),
+ * loaded on first use: its module graph costs ~100 ms and several MB, which only Tron needs. Loaded
+ * synchronously through its CommonJS build so the functions above stay synchronous.
+ */
+function tron(): TronUtils {
+  tronUtils ??= createRequire(import.meta.url)("tronweb/utils") as TronUtils;
+  return tronUtils;
+}
