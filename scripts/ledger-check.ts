@@ -13,7 +13,7 @@ import { LedgerService } from "../src/modules/ledger/service.js";
 const config = loadConfig();
 const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
 const orm = await initORM(config.databaseUrl ?? (embedded?.url as string));
-let failed = false;
+let failed: boolean;
 try {
   const ledger = new LedgerService();
   if (process.argv.includes("--rebuild")) {
