@@ -16,6 +16,11 @@ export type Bucket = "available" | "held" | "external";
 /** Kinds of journal entries. */
 export type EntryKind = "deposit" | "hold" | "release" | "debit";
 
+/** Largest amount the `numeric(38,18)` columns hold (20 integer digits), exclusive. */
+export const LEDGER_MAX_AMOUNT = money("1e20");
+/** Decimals the `numeric(38,18)` columns hold. */
+export const LEDGER_MAX_DECIMALS = 18;
+
 /** Identifies a ledger account: a wallet bucket, or the external account of a network. */
 export type AccountRef =
   | { bucket: "available" | "held"; walletId: string; currency: string }
@@ -38,10 +43,14 @@ export function accountCode(ref: AccountRef): string {
  * - hold:    available → held          (a withdrawal is initiated)
  * - release: held → available          (a withdrawal is cancelled)
  * - debit:   held → external(network)  (a withdrawal is confirmed and leaves custody)
- * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0.
+ * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0; INVALID_AMOUNT for one the ledger
+ *   cannot store exactly (more than 18 decimals, or 1e20 and above): it is refused, never rounded.
  */
 export function postingsFor(kind: EntryKind, walletId: string, network: string, currency: string, amount: Money): Posting[] {
   if (!amount.isFinite() || amount.lte(0)) throw new DomainError("AMOUNT_MUST_BE_POSITIVE", "The amount must be greater than zero.", "amount");
+  if (amount.decimalPlaces() > LEDGER_MAX_DECIMALS || amount.gte(LEDGER_MAX_AMOUNT)) {
+    throw new DomainError("INVALID_AMOUNT", "The amount cannot be stored exactly by the ledger.", "amount");
+  }
   const available: AccountRef = { bucket: "available", walletId, currency };
   const held: AccountRef = { bucket: "held", walletId, currency };
   const external: AccountRef = { bucket: "external", network, currency };

@@ -542,3 +542,68 @@ describe("verify() and rebuildBalanceCache()", () => {
     expect(await withEm((em) => ledger.verify(em))).toEqual(CLEAN);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+describe("regressions", () => {
+  const fresh = (): { walletId: string; currency: string; network: string } => {
+    const tag = randomUUID().slice(0, 8);
+    return { walletId: randomUUID(), currency: `reg-${tag}`, network: `networks/reg-${tag}` };
+  };
+
+  it("a rebuild racing a post never writes a stale balance (every account is locked first)", async () => {
+    const { walletId, currency, network } = fresh();
+    await inTransaction((tx) => ledger.openWalletAccounts(tx, walletId, [currency]));
+    await inTransaction((tx) => ledger.post(tx, { kind: "deposit", walletId, network, currency, amount: money(10) }));
+    const code = `wallet:${walletId}:available:${currency}`;
+    await withEm((em) => em.execute(`update ledger_account set balance = 10.5 where code = ?`, [code]));
+    // A hold that keeps its locks for a while, and a rebuild that starts meanwhile.
+    const hold = inTransaction(async (tx) => {
+      const result = await ledger.post(tx, { kind: "hold", walletId, network, currency, amount: money(5) });
+      await new Promise((done) => setTimeout(done, 200));
+      return result;
+    });
+    await new Promise((done) => setTimeout(done, 50));
+    const rebuild = inTransaction((tx) => ledger.rebuildBalanceCache(tx));
+    await settleAll([hold, rebuild]);
+    const [after] = await withEm((em) => ledger.walletBalances(em, walletId, [currency]));
+    expect(after?.available.toFixed()).toBe("5");
+    expect(after?.held.toFixed()).toBe("5");
+    const check = await withEm((em) => ledger.verify(em));
+    expect(check.cacheMismatches.filter((m) => m.code.includes(walletId))).toEqual([]);
+    // and the following hold of 10 is refused, not overdrawn
+    const second = await attempt({ kind: "hold", walletId, network, currency, amount: money(10) });
+    expect(second.accepted).toBe(false);
+  });
+
+  it("refuses to post outside a transaction", async () => {
+    const { walletId, currency, network } = fresh();
+    await expect(withEm((em) => ledger.post(em, { kind: "deposit", walletId, network, currency, amount: money(1) }))).rejects.toThrow(
+      /inside a transaction/,
+    );
+  });
+
+  it("refuses amounts the numeric(38,18) columns cannot hold exactly, with INVALID_AMOUNT", async () => {
+    const { walletId, currency, network } = fresh();
+    for (const amount of ["0.0000000000000000015", "1e20"]) {
+      const error = await inTransaction((tx) => ledger.post(tx, { kind: "deposit", walletId, network, currency, amount: money(amount) })).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).code).toBe("INVALID_AMOUNT");
+    }
+    const check = await withEm((em) => ledger.verify(em));
+    expect(check).toEqual(CLEAN);
+  });
+
+  it("concurrent posts that create the same missing accounts never deadlock", async () => {
+    for (let round = 0; round < 10; round++) {
+      const { walletId, currency, network } = fresh();
+      // accounts never opened: the hold and the release create available and held in opposite posting orders
+      const outcomes = await settleAll([
+        attempt({ kind: "hold", walletId, network, currency, amount: money(1) }),
+        attempt({ kind: "release", walletId, network, currency, amount: money(1) }),
+      ]);
+      expect(outcomes.every((o) => !o.accepted)).toBe(true);
+    }
+  });
+});

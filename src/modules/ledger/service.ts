@@ -66,14 +66,18 @@ export class LedgerService {
    * writes the entry and its postings and updates the cached balances. Must run inside a
    * transaction (`em.transactional`); the caller's other writes commit or roll back with it.
    * @returns the new entry's id and the wallet's balance of the currency after it.
-   * @throws DomainError AMOUNT_MUST_BE_POSITIVE; INSUFFICIENT_BALANCE (400) when the wallet's
-   *   available (or, for a debit or release, held) money does not cover the amount.
+   * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; INSUFFICIENT_BALANCE (400) when the
+   *   wallet's available (or, for a debit or release, held) money does not cover the amount;
+   *   Error when called outside a transaction (the row locks would be released at once).
    */
   async post(em: EntityManager, request: PostRequest): Promise<{ entryId: number; after: WalletCurrencyBalance }> {
+    if (!em.isInTransaction()) throw new Error("LedgerService.post must run inside a transaction (em.transactional)");
     const postings = postingsFor(request.kind, request.walletId, request.network, request.currency, request.amount);
     assertBalanced(postings);
+    // Accounts are created, like they are locked, in one global order, so concurrent posts never deadlock.
+    const refs = new Map(postings.map((p) => [accountCode(p.account), p.account]));
     const ids = new Map<string, string>();
-    for (const p of postings) ids.set(accountCode(p.account), await this.ensureAccount(em, p.account));
+    for (const code of [...refs.keys()].sort()) ids.set(code, await this.ensureAccount(em, refs.get(code) as AccountRef));
     const locked = await em.execute<AccountRow[]>(
       `select id, code, bucket, balance from ledger_account where id in (${[...ids.values()].map(() => "?").join(", ")}) order by id for update`,
       [...ids.values()],
@@ -142,7 +146,9 @@ export class LedgerService {
         where a.balance <> coalesce(s.total, 0)`,
     );
     const negativeAccounts = await em.execute<{ code: string; balance: string }[]>(
-      `select code, balance::text as balance from ledger_account where bucket <> 'external' and balance < 0`,
+      `select a.code, least(a.balance, coalesce(s.total, 0))::text as balance
+         from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
+        where a.bucket <> 'external' and (a.balance < 0 or coalesce(s.total, 0) < 0)`,
     );
     const unbalancedCurrencies = await em.execute<{ currency: string; sum: string }[]>(
       `select currency, sum(amount)::text as sum from ledger_posting group by currency having sum(amount) <> 0`,
@@ -155,8 +161,14 @@ export class LedgerService {
     };
   }
 
-  /** Rebuilds every cached balance from the postings (in the caller's transaction). @returns accounts changed. */
+  /**
+   * Rebuilds every cached balance from the postings (in the caller's transaction; safe while the
+   * service runs: every account is locked first, so the sums include every committed posting and
+   * no post runs in between). @returns accounts changed.
+   */
   async rebuildBalanceCache(em: EntityManager): Promise<number> {
+    if (!em.isInTransaction()) throw new Error("LedgerService.rebuildBalanceCache must run inside a transaction");
+    await em.execute(`select id from ledger_account order by id for update`);
     const result = await em.execute<{ affectedRows?: number; rowCount?: number }>(
       `update ledger_account a set balance = coalesce(s.total, 0), updated_at = now()
          from ledger_account a2 left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a2.id
@@ -170,6 +182,8 @@ export class LedgerService {
   /** The id of the account `ref`, creating it with a zero balance if needed (race-safe). */
   private async ensureAccount(em: EntityManager, ref: AccountRef): Promise<string> {
     const code = accountCode(ref);
+    const [found] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);
+    if (found) return String(found.id);
     const inserted = await em.execute<{ id: string }[]>(
       `insert into ledger_account (code, bucket, wallet_id, network, currency, balance, created_at, updated_at)
        values (?, ?, ?, ?, ?, 0, now(), now()) on conflict (code) do nothing returning id`,
