@@ -564,7 +564,7 @@ describe("regressions", () => {
     });
     await new Promise((done) => setTimeout(done, 50));
     const rebuild = inTransaction((tx) => ledger.rebuildBalanceCache(tx));
-    await settleAll([hold, rebuild]);
+    await settleAll<unknown>([hold, rebuild]);
     const [after] = await withEm((em) => ledger.walletBalances(em, walletId, [currency]));
     expect(after?.available.toFixed()).toBe("5");
     expect(after?.held.toFixed()).toBe("5");
