@@ -23,6 +23,9 @@ import { buildSurface } from "./http/surface.js";
 import { platformAccess, platformScope } from "./http/platform/access.js";
 import { platformHandlers, platformNotImplemented } from "./http/platform/handlers.js";
 import { walletHandlers } from "./http/platform/wallet-handlers.js";
+import { withdrawalHandlers } from "./http/platform/withdrawal-handlers.js";
+import { MailService } from "./modules/mail/service.js";
+import { WithdrawalService } from "./modules/withdrawals/service.js";
 import { LedgerService } from "./modules/ledger/service.js";
 import { WalletService } from "./modules/wallets/service.js";
 import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credit/wiring.js";
@@ -44,6 +47,8 @@ export interface AppServices {
   users: UserService;
   ledger: LedgerService;
   wallets: WalletService;
+  withdrawals: WithdrawalService;
+  mail: MailService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -89,12 +94,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const users = new UserService(secrets.box, config.userTokenTtlS);
     const ledger = new LedgerService();
     const wallets = new WalletService(provider, ledger, users);
+    const mail = new MailService(orm, config.smtpUrl, config.mailFrom, logger);
+    const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, secrets.box, {
+      codeTtlS: config.withdrawalCodeTtlS,
+      maxAttempts: config.withdrawalCodeMaxAttempts,
+      caps: config.withdrawalCaps,
+    });
     const validateResponses = options.validateResponses ?? false;
 
     const platform = await buildSurface<PlatformOps>({
       surface: "platform",
       definition: loadDocument("platform") as unknown as Document,
-      handlers: { ...platformHandlers({ identity, users }), ...walletHandlers(wallets, provider) },
+      handlers: { ...platformHandlers({ identity, users }), ...walletHandlers(wallets, provider), ...withdrawalHandlers(withdrawals, mail, provider) },
       notImplemented: platformNotImplemented,
       access: platformAccess,
       scope: platformScope,
@@ -149,14 +160,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       res.status(500).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred." }]));
     });
 
+    // Email delivery retries (SMTP only): a round every 30 s on worker processes. Agenda takes the
+    // background jobs over with the poller and webhook issues.
+    const mailRounds = mail.smtpEnabled && config.role !== "api" ? setInterval(() => mail.kick(), 30_000) : undefined;
+    mailRounds?.unref();
+
     const ormRef = orm;
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets },
+      services: { identity, users, ledger, wallets, withdrawals, mail },
       logger,
       databaseUrl,
       async close() {
+        if (mailRounds) clearInterval(mailRounds);
+        await mail.idle();
+        mail.close();
         await ormRef.close(true);
         await embedded?.stop();
       },

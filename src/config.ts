@@ -7,6 +7,26 @@
 /** Process role (decisions.md §1): serve the API, run the background jobs, or both. */
 export type Role = "api" | "worker" | "all";
 
+/** Caps of one currency's withdrawals per user, decimal strings in the currency's units (decisions.md §4). */
+export interface WithdrawalCap {
+  perWithdrawal: string;
+  /** Sum of PENDING and COMPLETED withdrawals created in the current UTC day. */
+  daily: string;
+  /** Sum of PENDING and COMPLETED withdrawals created in the current UTC month. */
+  monthly: string;
+}
+
+/** Default caps by currency code; a currency without an entry has no caps. Override with `WITHDRAWAL_CAPS`. */
+export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, WithdrawalCap>> = {
+  btc: { perWithdrawal: "2", daily: "5", monthly: "20" },
+  eth: { perWithdrawal: "50", daily: "100", monthly: "500" },
+  usdt: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
+  usdc: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
+  trx: { perWithdrawal: "1000000", daily: "2500000", monthly: "10000000" },
+  sol: { perWithdrawal: "1000", daily: "2500", monthly: "10000" },
+  pol: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
+};
+
 /** The validated configuration. Durations are in seconds, sizes in bytes. */
 export interface Config {
   /** TCP port (`PORT`, default 8080). */
@@ -37,6 +57,16 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** `ALLOW_PRIVATE_NETWORK_TARGETS` (default false; decisions.md §5). */
   allowPrivateNetworkTargets: boolean;
+  /** `SMTP_URL` (e.g. `smtp://user:pass@host:587`); unset: emails go to the sandbox outbox (`GET /sandbox/mail`). */
+  smtpUrl: string | undefined;
+  /** `MAIL_FROM` (default `Custody Platform <no-reply@custody.invalid>`). */
+  mailFrom: string;
+  /** `WITHDRAWAL_CODE_TTL_S` (default 600): lifetime of a withdrawal confirmation code. */
+  withdrawalCodeTtlS: number;
+  /** `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5): wrong codes before confirm answers 403 until Resend Code. */
+  withdrawalCodeMaxAttempts: number;
+  /** `WITHDRAWAL_CAPS` (JSON `{"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}, …}`), merged over the defaults. */
+  withdrawalCaps: Record<string, WithdrawalCap>;
 }
 
 /** Raised by {@link loadConfig} with one line per invalid variable. */
@@ -97,6 +127,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
+  const caps = (): Record<string, WithdrawalCap> => {
+    const raw = optional("WITHDRAWAL_CAPS");
+    if (raw === undefined) return { ...DEFAULT_WITHDRAWAL_CAPS };
+    try {
+      const parsed = JSON.parse(raw) as Record<string, Partial<WithdrawalCap>>;
+      const merged: Record<string, WithdrawalCap> = { ...DEFAULT_WITHDRAWAL_CAPS };
+      for (const [code, cap] of Object.entries(parsed)) {
+        const values = [cap.perWithdrawal, cap.daily, cap.monthly];
+        if (!values.every((v) => typeof v === "string" && /^\d+(\.\d+)?$/.test(v))) throw new Error(`caps of ${code}`);
+        merged[code.toLowerCase()] = cap as WithdrawalCap;
+      }
+      return merged;
+    } catch {
+      problems.push('WITHDRAWAL_CAPS must be JSON like {"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}} with decimal strings');
+      return { ...DEFAULT_WITHDRAWAL_CAPS };
+    }
+  };
+  const smtpUrl = optional("SMTP_URL");
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+
   const config: Config = {
     port: int("PORT", 8080, 0, 65535),
     host: str("HOST", "127.0.0.1"),
@@ -112,6 +162,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int("BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     logLevel: oneOf("LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
     allowPrivateNetworkTargets: bool("ALLOW_PRIVATE_NETWORK_TARGETS", false),
+    smtpUrl,
+    mailFrom: str("MAIL_FROM", "Custody Platform <no-reply@custody.invalid>"),
+    withdrawalCodeTtlS: int("WITHDRAWAL_CODE_TTL_S", 600, 30, 86_400),
+    withdrawalCodeMaxAttempts: int("WITHDRAWAL_CODE_MAX_ATTEMPTS", 5, 1, 100),
+    withdrawalCaps: caps(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

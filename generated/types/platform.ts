@@ -370,8 +370,9 @@ export interface paths {
         /**
          * Sandbox: list sent emails
          * @description Sandbox only: list the emails the service sent while no `SMTP_URL` is set, newest first
-         *     (withdrawal codes arrive here). Answers 404 when the provider is not the sandbox. Errors: 401
-         *     `UNAUTHORIZED`; 404 `NOT_FOUND`.
+         *     (withdrawal codes arrive here), limited to the emails of the caller's customer and to 100.
+         *     Answers 404 when the provider is not the sandbox. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`
+         *     (not the owner API key); 404 `NOT_FOUND`.
          */
         get: operations["listSandboxMail"];
         put?: never;
@@ -492,12 +493,13 @@ export interface paths {
         /**
          * Initiate a withdrawal
          * @description Initiate a crypto withdrawal: the amount moves from available to held, the withdrawal is
-         *     `PENDING`, and a one-time code is sent to the user by email (and as a `withdrawal.pin`
-         *     notification when the customer has a webhook). Checks, in order: user exists and is active;
-         *     currency; amount; address; caps; balance. Errors: 400 `UNSUPPORTED_CURRENCY`,
-         *     `CURRENCY_NOT_ACTIVE`, `AMOUNT_MUST_BE_POSITIVE`, `MINIMUM_AMOUNT_NOT_MET`,
+         *     `PENDING`, and a one-time code is sent to the user by email (the `withdrawal.pin` webhook
+         *     channel arrives with the webhook operations). A repeated `Idempotency-Key` is answered first;
+         *     then, in order: user exists and is active; currency; amount; address; caps; balance. Errors:
+         *     400 `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`, `AMOUNT_MUST_BE_POSITIVE`, `INVALID_AMOUNT`
+         *     (more decimals than the currency's precision), `MINIMUM_AMOUNT_NOT_MET`,
          *     `INVALID_CRYPTO_ADDRESS`, `WITHDRAWAL_LIMIT_EXCEEDED`, `DAILY_LIMIT_EXCEEDED`,
-         *     `MONTHLY_LIMIT_EXCEEDED`, `INSUFFICIENT_BALANCE` or `WALLET_INACTIVE`; 401 `UNAUTHORIZED`;
+         *     `MONTHLY_LIMIT_EXCEEDED` or `INSUFFICIENT_BALANCE`; 401 `UNAUTHORIZED`;
          *     403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND`
          *     (user deleted or inactive), or `WALLET_NOT_FOUND` (`wallet_id` not the user's); 409
          *     `IDEMPOTENCY_KEY_REUSED` (same `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
@@ -527,9 +529,10 @@ export interface paths {
         /**
          * Cancel a withdrawal
          * @description Cancel a `PENDING` withdrawal: it becomes `CANCELLED` and the held amount returns to
-         *     available. Errors: 400 `BAD_REQUEST` (not `PENDING`: a completed withdrawal cannot be
-         *     reversed); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404
-         *     `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`.
+         *     available, also for a user since deleted or deactivated. Errors: 400 `ALREADY_CONFIRMED` (a
+         *     completed withdrawal cannot be reversed) or `BAD_REQUEST` (already cancelled); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
+         *     `WITHDRAWAL_NOT_FOUND`.
          */
         delete: operations["cancelWithdrawal"];
         options?: never;
@@ -550,10 +553,12 @@ export interface paths {
          * Confirm a withdrawal
          * @description Confirm a `PENDING` withdrawal with its one-time code (valid `WITHDRAWAL_CODE_TTL_S`, default
          *     600 seconds, single use): the amount leaves held and a `withdrawal` transaction is recorded.
-         *     Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED` or `ALREADY_CONFIRMED`;
+         *     Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`
+         *     (completed), `BAD_REQUEST` (cancelled) or `CRYPTO_WITHDRAWAL_FAILED` (the provider refused);
          *     401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` after `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5)
          *     wrong codes, until Resend Code, or `FORBIDDEN` (a user token of another user); 404
-         *     `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         *     `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` (user deleted or inactive) or `WITHDRAWAL_NOT_FOUND`;
+         *     422 `UNPROCESSABLE_ENTITY`.
          */
         post: operations["confirmWithdrawal"];
         delete?: never;
@@ -574,9 +579,10 @@ export interface paths {
         /**
          * Resend a withdrawal's code
          * @description Issue a new one-time code for a `PENDING` withdrawal: the old code is void and the attempt
-         *     counter is reset; the code is sent by email (and to the webhook). Errors: 400 `BAD_REQUEST`
-         *     (already completed or cancelled); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of
-         *     another user); 404 `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND`.
+         *     counter is reset; the code is sent by email. Errors: 400 `ALREADY_CONFIRMED` (completed) or
+         *     `BAD_REQUEST` (cancelled); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another
+         *     user); 404 `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` (user deleted or inactive) or
+         *     `WITHDRAWAL_NOT_FOUND`.
          */
         post: operations["resendWithdrawalCode"];
         delete?: never;
@@ -1236,7 +1242,7 @@ export interface components {
         IdType: "ssn" | "passport";
         /** @description Body of Initiate Withdrawal. */
         InitiateWithdrawalRequest: {
-            /** @description Currency code (for example `usdt`); it must be supported and withdrawable (else 400 `UNSUPPORTED_CURRENCY` or `CURRENCY_NOT_ACTIVE`). */
+            /** @description Currency code (for example `usdt`, case-insensitive); unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`. */
             currency: string;
             /**
              * Format: double
@@ -2109,7 +2115,7 @@ export interface components {
         /** @description Records to skip, default 0. */
         "FilterPage.skip": number;
         /**
-         * @description Client-chosen key: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`); the same key with another body answers 409. Generated when omitted.
+         * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted.
          * @example wd-2026-01-15-0001
          */
         IdempotencyKeyHeader: string;
@@ -2168,7 +2174,7 @@ export interface components {
         /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
         TraceHeader: string;
         /**
-         * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+         * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
          * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
          */
         UserIdParam: string;
@@ -4173,6 +4179,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
                 headers: {
@@ -4549,7 +4564,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -4623,7 +4638,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -4734,7 +4749,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -4826,7 +4841,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -4907,14 +4922,14 @@ export interface operations {
                 /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
                 /**
-                 * @description Client-chosen key: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`); the same key with another body answers 409. Generated when omitted.
+                 * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted.
                  * @example wd-2026-01-15-0001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5050,7 +5065,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5129,7 +5144,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5215,7 +5230,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5321,7 +5336,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5409,7 +5424,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5483,7 +5498,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5566,7 +5581,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5661,7 +5676,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -5744,7 +5759,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown or deleted user, or one of another customer, answers 404; with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];

@@ -9,6 +9,8 @@ import { User } from "../modules/users/entities.js";
 import { JournalEntry, LedgerAccount, LedgerPosting } from "../modules/ledger/entities.js";
 import { Wallet, WalletAddress, WalletTransaction } from "../modules/wallets/entities.js";
 import { SandboxDepositAddress, SandboxVaultWallet } from "../providers/sandbox-entities.js";
+import { OutboxEmail } from "../modules/mail/entities.js";
+import { Withdrawal } from "../modules/withdrawals/entities.js";
 import { migrationsList } from "./migrations/index.js";
 
 /** Every entity of the service. */
@@ -17,6 +19,7 @@ export const entities = [
   LedgerAccount, JournalEntry, LedgerPosting,
   Wallet, WalletAddress, WalletTransaction,
   SandboxVaultWallet, SandboxDepositAddress,
+  Withdrawal, OutboxEmail,
 ];
 
 /** The ORM configuration for a PostgreSQL connection URL. */

@@ -83,4 +83,14 @@ export interface CustodyProvider {
   isValidAddress(network: string, address: string): boolean;
   /** A transaction hash in `network`'s format (the sandbox makes them up; real providers report them). */
   newTransactionHash(network: string): string;
+  /**
+   * Sends `amount` of `currency` from the vault wallet to `address` on `network` (withdrawal
+   * confirmed). Called inside the confirming transaction: if it throws, nothing is booked.
+   * @returns the on-chain transaction hash.
+   * @throws DomainError CRYPTO_WITHDRAWAL_FAILED (400) when the provider refuses it.
+   */
+  executeWithdrawal(
+    em: EntityManager,
+    request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
+  ): Promise<{ hash: string }>;
 }

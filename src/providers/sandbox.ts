@@ -80,6 +80,16 @@ export class SandboxProvider implements CustodyProvider {
     return isNetworkId(network) && isValidAddress(network, address);
   }
 
+  async executeWithdrawal(
+    _em: EntityManager,
+    request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
+  ): Promise<{ hash: string }> {
+    if (!this.isValidAddress(request.network, request.address)) {
+      throw new DomainError("CRYPTO_WITHDRAWAL_FAILED", `The sandbox refused to send to ${request.address} on ${request.network}.`);
+    }
+    return { hash: this.newTransactionHash(request.network) };
+  }
+
   newTransactionHash(network: string): string {
     if (!isNetworkId(network)) throw new DomainError("BAD_REQUEST", `Unknown network ${network}.`);
     return transactionHash(network, randomBytes(32));

@@ -13,7 +13,8 @@
  *   and the k-th in the alternative run k (`contract.alternative`), which skips everything else;
  * - rewrites ids the document's examples cannot name (generated ids) and sets up order-dependent state;
  * - replaces Dredd's key-only comparison with the real response schema of that status (plus the
- *   expected error code) and the exact `Content-Type` express sends.
+ *   expected error code and any constraint the case adds with `expect`) and the exact
+ *   `Content-Type` express sends.
  */
 const hooks = require("hooks");
 
@@ -23,6 +24,16 @@ const JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#";
 const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
 const UNKNOWN_CUSTOMER_ID = "no-such-customer";
 const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-master-api-key"];
+/** The `Idempotency-Key` example of Initiate Withdrawal, which Dredd sends with every initiate (the seeding never uses it). */
+const EXAMPLE_IDEMPOTENCY_KEY = "wd-2026-01-15-0001";
+
+/** Path of a withdrawal of `userId` (the example user unless given); ids are generated, the fixtures hold them. */
+const withdrawalPath = (c, withdrawalId, suffix = "", userId = c.f.userId) =>
+  c.path(`/users/${userId}/accounts/crypto/withdrawals/${withdrawalId}${suffix}`);
+/** The Initiate Withdrawal example on the seeded wallet (the example's `wallet_id` cannot exist). */
+const initiateBody = (c) => ({ ...c.example(), wallet_id: c.f.walletId });
+/** `data.withdraw` of an Initiate Withdrawal answer must match `withdraw`. */
+const initiated = (withdraw) => ({ properties: { data: { properties: { withdraw: { properties: withdraw } } } } });
 
 /** Statuses of implemented operations that the test cannot provoke, skipped for every operation. */
 const SKIPPED_EVERYWHERE = {
@@ -244,6 +255,144 @@ const CASES = {
     ],
     422: (c) => c.body({ wallet_id: "", network: "networks/ethereum", currency: "usdt", amount: "lots" }).error("UNPROCESSABLE_ENTITY"),
   },
+  listSandboxMail: {
+    200: [
+      // The seeding's withdrawals sent codes to the example user.
+      (c) =>
+        c.query(`to=${encodeURIComponent(c.f.userEmail.toUpperCase())}`).expect({
+          properties: {
+            data: {
+              minItems: 1,
+              items: { properties: { to: { const: c.f.userEmail }, text: { pattern: "Confirmation code: [0-9]{6}" } } },
+            },
+          },
+        }),
+      (c) => c.expect({ properties: { data: { minItems: 1 } } }), // every email of the customer
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [(c) => c.as("user").error("FORBIDDEN"), (c) => c.as("customerSession").error("FORBIDDEN")],
+    404: "NOT_FOUND arises only when the provider is not the sandbox, and the test app runs the sandbox",
+  },
+  // Withdrawals of the example user (decisions.md §4). The seeding opened them from f.walletId with
+  // their own Idempotency-Keys (f.withdrawals by state, the codes read from the sandbox outbox); the
+  // document's example withdrawal id exists nowhere, so it is the unknown withdrawal. A request whose
+  // case is not about idempotency sends no Idempotency-Key: the service looks the key up first, and
+  // the example's key is taken once the success case ran.
+  initiateWithdrawal: {
+    201: [
+      // The example as sent (its Idempotency-Key included), first time on this database.
+      (c) => c.ensureActive(c.f.userId).body(initiateBody(c)).expect(initiated({ is_duplicate: { const: false }, status: { const: "PENDING" }, idempotency_key: { const: EXAMPLE_IDEMPOTENCY_KEY } })),
+      // A repeat of a seeded request (same key, same body): the first withdrawal, already COMPLETED.
+      (c) =>
+        c
+          .ensureActive(c.f.userId)
+          .header("Idempotency-Key", c.f.seededInitiate.idempotencyKey)
+          .body(c.f.seededInitiate.body)
+          .expect(initiated({ id: { const: c.f.withdrawals.completed }, is_duplicate: { const: true }, status: { const: "COMPLETED" } })),
+      // A user token, no wallet_id (the oldest wallet with enough usdt), no key (one is generated).
+      (c) => {
+        const { wallet_id: _wallet, ...body } = initiateBody(c);
+        return c.asUserOf(c.f.userId).header("Idempotency-Key", undefined).body(body).expect(initiated({ is_duplicate: { const: false } }));
+      },
+    ],
+    400: [
+      (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), address: "0xnot-an-address" }).error("INVALID_CRYPTO_ADDRESS"),
+      (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), amount: 90000 }).error("INSUFFICIENT_BALANCE"),
+      (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), amount: 0.5 }).error("MINIMUM_AMOUNT_NOT_MET"),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [
+      (c) => c.as("customerSession").error("FORBIDDEN"),
+      (c) => c.as("user").error("FORBIDDEN"), // a user token of another user
+    ],
+    404: [
+      (c) => c.path(`/users/${UNKNOWN_USER_ID}/accounts/crypto/withdrawals`).header("Idempotency-Key", undefined).error("USER_NOT_FOUND"),
+      (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).error("WALLET_NOT_FOUND"), // the example's wallet_id
+      (c) => c.path(`/users/${c.f.pendingUserId}/accounts/crypto/withdrawals`).header("Idempotency-Key", undefined).body(initiateBody(c)).error("RESOURCE_NOT_FOUND"), // not active
+    ],
+    // A seeded withdrawal's key with the example's body.
+    409: (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", c.f.seededInitiate.idempotencyKey).body(initiateBody(c)).error("IDEMPOTENCY_KEY_REUSED"),
+    422: [
+      (c) => c.body({ currency: "", amount: "lots", address: 5 }).error("UNPROCESSABLE_ENTITY"),
+      (c) => c.header("Idempotency-Key", "k".repeat(256)).body(initiateBody(c)).error("UNPROCESSABLE_ENTITY"), // longer than 255
+    ],
+  },
+  listWithdrawals: {
+    200: [
+      (c) =>
+        c
+          .query("filter[limit]=2&filter[skip]=0&filter[sort]=ASC&filter[where][status]=COMPLETED&filter[where][currency]=USDT")
+          .expect({ properties: { data: { minItems: 1, items: { properties: { status: { const: "COMPLETED" }, currency: { const: "usdt" } } } } } }),
+      (c) => c.asUserOf(c.f.userId),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [(c) => c.as("customerSession").error("FORBIDDEN"), (c) => c.as("user").error("FORBIDDEN")],
+    404: (c) => c.path(`/users/${UNKNOWN_USER_ID}/accounts/crypto/withdrawals`).error("USER_NOT_FOUND"),
+    422: [(c) => c.query("filter[limit]=101").error("UNPROCESSABLE_ENTITY"), (c) => c.query("filter[where][status]=DONE").error("UNPROCESSABLE_ENTITY")],
+  },
+  cancelWithdrawal: {
+    204: (c) => withdrawalPath(c, c.f.withdrawals.toCancel),
+    400: [
+      // The description names only BAD_REQUEST; the service answers ALREADY_CONFIRMED for a completed one.
+      (c) => withdrawalPath(c, c.f.withdrawals.completed).error("ALREADY_CONFIRMED"),
+      (c) => withdrawalPath(c, c.f.withdrawals.cancelled).error("BAD_REQUEST"),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [(c) => c.as("customerSession").error("FORBIDDEN"), (c) => c.as("user").error("FORBIDDEN")],
+    404: [
+      (c) => c.error("WITHDRAWAL_NOT_FOUND"), // the example id
+      (c) => withdrawalPath(c, c.f.withdrawals.toResend, "", UNKNOWN_USER_ID).error("USER_NOT_FOUND"),
+    ],
+  },
+  getWithdrawal: {
+    200: [
+      (c) => withdrawalPath(c, c.f.withdrawals.completed).expect({ properties: { data: { properties: { id: { const: c.f.withdrawals.completed }, status: { const: "COMPLETED" } } } } }),
+      (c) => withdrawalPath(c, c.f.withdrawals.cancelled).asUserOf(c.f.userId),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [(c) => c.as("customerSession").error("FORBIDDEN"), (c) => c.as("user").error("FORBIDDEN")],
+    404: [
+      (c) => c.error("WITHDRAWAL_NOT_FOUND"), // the example id
+      (c) => withdrawalPath(c, c.f.withdrawals.completed, "", UNKNOWN_USER_ID).error("USER_NOT_FOUND"),
+      (c) => withdrawalPath(c, c.f.withdrawals.completed, "", c.f.activeUserId).error("WITHDRAWAL_NOT_FOUND"), // another user's
+    ],
+  },
+  confirmWithdrawal: {
+    200: (c) => withdrawalPath(c, c.f.withdrawals.toConfirm, "/confirm").body({ code: c.f.confirmationCode }),
+    400: [
+      (c) => withdrawalPath(c, c.f.withdrawals.wrongCode, "/confirm").body({ code: c.f.wrongCode }).error("CONFIRMATION_CODE_INVALID"),
+      (c) => withdrawalPath(c, c.f.withdrawals.completed, "/confirm").error("ALREADY_CONFIRMED"),
+      (c) => withdrawalPath(c, c.f.withdrawals.cancelled, "/confirm").error("BAD_REQUEST"),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [
+      (c) => withdrawalPath(c, c.f.withdrawals.blocked, "/confirm").error("WITHDRAWAL_BLOCKED"), // whatever the code
+      (c) => c.as("customerSession").error("FORBIDDEN"),
+      (c) => c.as("user").error("FORBIDDEN"),
+    ],
+    404: [
+      (c) => c.error("WITHDRAWAL_NOT_FOUND"), // the example id
+      (c) => withdrawalPath(c, c.f.withdrawals.toResend, "/confirm", UNKNOWN_USER_ID).error("USER_NOT_FOUND"),
+    ],
+    422: (c) => c.body({ code: "" }).error("UNPROCESSABLE_ENTITY"),
+  },
+  resendWithdrawalCode: {
+    200: [
+      (c) => withdrawalPath(c, c.f.withdrawals.toResend, "/verification/codes"),
+      (c) => withdrawalPath(c, c.f.withdrawals.toResend, "/verification/codes").asUserOf(c.f.userId),
+    ],
+    400: [
+      // The description names only BAD_REQUEST; the service answers ALREADY_CONFIRMED for a completed one.
+      (c) => withdrawalPath(c, c.f.withdrawals.completed, "/verification/codes").error("ALREADY_CONFIRMED"),
+      (c) => withdrawalPath(c, c.f.withdrawals.cancelled, "/verification/codes").error("BAD_REQUEST"),
+    ],
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: [(c) => c.as("customerSession").error("FORBIDDEN"), (c) => c.as("user").error("FORBIDDEN")],
+    404: [
+      (c) => c.error("WITHDRAWAL_NOT_FOUND"), // the example id
+      (c) => withdrawalPath(c, c.f.withdrawals.toResend, "/verification/codes", UNKNOWN_USER_ID).error("USER_NOT_FOUND"),
+    ],
+  },
 };
 
 /**
@@ -305,7 +454,7 @@ function deleteHeader(headers, name) {
 /** The context a case works on: fluent setters over the transaction. */
 function context(transaction, op, contract) {
   const request = transaction.request;
-  const state = { code: undefined, preconditions: [] };
+  const state = { code: undefined, constraints: [], preconditions: [] };
   const c = {
     f: contract.fixtures,
     state,
@@ -344,8 +493,19 @@ function context(transaction, op, contract) {
       const { user_id: _fixedId, ...rest } = c.example();
       return { ...rest, email: contract.fixtures.freshEmail, phone_number: contract.fixtures.freshPhoneNumber };
     },
+    /** Sets a request header (case-insensitively replacing it); `undefined` removes it. */
+    header(name, value) {
+      deleteHeader(request.headers, name.toLowerCase());
+      if (value !== undefined) request.headers[name] = value;
+      return c;
+    },
     error(code) {
       state.code = code;
+      return c;
+    },
+    /** A JSON Schema the body must also match (beyond the status's response schema). */
+    expect(constraint) {
+      state.constraints.push(constraint);
       return c;
     },
     ensureActive(userId) {
@@ -376,10 +536,10 @@ function context(transaction, op, contract) {
   return c;
 }
 
-/** The response schema of a status, with the error code a case expects in `errors[]`. */
-function expectedSchema(schema, code) {
-  const constraints = code === undefined ? [] : [{ properties: { errors: { contains: { required: ["code"], properties: { code: { const: code } } } } } }];
-  return { $schema: JSON_SCHEMA_DRAFT, allOf: [schema, ...constraints] };
+/** The response schema of a status, with the error code a case expects in `errors[]` and its own constraints. */
+function expectedSchema(schema, code, constraints) {
+  const codeConstraint = code === undefined ? [] : [{ properties: { errors: { contains: { required: ["code"], properties: { code: { const: code } } } } } }];
+  return { $schema: JSON_SCHEMA_DRAFT, allOf: [schema, ...codeConstraint, ...constraints] };
 }
 
 async function prepare(transaction) {
@@ -424,7 +584,7 @@ async function prepare(transaction) {
     delete transaction.expected.bodySchema;
   } else {
     transaction.expected.headers = { "Content-Type": JSON_CONTENT_TYPE };
-    transaction.expected.bodySchema = JSON.stringify(expectedSchema(schema, c.state.code));
+    transaction.expected.bodySchema = JSON.stringify(expectedSchema(schema, c.state.code, c.state.constraints));
     delete transaction.expected.body;
   }
 }

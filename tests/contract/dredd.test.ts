@@ -35,8 +35,20 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "getWalletBalance 200", "getWalletBalance 404",
     "listWalletTransactions 200", "listWalletTransactions 404",
     "createSandboxDeposit 404",
+    "listSandboxMail 200", "listSandboxMail 403",
+    "initiateWithdrawal 201", "initiateWithdrawal 400", "initiateWithdrawal 403", "initiateWithdrawal 404", "initiateWithdrawal 422",
+    "listWithdrawals 200", "listWithdrawals 403", "listWithdrawals 422",
+    "cancelWithdrawal 400", "cancelWithdrawal 403", "cancelWithdrawal 404",
+    "getWithdrawal 200", "getWithdrawal 403", "getWithdrawal 404",
+    "confirmWithdrawal 400", "confirmWithdrawal 403", "confirmWithdrawal 404",
+    "resendWithdrawalCode 200", "resendWithdrawalCode 400", "resendWithdrawalCode 403", "resendWithdrawalCode 404",
   ],
-  ["createWallet 400", "createSandboxDeposit 404"],
+  [
+    "createWallet 400", "createSandboxDeposit 404",
+    "initiateWithdrawal 201", "initiateWithdrawal 400", "initiateWithdrawal 404",
+    "getWithdrawal 404",
+    "confirmWithdrawal 400", "confirmWithdrawal 403",
+  ],
 ];
 
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */

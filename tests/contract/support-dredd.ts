@@ -96,6 +96,35 @@ export interface Fixtures {
   /** An owner key of a customer whose id starts with `novault` (no custody vault upstream) and an active user of it. */
   novaultOwnerKey: string;
   novaultUserId: string;
+  /** The example user's email: withdrawal codes go there (the sandbox outbox, `GET /sandbox/mail?to=`). */
+  userEmail: string;
+  /**
+   * Withdrawals of the example user from {@link walletId} (1 usdt each, seeded with their own
+   * `Idempotency-Key`s, never the document's example key), by the state the cases need; their ids
+   * are generated, the hooks put them into paths.
+   */
+  withdrawals: {
+    /** PENDING, confirmed by Confirm Withdrawal with {@link confirmationCode}. */
+    toConfirm: string;
+    /** PENDING, cancelled by Cancel Withdrawal. */
+    toCancel: string;
+    /** PENDING, gets a new code from Resend Code. */
+    toResend: string;
+    /** PENDING, receives {@link wrongCode} once (one wrong attempt of five). */
+    wrongCode: string;
+    /** COMPLETED (confirmed with its code while seeding). */
+    completed: string;
+    /** CANCELLED while seeding. */
+    cancelled: string;
+    /** PENDING and blocked: it received the maximum of wrong codes (5, the default), so confirm answers 403. */
+    blocked: string;
+  };
+  /** The code of `withdrawals.toConfirm`, read from the sandbox outbox. */
+  confirmationCode: string;
+  /** A code that is not the current code of `withdrawals.wrongCode`. */
+  wrongCode: string;
+  /** The `Idempotency-Key` and body that seeded `withdrawals.completed`: a repeat is a duplicate, another body a 409. */
+  seededInitiate: { idempotencyKey: string; body: JsonObject };
 }
 
 /** What the hooks get in `hooks.configuration.custom.contract`. */
@@ -285,6 +314,7 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
   const wallet = (await call("POST", `/users/${userId}/wallets`, 201, { headers: asOwner, body: example("POST /users/{user_id}/wallets") })).data;
   const walletId = String(wallet.wallet_id);
   await call("POST", "/sandbox/deposits", 201, { headers: asOwner, body: { ...example("POST /sandbox/deposits"), wallet_id: walletId } });
+  const seeded = await seedWithdrawals(call, asOwner, userId, String(user.email), { ...example(WITHDRAWALS), wallet_id: walletId });
   const doomed = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
   const pending = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
   const active = (await call("POST", "/users", 201, { headers: asOwner, body: userBody() as JsonObject })).data;
@@ -320,6 +350,71 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     freshPhoneNumber: String(fresh.phone_number),
     novaultOwnerKey,
     novaultUserId: String(novaultUser.user_id),
+    userEmail: String(user.email),
+    ...seeded,
+  };
+}
+
+/** The document path of Initiate Withdrawal (its request example is the base of the seeded ones). */
+const WITHDRAWALS = "POST /users/{user_id}/accounts/crypto/withdrawals";
+/** Wrong codes that block a withdrawal: `WITHDRAWAL_CODE_MAX_ATTEMPTS`, default 5 (decisions.md §4). */
+const MAX_CODE_ATTEMPTS = 5;
+const CODE_IN_MAIL = /Confirmation code: (\d{6})\b/;
+
+/** A code of the same shape that is not `code`. */
+const otherCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(code.length, "0");
+
+/**
+ * Seeds the withdrawals of {@link Fixtures.withdrawals}: each from `base` (the document's example
+ * body on the seeded wallet) with 1 usdt, its own memo and its own `Idempotency-Key`; the codes
+ * are read from the sandbox outbox, as a user would read their email.
+ */
+async function seedWithdrawals(
+  call: ReturnType<typeof client>,
+  asOwner: Record<string, string>,
+  userId: string,
+  email: string,
+  base: JsonObject,
+): Promise<Pick<Fixtures, "withdrawals" | "confirmationCode" | "wrongCode" | "seededInitiate">> {
+  const path = `/users/${userId}/accounts/crypto/withdrawals`;
+  const request = (role: string) => ({ idempotencyKey: `dredd-fixture-${role}`, body: { ...base, amount: 1, memo: `Dredd fixture: ${role}` } });
+  const initiate = async (role: string) => {
+    const { idempotencyKey, body } = request(role);
+    const created = (await call("POST", path, 201, { headers: { ...asOwner, "Idempotency-Key": idempotencyKey }, body })).data;
+    return String(created.id);
+  };
+  const codeOf = async (withdrawalId: string) => {
+    const mails = (await call("GET", `/sandbox/mail?to=${encodeURIComponent(email)}`, 200, { headers: asOwner })).data as unknown as { subject: string; text: string }[];
+    const mail = mails.find((m) => m.subject.includes(withdrawalId) && m.text.includes(withdrawalId));
+    const code = mail && CODE_IN_MAIL.exec(mail.text)?.[1];
+    if (!code) throw new Error(`Seeding: no confirmation code of withdrawal ${withdrawalId} in the sandbox outbox of ${email}`);
+    return code;
+  };
+  const confirm = async (withdrawalId: string, code: string, expected: number) =>
+    call("POST", `${path}/${withdrawalId}/confirm`, expected, { headers: asOwner, body: { code } });
+
+  const completed = await initiate("completed");
+  await confirm(completed, await codeOf(completed), 200);
+  const cancelled = await initiate("cancelled");
+  await call("DELETE", `${path}/${cancelled}`, 204, { headers: asOwner });
+  const blocked = await initiate("blocked");
+  const notBlockedCode = otherCode(await codeOf(blocked));
+  for (let attempt = 0; attempt < MAX_CODE_ATTEMPTS; attempt++) await confirm(blocked, notBlockedCode, 400);
+  const toConfirm = await initiate("to-confirm");
+  const wrongCode = await initiate("wrong-code");
+  return {
+    withdrawals: {
+      toConfirm,
+      toCancel: await initiate("to-cancel"),
+      toResend: await initiate("to-resend"),
+      wrongCode,
+      completed,
+      cancelled,
+      blocked,
+    },
+    confirmationCode: await codeOf(toConfirm),
+    wrongCode: otherCode(await codeOf(wrongCode)),
+    seededInitiate: request("completed"),
   };
 }
 

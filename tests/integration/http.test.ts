@@ -60,7 +60,8 @@ describe("platform envelope and trace ids", () => {
   });
 
   it("answers 501 NOT_IMPLEMENTED in the envelope for operations later issues build", async () => {
-    const res = await api().get(`${BASE}/users/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/accounts/crypto/withdrawals`).set("x-api-key", key);
+    const operator = await new Walk(t.express).operatorToken();
+    const res = await api().get(`${BASE}/customers/http-co/webhooks`).set("Authorization", `Bearer ${operator}`);
     expectPlatformError(res, 501, "NOT_IMPLEMENTED");
   });
 });

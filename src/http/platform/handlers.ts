@@ -24,6 +24,13 @@ export function filterPage(query: { "filter[limit]"?: number; "filter[skip]"?: n
   return { limit: Number(query["filter[limit]"] ?? DEFAULT_PAGE_SIZE), skip: Number(query["filter[skip]"] ?? 0) };
 }
 
+/** A list's query without its page parameters: the filters every navigation link keeps. */
+export function filtersOf(query: object): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) if (k !== "filter[limit]" && k !== "filter[skip]" && v !== undefined) kept[k] = String(v);
+  return kept;
+}
+
 /** The owner principal's customer. Access rules guarantee the kind; this narrows the type. */
 function ownerOf(principal: Principal | null): { customerId: string; credentialId: string } {
   if (principal?.kind !== "owner") throw new DomainError("FORBIDDEN", "This operation needs the owner API key.");
@@ -97,6 +104,4 @@ export const platformNotImplemented = [
   "createEmailPoller", "getEmailPoller", "updateEmailPoller", "deleteEmailPoller", "verifyEmailPoller",
   "enableEmailPoller", "disableEmailPoller",
   "createWebhook", "getWebhook", "updateWebhook", "deleteWebhook", "verifyWebhook",
-  "initiateWithdrawal", "confirmWithdrawal", "resendWithdrawalCode", "cancelWithdrawal", "getWithdrawal", "listWithdrawals",
-  "listSandboxMail",
 ] as const satisfies readonly (keyof operations)[];

@@ -9,7 +9,7 @@ import type { WalletCaller, WalletService } from "../../modules/wallets/service.
 import type { CustodyProvider } from "../../providers/provider.js";
 import { buildPagination } from "../envelope.js";
 import type { HandlerMap } from "../types.js";
-import { filterPage } from "./handlers.js";
+import { filterPage, filtersOf } from "./handlers.js";
 
 /** Page size limit of the transaction list; above it the reference answers 400 (not 422). */
 export const TRANSACTIONS_MAX_LIMIT = 100;
@@ -57,9 +57,7 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
         ...(query["filter[where][amount][lte]"] !== undefined && { amountLte: String(query["filter[where][amount][lte]"]) }),
       } as const;
       const { items, total } = await wallets.transactions(em, walletCaller(principal), params.wallet_id, page, filter);
-      const kept: Record<string, string> = {};
-      for (const [k, v] of Object.entries(query)) if (k !== "filter[limit]" && k !== "filter[skip]" && v !== undefined) kept[k] = String(v);
-      return { status: 200, data: items, pagination: buildPagination(`/wallets/${params.wallet_id}/transactions`, page, total, kept) };
+      return { status: 200, data: items, pagination: buildPagination(`/wallets/${params.wallet_id}/transactions`, page, total, filtersOf(query)) };
     },
     listCurrencies: async () => ({
       status: 200,

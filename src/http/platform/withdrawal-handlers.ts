@@ -1,0 +1,61 @@
+/**
+ * Platform handlers of two-step crypto withdrawals and the sandbox mail outbox (issue 4).
+ * A user token acts only on its own account (the path scope check answers 403 otherwise).
+ */
+import type { operations } from "../../../generated/types/platform.js";
+import { DomainError } from "../../domain/errors.js";
+import type { MailService } from "../../modules/mail/service.js";
+import type { WithdrawalService } from "../../modules/withdrawals/service.js";
+import type { CustodyProvider } from "../../providers/provider.js";
+import { buildPagination } from "../envelope.js";
+import type { HandlerMap } from "../types.js";
+import { filterPage, filtersOf } from "./handlers.js";
+import { walletCaller } from "./wallet-handlers.js";
+
+/** Handlers of the withdrawal operations and of `GET /sandbox/mail`. */
+export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailService, provider: CustodyProvider): HandlerMap<operations> {
+  const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return {
+    initiateWithdrawal: async ({ em, principal, params, body, headers }) => ({
+      status: 201,
+      data: await withdrawals.initiate(em, walletCaller(principal).customerId, params.user_id, body, header(headers, "idempotency-key")),
+    }),
+    confirmWithdrawal: async ({ em, principal, params, body }) => ({
+      status: 200,
+      data: await withdrawals.confirm(em, walletCaller(principal).customerId, params.user_id, params.withdrawal_id, body.code),
+    }),
+    resendWithdrawalCode: async ({ em, principal, params }) => ({
+      status: 200,
+      data: await withdrawals.resendCode(em, walletCaller(principal).customerId, params.user_id, params.withdrawal_id),
+    }),
+    cancelWithdrawal: async ({ em, principal, params }) => {
+      await withdrawals.cancel(em, walletCaller(principal).customerId, params.user_id, params.withdrawal_id);
+      return { status: 204 };
+    },
+    getWithdrawal: async ({ em, principal, params }) => ({
+      status: 200,
+      data: await withdrawals.get(em, walletCaller(principal).customerId, params.user_id, params.withdrawal_id),
+    }),
+    listWithdrawals: async ({ em, principal, params, query }) => {
+      const page = filterPage(query);
+      const filter = {
+        sort: query["filter[sort]"] ?? "DESC",
+        ...(query["filter[where][status]"] !== undefined && { status: query["filter[where][status]"] }),
+        ...(query["filter[where][currency]"] !== undefined && { currency: query["filter[where][currency]"] }),
+      } as const;
+      const { items, total } = await withdrawals.list(em, walletCaller(principal).customerId, params.user_id, page, filter);
+      return {
+        status: 200,
+        data: items,
+        pagination: buildPagination(`/users/${params.user_id}/accounts/crypto/withdrawals`, page, total, filtersOf(query)),
+      };
+    },
+    listSandboxMail: async ({ em, principal, query }) => {
+      if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
+      return { status: 200, data: await mail.listSandbox(em, walletCaller(principal).customerId, query.to) };
+    },
+  };
+}

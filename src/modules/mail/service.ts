@@ -1,0 +1,167 @@
+/**
+ * Outgoing email (issue 4): `enqueue` writes the email to the outbox in the caller's transaction;
+ * with `SMTP_URL` set, `deliverPending` sends it through nodemailer after commit (and again on the
+ * next delivery round if SMTP failed), else the email stays in the sandbox outbox that
+ * `GET /api/v1/sandbox/mail` lists (decisions.md §3).
+ */
+import { randomUUID } from "node:crypto";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import nodemailer, { type Transporter } from "nodemailer";
+import type { Logger } from "pino";
+import { OutboxEmail } from "./entities.js";
+
+/** An email to send: plain text. */
+export interface EmailMessage {
+  customerId: string;
+  to: string;
+  subject: string;
+  text: string;
+  reference?: string;
+}
+
+/** A sandbox outbox email as `GET /sandbox/mail` shows it (schema `SandboxMail`). */
+export interface SandboxMailView {
+  to: string;
+  subject: string;
+  text: string;
+  sent_at: string;
+}
+
+/** Delivery attempts before an email is marked `failed`. */
+export const MAX_DELIVERY_ATTEMPTS = 10;
+/** Text kept for a delivered email: the original (with its code) is not kept at rest. */
+export const DELIVERED_TEXT = "[delivered by SMTP; the text is not kept]";
+/** Text kept for an email given up on. */
+export const FAILED_TEXT = "[not delivered; the text is not kept]";
+/** How long a round may take to send one email before another round may try it (crash safety). */
+export const SEND_LEASE_MS = 120_000;
+
+/** Wait before attempt `attempts + 1`: 15 s doubling, at most 30 min (about 1.5 h over 10 attempts). */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(15_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+}
+
+/** The outbox and its delivery. */
+export class MailService {
+  private readonly transport: Transporter | undefined;
+  private round: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    smtpUrl: string | undefined,
+    private readonly from: string,
+    private readonly logger: Logger,
+  ) {
+    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+  }
+
+  /** Whether emails go out by SMTP (else they stay in the sandbox outbox). */
+  get smtpEnabled(): boolean {
+    return this.transport !== undefined;
+  }
+
+  /** Writes `message` to the outbox in the caller's transaction. */
+  enqueue(em: EntityManager, message: EmailMessage): void {
+    em.create(OutboxEmail, {
+      id: randomUUID(),
+      customerId: message.customerId,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      status: this.transport ? "pending" : "sandbox",
+      attempts: 0,
+      nextAttemptAt: new Date(),
+      lastError: null,
+      reference: message.reference ?? null,
+      createdAt: new Date(),
+      sentAt: null,
+    });
+  }
+
+  /**
+   * Sends the pending emails that are due, oldest first. Each is claimed in a short transaction
+   * (`FOR UPDATE SKIP LOCKED`, then a lease on `next_attempt_at`), sent with no database connection
+   * held, and then marked: `sent`, or retried later with backoff ({@link retryDelayMs}), or
+   * `failed` after {@link MAX_DELIVERY_ATTEMPTS}. A round stops at the first failure (SMTP is
+   * likely down). Concurrent rounds never send one email twice; a crash mid-send can (at least once).
+   * @returns how many were sent.
+   */
+  async deliverPending(limit = 20): Promise<number> {
+    const transport = this.transport;
+    if (!transport) return 0;
+    let sent = 0;
+    for (let i = 0; i < limit; i++) {
+      const email = await this.orm.em.fork().transactional(async (tx) => {
+        const [row] = await tx.execute<{ id: string }[]>(
+          `select id from outbox_email where status = 'pending' and next_attempt_at <= now() order by created_at limit 1 for update skip locked`,
+        );
+        if (!row) return undefined;
+        const claimed = await tx.findOneOrFail(OutboxEmail, { id: row.id });
+        claimed.nextAttemptAt = new Date(Date.now() + SEND_LEASE_MS);
+        return { id: claimed.id, to: claimed.to, subject: claimed.subject, text: claimed.text, attempts: claimed.attempts };
+      });
+      if (!email) break;
+      try {
+        await transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text });
+        await this.orm.em.fork().nativeUpdate(OutboxEmail, { id: email.id }, { status: "sent", sentAt: new Date(), text: DELIVERED_TEXT });
+        sent += 1;
+      } catch (error) {
+        const attempts = email.attempts + 1;
+        const gaveUp = attempts >= MAX_DELIVERY_ATTEMPTS;
+        await this.orm.em.fork().nativeUpdate(
+          OutboxEmail,
+          { id: email.id },
+          {
+            attempts,
+            lastError: (error as Error).message,
+            nextAttemptAt: new Date(Date.now() + retryDelayMs(attempts)),
+            ...(gaveUp && { status: "failed" as const, text: FAILED_TEXT }),
+          },
+        );
+        this.logger.warn({ emailId: email.id, attempts, gaveUp, err: error }, "email delivery failed");
+        break;
+      }
+    }
+    return sent;
+  }
+
+  /**
+   * Starts a delivery round without waiting (errors are logged; the email is retried later). At
+   * most one round runs per process: a kick during a round makes it run once more.
+   */
+  kick(): void {
+    if (!this.transport) return;
+    if (this.round) {
+      this.again = true;
+      return;
+    }
+    this.round = (async () => {
+      do {
+        this.again = false;
+        await this.deliverPending().catch((error: unknown) => this.logger.error({ err: error }, "email delivery round failed"));
+      } while (this.again);
+      this.round = undefined;
+    })();
+  }
+
+  /** Waits for the running delivery round, if any (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.round;
+  }
+
+  /** The sandbox outbox of a customer, newest first, optionally for one address (case-insensitive). */
+  async listSandbox(em: EntityManager, customerId: string, to?: string): Promise<SandboxMailView[]> {
+    const rows = await em.find(
+      OutboxEmail,
+      { customerId, status: "sandbox", ...(to !== undefined && { to: { $ilike: to.replace(/[\\%_]/g, (c) => `\\${c}`) } }) },
+      { orderBy: { createdAt: "desc", id: "asc" }, limit: 100 },
+    );
+    return rows.map((r) => ({ to: r.to, subject: r.subject, text: r.text, sent_at: r.createdAt.toISOString() }));
+  }
+
+  /** Closes the SMTP transport. */
+  close(): void {
+    this.transport?.close();
+  }
+}
