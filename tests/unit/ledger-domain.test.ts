@@ -7,7 +7,6 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/domain/errors.js";
 import {
   accountCode,
   assertBalanced,
@@ -20,25 +19,11 @@ import {
   type Posting,
 } from "../../src/domain/ledger.js";
 import { API_DECIMALS, Money, decimalsOf, format8, money, toNumber } from "../../src/domain/money.js";
+import { expectDomainError } from "../support/assertions.js";
 
 const WALLET = "0b6f1c9e-2a34-4d5e-8f70-91a2b3c4d5e6";
 const NETWORK = "networks/bitcoin";
 
-/** Runs `fn`, expecting a DomainError with `code` (and `field` when given); returns it. */
-function expectDomainError(fn: () => unknown, code: string, field?: string): DomainError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, `expected DomainError ${code}`).toBeInstanceOf(DomainError);
-  const error = thrown as DomainError;
-  expect(error.code).toBe(code);
-  if (field !== undefined) expect(error.field).toBe(field);
-  expect(error.message.length).toBeGreaterThan(0);
-  return error;
-}
 
 /** `units` smallest units of `scale` decimals as an exact decimal string (bigint arithmetic, no Decimal). */
 function scaled(units: bigint, scale: number): string {

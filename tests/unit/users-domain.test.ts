@@ -3,7 +3,6 @@
  * "`individual` object", "States and transitions › User", the User group of the error codes).
  */
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/domain/errors.js";
 import {
   INITIAL_USER_STATE,
   MINIMUM_AGE_YEARS,
@@ -18,22 +17,8 @@ import {
   type LifecycleState,
   type TextKind,
 } from "../../src/domain/users.js";
+import { expectDomainError } from "../support/assertions.js";
 
-/** Runs `fn`, expecting a DomainError with `code` (and `field` when given); returns it. */
-function expectDomainError(fn: () => unknown, code: string, field?: string): DomainError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, `expected DomainError ${code}`).toBeInstanceOf(DomainError);
-  const error = thrown as DomainError;
-  expect(error.code).toBe(code);
-  if (field !== undefined) expect(error.field).toBe(field);
-  expect(error.message.length).toBeGreaterThan(0);
-  return error;
-}
 
 const utc = (iso: string): Date => new Date(iso);
 

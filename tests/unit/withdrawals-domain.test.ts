@@ -22,6 +22,7 @@ import {
   type WithdrawalStatus,
 } from "../../src/domain/withdrawals.js";
 import { STATUS_OF } from "../../src/http/errors.js";
+import { expectDomainError } from "../support/assertions.js";
 
 /** Lets one test force the CSPRNG's answer; every other call goes to the real `randomInt`. */
 const rng = vi.hoisted(() => ({ forced: undefined as number | undefined, calls: [] as unknown[][] }));
@@ -35,21 +36,6 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...actual, default: { ...actual, randomInt }, randomInt };
 });
 
-/** Runs `fn`, expecting a DomainError with `code` (and `field` when given); returns it. */
-function expectDomainError(fn: () => unknown, code: string, field?: string): DomainError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, `expected DomainError ${code}`).toBeInstanceOf(DomainError);
-  const error = thrown as DomainError;
-  expect(error.code).toBe(code);
-  if (field !== undefined) expect(error.field).toBe(field);
-  expect(error.message.length).toBeGreaterThan(0);
-  return error;
-}
 
 describe("newConfirmationCode", () => {
   it("has 6 digits (CODE_DIGITS)", () => {
