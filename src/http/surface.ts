@@ -151,29 +151,39 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     if (!(id in (options.access as object))) throw new Error(`${surface}: operation '${id}' has no access rule`);
   }
 
+  /**
+   * The call of operation `id`, after its permission checks: the principal's kind must be allowed
+   * and the path in its scope. Runs before request validation results are answered, so a caller
+   * without permission gets 403, never details of the request's validation.
+   * @throws DomainError FORBIDDEN (403).
+   */
+  const authorize = async (id: string, c: Context, state: RequestState): Promise<Call<unknown>> => {
+    const access = (options.access as Record<string, Access>)[id] as Access;
+    const outcome = await authenticate(state);
+    const principal = outcome.ok ? outcome.principal : null;
+    if (access !== "anyone" && (!principal || !access.includes(principal.kind))) {
+      throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
+    }
+    const call: Call<unknown> = {
+      operationId: id,
+      params: { ...(c.request.params as Record<string, string>) } as never,
+      query: { ...(c.request.query as object), ...((c.validation.coerced as { query?: object } | undefined)?.query ?? {}) } as never,
+      body: c.request.requestBody as never,
+      headers: state.req.headers,
+      principal,
+      em: state.em,
+      traceId: state.traceId,
+    };
+    options.scope?.(id, call.params as Record<string, string>, call);
+    return call;
+  };
+
   const operationHandlers: Record<string, (c: Context, state: RequestState) => Promise<void>> = {};
   for (const id of documentOperations) {
     const handler = (options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
-    const access = (options.access as Record<string, Access>)[id] as Access;
     operationHandlers[id] = async (c, state) => {
       try {
-        const outcome = await authenticate(state);
-        const principal = outcome.ok ? outcome.principal : null;
-        if (access !== "anyone" && (!principal || !access.includes(principal.kind))) {
-          sendError(state, renderError(surface, new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.")));
-          return;
-        }
-        const call: Call<unknown> = {
-          operationId: id,
-          params: { ...(c.request.params as Record<string, string>) } as never,
-          query: { ...(c.request.query as object), ...((c.validation.coerced as { query?: object } | undefined)?.query ?? {}) } as never,
-          body: c.request.requestBody as never,
-          headers: state.req.headers,
-          principal,
-          em: state.em,
-          traceId: state.traceId,
-        };
-        options.scope?.(id, call.params as Record<string, string>, call);
+        const call = await authorize(id, c, state);
         if (!handler) {
           sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
           return;
@@ -204,6 +214,12 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });
     },
     validationFail: async (c: Context, state: RequestState) => {
+      try {
+        await authorize(c.operation.operationId ?? "", c, state);
+      } catch (error) {
+        sendError(state, renderError(surface, error));
+        return;
+      }
       sendError(state, renderValidation(surface, problemsFromAjv(c.validation.errors ?? [])));
     },
   });

@@ -160,3 +160,24 @@ describe("every operation of both documents is served", () => {
     }
   });
 });
+
+describe("permission before validation", () => {
+  it("answers 403, not 422, to a valid credential of the wrong kind sending an invalid body", async () => {
+    const operator = await new Walk(t.express).operatorToken();
+    const res = await api().post(`${BASE}/users`).set("Authorization", `Bearer ${operator}`).send({ first_name: 42 });
+    expectPlatformError(res, 403, "FORBIDDEN");
+    expect(JSON.stringify(res.body)).not.toContain("first_name");
+  });
+
+  it("answers 403, not 422, to a customer session acting on another customer with an invalid body", async () => {
+    const walk = new Walk(t.express);
+    const other = await walk.tenant("http-other");
+    const session = (await api().post(`${BASE}/sessions`).send({ customer_id: "http-other", customer_secret: other.key })).body.data.token as string;
+    const res = await api().put(`${BASE}/customers/http-co`).set("Authorization", `Bearer ${session}`).send({ account_type: "alien" });
+    expectPlatformError(res, 403, "FORBIDDEN");
+  });
+
+  it("still answers 422 to a permitted caller", async () => {
+    expectPlatformError(await api().post(`${BASE}/users`).set("x-api-key", key).send({ first_name: 42 }), 422, "UNPROCESSABLE_ENTITY");
+  });
+});
