@@ -5,13 +5,13 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { errorBody, type Surface } from "./envelope.js";
+import { isUuidV4 } from "../domain/ids.js";
 
 /** Which surface a path belongs to: `/v2/...` is the credit core, everything else the platform API. */
 export function surfaceOf(path: string): Surface {
   return path === "/v2" || path.startsWith("/v2/") ? "credit" : "platform";
 }
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 /** Accepted platform trace ids: 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced. */
 const PLATFORM_TRACE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -31,7 +31,7 @@ export function traceIds(): RequestHandler {
   return (req, res, next) => {
     const sent = req.header("x-trace-id");
     const surface = surfaceOf(req.path);
-    if (surface === "credit" && sent !== undefined && !UUID_V4.test(sent)) {
+    if (surface === "credit" && sent !== undefined && !isUuidV4(sent)) {
       req.traceId = randomUUID();
       res.setHeader("x-trace-id", req.traceId);
       res.status(422).json(

@@ -21,11 +21,13 @@ export function walletCaller(principal: Principal | null): WalletCaller {
   throw new DomainError("FORBIDDEN", "This operation needs the owner API key or a user token.");
 }
 
+/** Sandbox helpers answer only while the provider is the sandbox (decisions.md §3). @throws DomainError NOT_FOUND (404). */
+export function sandboxOnly(provider: CustodyProvider): void {
+  if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
+}
+
 /** Handlers of the wallet operations. */
 export function walletHandlers(wallets: WalletService, provider: CustodyProvider): HandlerMap<operations> {
-  const sandboxOnly = (): void => {
-    if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
-  };
   return {
     createWallet: async ({ em, principal, params, body }) => ({
       status: 201,
@@ -88,7 +90,7 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
       })),
     }),
     createSandboxDeposit: async ({ em, principal, body }) => {
-      sandboxOnly();
+      sandboxOnly(provider);
       return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, body) };
     },
   };

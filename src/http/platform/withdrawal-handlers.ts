@@ -3,21 +3,17 @@
  * A user token acts only on its own account (the path scope check answers 403 otherwise).
  */
 import type { operations } from "../../../generated/types/platform.js";
-import { DomainError } from "../../domain/errors.js";
 import type { MailService } from "../../modules/mail/service.js";
 import type { WithdrawalService } from "../../modules/withdrawals/service.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import { buildPagination } from "../envelope.js";
 import type { HandlerMap } from "../types.js";
 import { filterPage, filtersOf } from "./handlers.js";
-import { walletCaller } from "./wallet-handlers.js";
+import { sandboxOnly, walletCaller } from "./wallet-handlers.js";
+import { header } from "../../modules/identity/auth.js";
 
 /** Handlers of the withdrawal operations and of `GET /sandbox/mail`. */
 export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailService, provider: CustodyProvider): HandlerMap<operations> {
-  const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
-    const v = headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
   return {
     initiateWithdrawal: async ({ em, principal, params, body, headers }) => ({
       status: 201,
@@ -54,7 +50,7 @@ export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailSer
       };
     },
     listSandboxMail: async ({ em, principal, query }) => {
-      if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
+      sandboxOnly(provider);
       return { status: 200, data: await mail.listSandbox(em, walletCaller(principal).customerId, query.to) };
     },
   };

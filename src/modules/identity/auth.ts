@@ -25,7 +25,8 @@ export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reas
 /** Request headers as node delivers them (lower-case names). */
 export type Headers = Record<string, string | string[] | undefined>;
 
-const header = (headers: Headers, name: string): string | undefined => {
+/** The first value of header `name` (lower-case). */
+export const header = (headers: Headers, name: string): string | undefined => {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 };

@@ -12,6 +12,7 @@ import type { components } from "../../../generated/types/platform.js";
 import { Credential, Customer } from "./entities.js";
 import type { Authenticator, Principal } from "./auth.js";
 import { generateApiSecret, maskSecret, type SecretBox } from "./secrets.js";
+import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
 /** Customer as the API shows it (reference: "Customer"; schema `Customer`). */
@@ -234,8 +235,7 @@ export class IdentityService {
    */
   async revokeCredential(em: EntityManager, customerId: string, credentialId: string): Promise<void> {
     await this.getActiveCustomer(em, customerId);
-    const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(credentialId);
-    const credential = uuidLike ? await em.findOne(Credential, { credentialId, customerId }) : null;
+    const credential = isUuid(credentialId) ? await em.findOne(Credential, { credentialId, customerId }) : null;
     if (!credential) throw new DomainError("CREDENTIAL_NOT_FOUND", `Credential '${credentialId}' not found.`);
     if (credential.isActive) {
       credential.isActive = false;

@@ -22,6 +22,7 @@ import type { PageRequest } from "../../http/envelope.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
+import { isUuidV4 } from "../../domain/ids.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
 export type UserView = components["schemas"]["User"];
@@ -52,7 +53,6 @@ export interface UserListFilter {
   search?: string;
 }
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** Renders a user. */
 export function userView(u: User): UserView {
@@ -112,7 +112,7 @@ export class UserService {
   async create(em: EntityManager, customerId: string, input: CreateUserInput): Promise<UserView> {
     assertUserEnums(input);
     const problems = textProblems({ ...input, ...input.individual }, "individual.");
-    if (input.user_id !== undefined && !UUID_V4.test(input.user_id)) {
+    if (input.user_id !== undefined && !isUuidV4(input.user_id)) {
       problems.push({ field: "user_id", message: "user_id must be a UUID v4." });
     }
     const phone = parseMobileNumber(input.phone_number, input.phone_country_code);
@@ -175,7 +175,7 @@ export class UserService {
    * @throws DomainError USER_NOT_FOUND (404) when absent or another customer's.
    */
   async find(em: EntityManager, customerId: string, userId: string): Promise<User> {
-    const user = UUID_V4.test(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
+    const user = isUuidV4(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
     if (!user) throw new DomainError("USER_NOT_FOUND", `User '${userId}' not found.`);
     return user;
   }

@@ -16,6 +16,7 @@ import type { CatalogueCurrency, CustodyProvider } from "../../providers/provide
 import type { LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
+import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
 /** Wallet as the API shows it (schema `Wallet`). */
@@ -65,7 +66,6 @@ export interface DepositNotification {
   hash: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Wallets, balances, transactions and deposits. */
 export class WalletService {
@@ -149,7 +149,7 @@ export class WalletService {
 
   /** The wallet `walletId` if the caller may see it. @throws DomainError WALLET_NOT_FOUND (404). */
   async visibleWallet(em: EntityManager, caller: WalletCaller, walletId: string): Promise<Wallet> {
-    const wallet = UUID.test(walletId) ? await em.findOne(Wallet, { walletId: walletId.toLowerCase(), customerId: caller.customerId }) : null;
+    const wallet = isUuid(walletId) ? await em.findOne(Wallet, { walletId: walletId.toLowerCase(), customerId: caller.customerId }) : null;
     if (!wallet || (caller.userId !== undefined && wallet.userId !== caller.userId)) {
       throw new DomainError("WALLET_NOT_FOUND", `Wallet '${walletId}' not found.`);
     }

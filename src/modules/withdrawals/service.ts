@@ -35,6 +35,7 @@ import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction } from "../wallets/entities.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { Withdrawal } from "./entities.js";
+import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
 /** Body of Initiate Withdrawal (schema `InitiateWithdrawalRequest`). */
@@ -58,7 +59,6 @@ export interface WithdrawalFilter {
   sort: "ASC" | "DESC";
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A code lifetime in words: `45 seconds`, `1 minute`, `10 minutes` (whole minutes from 2 minutes up). */
 export function lifetime(seconds: number): string {
@@ -288,7 +288,7 @@ export class WithdrawalService {
   /** Reads one withdrawal of the user. @throws DomainError USER_NOT_FOUND, WITHDRAWAL_NOT_FOUND. */
   async get(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<WithdrawalView> {
     const user = await this.users.find(em, customerId, userId);
-    const w = UUID.test(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId }) : null;
+    const w = isUuid(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId }) : null;
     if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal '${withdrawalId}' not found.`);
     return withdrawalView(w);
   }
@@ -376,7 +376,7 @@ export class WithdrawalService {
 
   /** The withdrawal, locked for this transaction. @throws DomainError WITHDRAWAL_NOT_FOUND. */
   private async lockOwn(tx: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<Withdrawal> {
-    const w = UUID.test(withdrawalId)
+    const w = isUuid(withdrawalId)
       ? await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: userId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
       : null;
     if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal '${withdrawalId}' not found.`);
