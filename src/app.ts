@@ -29,6 +29,11 @@ import { WithdrawalService } from "./modules/withdrawals/service.js";
 import { LedgerService } from "./modules/ledger/service.js";
 import { WalletService } from "./modules/wallets/service.js";
 import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credit/wiring.js";
+import { JobScheduler } from "./jobs/scheduler.js";
+import { WebhookService } from "./modules/webhooks/service.js";
+import { EmailPollerService } from "./modules/poller/service.js";
+import { webhookHandlers } from "./http/platform/webhook-handlers.js";
+import { pollerHandlers } from "./http/platform/poller-handlers.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
 import type { operations as CreditOps } from "../generated/types/credit.js";
 
@@ -49,6 +54,8 @@ export interface AppServices {
   wallets: WalletService;
   withdrawals: WithdrawalService;
   mail: MailService;
+  webhooks: WebhookService;
+  pollers: EmailPollerService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -58,8 +65,18 @@ export interface App {
   services: AppServices;
   logger: Logger;
   databaseUrl: string;
+  /** Background jobs (Agenda); they run in this process unless `ROLE=api`. */
+  scheduler: JobScheduler;
+  /**
+   * Stops the background jobs (running ones may finish for `SHUTDOWN_TIMEOUT_S`), closes the
+   * pool, then stops the embedded database if this process started it. Call it after the HTTP
+   * server has stopped taking and finished its requests.
+   */
   close(): Promise<void>;
 }
+
+/** Name of the email delivery job (retries of the outbox; the first attempt follows the commit). */
+export const MAIL_JOB = "mail-delivery";
 
 const printMasterKey = (key: string): void => {
   process.stdout.write(
@@ -83,6 +100,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger.info({ port: embedded.port, dataDir: config.dataDir }, "embedded PostgreSQL started");
   }
   let orm: MikroORM | undefined;
+  let scheduler: JobScheduler | undefined;
   try {
     orm = await initORM(databaseUrl);
     const secrets = await bootstrapIdentitySecrets(orm.em.fork(), config);
@@ -95,17 +113,39 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const ledger = new LedgerService();
     const wallets = new WalletService(provider, ledger, users);
     const mail = new MailService(orm, config.smtpUrl, config.mailFrom, logger);
-    const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, secrets.box, {
+    scheduler = new JobScheduler({
+      databaseUrl,
+      lockLifetimeMs: config.jobLockLifetimeS * 1000,
+      processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS) * 1000,
+      logger,
+    });
+    const webhooks = new WebhookService(orm, secrets.box, identity, scheduler, {
+      timeoutS: config.webhookTimeoutS,
+      retryBaseS: config.webhookRetryBaseS,
+      allowPrivate: config.allowPrivateNetworkTargets,
+    }, logger);
+    const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
       codeTtlS: config.withdrawalCodeTtlS,
       maxAttempts: config.withdrawalCodeMaxAttempts,
       caps: config.withdrawalCaps,
     });
+    const pollers = new EmailPollerService(orm, secrets.box, identity, scheduler, withdrawals, {
+      intervalS: config.pollerIntervalS,
+      timeoutS: config.imapTimeoutS,
+      allowPrivate: config.allowPrivateNetworkTargets,
+    }, logger);
     const validateResponses = options.validateResponses ?? false;
 
     const platform = await buildSurface<PlatformOps>({
       surface: "platform",
       definition: loadDocument("platform") as unknown as Document,
-      handlers: { ...platformHandlers({ identity, users }), ...walletHandlers(wallets, provider), ...withdrawalHandlers(withdrawals, mail, provider) },
+      handlers: {
+        ...platformHandlers({ identity, users }),
+        ...walletHandlers(wallets, provider),
+        ...withdrawalHandlers(withdrawals, mail, provider),
+        ...webhookHandlers(webhooks),
+        ...pollerHandlers(pollers),
+      },
       notImplemented: platformNotImplemented,
       access: platformAccess,
       scope: platformScope,
@@ -160,20 +200,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       res.status(500).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred." }]));
     });
 
-    // Email delivery retries (SMTP only): a round every 30 s on worker processes. Agenda takes the
-    // background jobs over with the poller and webhook issues.
-    const mailRounds = mail.smtpEnabled && config.role !== "api" ? setInterval(() => mail.kick(), 30_000) : undefined;
-    mailRounds?.unref();
+    // Background jobs (decisions.md §1): every process defines them; workers run them.
+    scheduler.define(MAIL_JOB, async () => {
+      await mail.deliverPending();
+    }, { concurrency: 1 });
+    webhooks.defineJobs();
+    pollers.defineJobs();
+    await scheduler.start(config.role !== "api");
+    if (mail.smtpEnabled) await scheduler.every(MAIL_JOB, config.outboxIntervalS);
+    await webhooks.scheduleRecurring(config.outboxIntervalS);
+    if (config.role !== "api") await pollers.syncJobs();
 
     const ormRef = orm;
+    const jobs = scheduler;
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers },
       logger,
       databaseUrl,
+      scheduler,
       async close() {
-        if (mailRounds) clearInterval(mailRounds);
+        await jobs.close(config.shutdownTimeoutS * 1000);
         await mail.idle();
         mail.close();
         await ormRef.close(true);
@@ -181,6 +229,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     };
   } catch (error) {
+    await scheduler?.close(0).catch(() => {});
     await orm?.close(true).catch(() => {});
     await embedded?.stop().catch(() => {});
     throw error;

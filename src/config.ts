@@ -65,6 +65,20 @@ export interface Config {
   withdrawalCodeTtlS: number;
   /** `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5): wrong codes before confirm answers 403 until Resend Code. */
   withdrawalCodeMaxAttempts: number;
+  /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
+  pollerIntervalS: number;
+  /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
+  imapTimeoutS: number;
+  /** `OUTBOX_INTERVAL_S` (default 10): how often workers look for due webhook deliveries and emails (new ones are sent at once; this catches retries and anything a crash left behind). */
+  outboxIntervalS: number;
+  /** `WEBHOOK_TIMEOUT_S` (default 10): timeout of one webhook HTTP attempt, connection included. */
+  webhookTimeoutS: number;
+  /** `WEBHOOK_RETRY_BASE_S` (default 5): first retry delay of a failed webhook delivery; later ones triple (capped at 8 h) with ±20 % jitter, 17 attempts over about three days. */
+  webhookRetryBaseS: number;
+  /** `JOB_LOCK_LIFETIME_S` (default 120): how long a job stays locked to a worker; after a crash another worker takes it once this has passed. */
+  jobLockLifetimeS: number;
+  /** `SHUTDOWN_TIMEOUT_S` (default 25): on SIGTERM, how long open requests and running jobs may take to finish. */
+  shutdownTimeoutS: number;
   /** `WITHDRAWAL_CAPS` (JSON `{"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}, …}`), merged over the defaults. */
   withdrawalCaps: Record<string, WithdrawalCap>;
 }
@@ -167,6 +181,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     withdrawalCodeTtlS: int("WITHDRAWAL_CODE_TTL_S", 600, 30, 86_400),
     withdrawalCodeMaxAttempts: int("WITHDRAWAL_CODE_MAX_ATTEMPTS", 5, 1, 100),
     withdrawalCaps: caps(),
+    pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
+    imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),
+    outboxIntervalS: int("OUTBOX_INTERVAL_S", 10, 1, 3600),
+    webhookTimeoutS: int("WEBHOOK_TIMEOUT_S", 10, 1, 60),
+    webhookRetryBaseS: int("WEBHOOK_RETRY_BASE_S", 5, 1, 3600),
+    jobLockLifetimeS: int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
+    shutdownTimeoutS: int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -285,27 +285,102 @@ export interface paths {
         /**
          * Update the webhook
          * @description Replace the webhook configuration (same body as create; `url` required on every call). The
-         *     signing secret is kept. Errors: 400 `BAD_REQUEST` (invalid URL, or a target that resolves to
-         *     a private address); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
-         *     `WEBHOOK_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         *     signing secret is kept; a webhook disabled by HTTP 410 is enabled again. Errors: 400
+         *     `BAD_REQUEST` (as on create); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`
+         *     or `WEBHOOK_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (missing `url`, wrong types or lengths).
          */
         put: operations["updateWebhook"];
         /**
          * Create the webhook
          * @description Register the customer's webhook target for withdrawal PIN notifications (`withdrawal.pin`),
          *     overwriting any existing configuration (one webhook per customer). The signing secret is
-         *     returned only in this response. Errors: 400 `BAD_REQUEST` (invalid URL, or a target that
-         *     resolves to a private address); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
-         *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (including a header key outside
-         *     `[A-Za-z0-9_-]`).
+         *     returned only in this response (a new one on every Create). Notifications are signed per the
+         *     Standard Webhooks specification; their bodies are `WithdrawalPinNotification` and
+         *     `WebhookTestNotification` (see the schemas). Errors: 400 `BAD_REQUEST` (a URL that is not
+         *     absolute `http(s)://`, a target that resolves to a private, loopback or link-local address,
+         *     or a header key outside `[A-Za-z0-9_-]`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (missing `url`, wrong types or lengths).
          */
         post: operations["createWebhook"];
         /**
          * Delete the webhook
-         * @description Delete the webhook; PIN notifications to it stop. Errors: 401 `UNAUTHORIZED`; 403
-         *     `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`.
+         * @description Delete the webhook; PIN notifications to it stop (pending deliveries become `disabled`; the
+         *     delivery log is kept). Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`
+         *     or `WEBHOOK_NOT_FOUND`.
          */
         delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description The delivery log: every notification created for the customer's webhook, newest first, with
+         *     its status, its attempts (time, HTTP status, duration, error) and the next attempt. Kept after
+         *     the webhook is deleted. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`;
+         *     422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100, unknown status).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/webhooks/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a webhook delivery
+         * @description Send one delivery again now, with the same `webhook-id` and body (a fresh timestamp and
+         *     signature), whatever its status, and answer with the delivery after this attempt. A 2xx makes
+         *     it `succeeded`; a failure leaves a `pending` delivery to its schedule and others as they were.
+         *     Errors: 400 `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first); 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`, `WEBHOOK_NOT_FOUND` (no webhook
+         *     configured) or `NOT_FOUND` (no such delivery of this customer).
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/webhooks/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret
+         * @description Rotate the signing secret: a new `whsec_` secret is returned (only here), and for 24 hours
+         *     every notification is signed with both the previous and the new secret (two space-separated
+         *     signatures in `webhook-signature`, as the Standard Webhooks specification allows), so the
+         *     receiver can switch without losing a notification. Errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -322,9 +397,10 @@ export interface paths {
         put?: never;
         /**
          * Verify the webhook
-         * @description Send a signed test payload to the configured URL. Always 200 when a webhook is configured:
+         * @description Send a signed `webhook.test` payload to the configured URL now (10 s timeout, redirects not
+         *     followed, not retried, not in the delivery log). Always 200 when a webhook is configured:
          *     `data.message` holds the outcome and, on failure, `data.response_data` the body the webhook
-         *     answered with. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
+         *     answered with (JSON when it parses, else at most 2000 characters of text). Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
          *     `WEBHOOK_NOT_FOUND`.
          */
         post: operations["verifyWebhook"];
@@ -1102,7 +1178,7 @@ export interface components {
              * @default true
              */
             tls: boolean;
-            /** @description Mailbox password. Write-only: never returned (reads show `***masked***`). */
+            /** @description Mailbox password. Write-only: encrypted at rest (AES-256-GCM), never logged or returned (reads show `***masked***`). */
             password: string;
         };
         /** @description Outcome of Verify Email Poller. */
@@ -1927,6 +2003,10 @@ export interface components {
             url: string;
             /** @description Headers attached to every notification, values masked. */
             headers: components["schemas"]["WebhookHeader"][];
+            /** @description Whether notifications are sent: false after the receiver answered HTTP 410 Gone (Create or Update Webhook enables it again). */
+            enabled: boolean;
+            /** @description When and why the target was disabled (HTTP 410); null while enabled. */
+            disabled_reason: string | null;
         };
         /** @description Answer of Create Webhook: the Standard Webhooks signing secret is shown only here. */
         WebhookCreated: {
@@ -1949,6 +2029,85 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description A notification and its delivery to the customer's webhook (the delivery log). */
+        WebhookDelivery: {
+            /** @description Id of the delivery: the `{delivery_id}` of Retry Webhook Delivery. */
+            delivery_id: string;
+            /** @description The Standard Webhooks `webhook-id` header of every attempt of this delivery (`msg_…`). */
+            webhook_id: string;
+            /** @description Event type, for example `withdrawal.pin`. */
+            event_type: string;
+            /** @description Delivery status. */
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /**
+             * Format: int32
+             * @description Number of attempts made.
+             */
+            attempt_count: number;
+            /** @description Every attempt, oldest first (at most the last 50). */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due, ISO 8601 UTC; null unless `pending`.
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was created, ISO 8601 UTC.
+             */
+            created_at: string;
+            /** @description The notification body sent on every attempt (the same bytes each time). */
+            payload: components["schemas"]["WithdrawalPinNotification"];
+        };
+        /** @description One HTTP attempt of a delivery. */
+        WebhookDeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started, ISO 8601 UTC.
+             */
+            attempted_at: string;
+            /**
+             * Format: int32
+             * @description HTTP status answered by the receiver; null when no answer came (timeout, connection refused, refused target).
+             */
+            http_status: number | null;
+            /**
+             * Format: int32
+             * @description Duration of the attempt, milliseconds.
+             */
+            duration_ms: number;
+            /** @description Why the attempt failed; null on a 2xx. */
+            error: string | null;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookDeliveryEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookDelivery"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        WebhookDeliveryListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Status of a notification delivery: `pending` (waiting for its next attempt), `succeeded` (a 2xx), `failed` (attempts used up over about three days), `disabled` (the webhook was deleted or disabled by HTTP 410 before it succeeded).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed" | "disabled";
         /** @description Success envelope of the platform API. */
         WebhookEnvelope: {
             /**
@@ -1973,17 +2132,73 @@ export interface components {
         };
         /** @description A header attached to every notification sent to the webhook, as sent on create and update. */
         WebhookHeaderRequest: {
-            /** @description Header name: letters, digits, hyphen and underscore only. */
+            /** @description Header name: letters, digits, hyphen and underscore only (any other character answers 400 `BAD_REQUEST`, as the reference asks). The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and `content-type`, `content-length`, `host` and `user-agent` are set by the service and cannot be configured (400). */
             key: string;
-            /** @description Header value. Write-only: reads return `***masked***`. */
+            /** @description Header value, at most 4096 characters, no line breaks (400). Write-only: encrypted at rest, never logged; reads return `***masked***`. */
             value: string;
         };
         /** @description Body of Create Webhook and Update Webhook; it replaces any existing configuration. */
         WebhookRequest: {
             /** @description Target URL, absolute `https://` or `http://`. Other schemes, and hosts resolving to private, loopback or link-local addresses (unless the service allows private targets), answer 400. */
             url: string;
-            /** @description Headers attached to every notification; omitted means none. */
+            /** @description Headers attached to every notification (at most 20, distinct names ignoring case); omitted means none. */
             headers?: components["schemas"]["WebhookHeaderRequest"][];
+        };
+        /** @description Answer of Rotate Webhook Secret. */
+        WebhookSecretRotation: {
+            /** @description Outcome, human readable. */
+            message: string;
+            /** @description The new signing secret (`whsec_…`), shown only here. */
+            signing_secret: string;
+            /**
+             * Format: date-time
+             * @description Until this instant (24 hours from now, ISO 8601 UTC) every notification is signed with both the previous and the new secret: `webhook-signature` carries two space-separated `v1,…` signatures.
+             */
+            previous_secret_expires_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookSecretRotationEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookSecretRotation"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Data of the `webhook.test` payload sent by Verify Webhook. */
+        WebhookTestData: {
+            /** @description The customer whose webhook is verified. */
+            customer_id: string;
+            /** @description A fixed explanation. */
+            message: string;
+        };
+        /**
+         * @description Body of the signed test payload that Verify Webhook POSTs (same headers and signature as every notification).
+         * @example {
+         *       "type": "webhook.test",
+         *       "timestamp": "2026-11-22T10:15:00Z",
+         *       "data": {
+         *         "customer_id": "acme-corp",
+         *         "message": "Test notification from the custody platform."
+         *       }
+         *     }
+         */
+        WebhookTestNotification: {
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the test was sent, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /** @description Test data. */
+            data: components["schemas"]["WebhookTestData"];
         };
         /** @description Answer of Update Webhook. */
         WebhookUpdated: {
@@ -2010,6 +2225,8 @@ export interface components {
             message: string;
             /** @description On failure, the body the webhook answered with (any JSON value or text). */
             response_data?: unknown;
+            /** @description The test payload that was sent (signed like every notification), to check a receiver's signature verification against. */
+            payload: components["schemas"]["WebhookTestNotification"];
         };
         /** @description Success envelope of the platform API. */
         WebhookVerificationEnvelope: {
@@ -2092,6 +2309,55 @@ export interface components {
             /** @description Response metadata with `pagination`. */
             meta: components["schemas"]["ListMeta"];
         };
+        /** @description Data of a `withdrawal.pin` notification: a new confirmation code of a withdrawal (issued on initiate or resend, or read from the customer's mailbox by the email poller). */
+        WithdrawalPinData: {
+            /** @description The withdrawal waiting for confirmation. */
+            withdrawal_id: string;
+            /** @description The user who made the withdrawal. */
+            user_id: string;
+            /** @description The customer (tenant). */
+            customer_id: string;
+            /** @description The confirmation code: 6 digits when issued by the service, 4–8 digits when read from the mailbox. */
+            code: string;
+            /**
+             * Format: date-time
+             * @description When the code expires, ISO 8601 UTC.
+             */
+            expires_at: string;
+        };
+        /**
+         * @description Body of a `withdrawal.pin` notification, POSTed as JSON to the webhook URL with the configured
+         *     headers and the Standard Webhooks headers `webhook-id` (`msg_…`, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature`
+         *     (`v1,<base64 HMAC-SHA256 over "id.timestamp.body">` with the `whsec_` secret). Any 2xx ends
+         *     the delivery; HTTP 410 disables the webhook; anything else is retried with exponential backoff
+         *     and jitter for about three days.
+         * @example {
+         *       "type": "withdrawal.pin",
+         *       "timestamp": "2026-11-22T10:15:00Z",
+         *       "data": {
+         *         "withdrawal_id": "0b9d6c1e-2f3a-4b5c-8d7e-6f5a4b3c2d1e",
+         *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *         "customer_id": "acme-corp",
+         *         "code": "482913",
+         *         "expires_at": "2026-11-22T10:25:00Z"
+         *       }
+         *     }
+         */
+        WithdrawalPinNotification: {
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            type: "withdrawal.pin";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /** @description The code and its withdrawal. */
+            data: components["schemas"]["WithdrawalPinData"];
+        };
         /**
          * @description Status of a withdrawal.
          * @enum {string}
@@ -2110,6 +2376,11 @@ export interface components {
          * @example acme-corp
          */
         CustomerIdParam: string;
+        /**
+         * @description A `delivery_id` of the delivery log.
+         * @example 3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f
+         */
+        DeliveryIdParam: string;
         /** @description Page size, default 20, at most 100. */
         "FilterPage.limit": number;
         /** @description Records to skip, default 0. */
@@ -2160,6 +2431,8 @@ export interface components {
         "ListWalletTransactionsQuery.to": number;
         /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
         "ListWalletTransactionsQuery.type": string;
+        /** @description Only deliveries in this status. */
+        "ListWebhookDeliveriesQuery.status": components["schemas"]["WebhookDeliveryStatus"];
         /** @description Only withdrawals of this currency (case-insensitive). */
         "ListWithdrawalsQuery.currency": string;
         /** @description Sort by creation time: `ASC` or `DESC` (default, most recent first). */
@@ -3965,6 +4238,231 @@ export interface operations {
             };
             /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
             501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+                /** @description Only deliveries in this status. */
+                "filter[where][status]"?: components["parameters"]["ListWebhookDeliveriesQuery.status"];
+            };
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+                /**
+                 * @description A `delivery_id` of the delivery log.
+                 * @example 3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f
+                 */
+                delivery_id: components["parameters"]["DeliveryIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotationEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

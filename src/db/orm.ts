@@ -11,6 +11,8 @@ import { Wallet, WalletAddress, WalletTransaction } from "../modules/wallets/ent
 import { SandboxDepositAddress, SandboxVaultWallet } from "../providers/sandbox-entities.js";
 import { OutboxEmail } from "../modules/mail/entities.js";
 import { Withdrawal } from "../modules/withdrawals/entities.js";
+import { Webhook, WebhookAttempt, WebhookDelivery } from "../modules/webhooks/entities.js";
+import { EmailPoller } from "../modules/poller/entities.js";
 import { migrationsList } from "./migrations/index.js";
 
 /** Every entity of the service. */
@@ -20,7 +22,11 @@ export const entities = [
   Wallet, WalletAddress, WalletTransaction,
   SandboxVaultWallet, SandboxDepositAddress,
   Withdrawal, OutboxEmail,
+  Webhook, WebhookDelivery, WebhookAttempt, EmailPoller,
 ];
+
+/** Tables the ORM does not own: Agenda's job table (created by a committed migration). */
+export const FOREIGN_TABLES = ["agenda_jobs"];
 
 /** The ORM configuration for a PostgreSQL connection URL. */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
@@ -31,6 +37,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     pool: { min: 0, max: 10 },
     debug: false,
+    schemaGenerator: { skipTables: FOREIGN_TABLES },
     ...overrides,
   });
 }

@@ -99,9 +99,12 @@ export function platformHandlers({ identity, users }: PlatformServices): Handler
   };
 }
 
-/** Platform operations of the contract that later issues build; they answer 501 `NOT_IMPLEMENTED`. */
-export const platformNotImplemented = [
+/** Platform operations of the contract that are not built yet; they answer 501 `NOT_IMPLEMENTED`. */
+export const platformNotImplemented: readonly (keyof operations)[] = [
+  // email poller (being built: remove each from here as its handler lands)
   "createEmailPoller", "getEmailPoller", "updateEmailPoller", "deleteEmailPoller", "verifyEmailPoller",
   "enableEmailPoller", "disableEmailPoller",
+  // webhooks (being built)
   "createWebhook", "getWebhook", "updateWebhook", "deleteWebhook", "verifyWebhook",
-] as const satisfies readonly (keyof operations)[];
+  "rotateWebhookSecret", "listWebhookDeliveries", "retryWebhookDelivery",
+];

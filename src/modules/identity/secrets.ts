@@ -5,8 +5,10 @@
  *   derived (HKDF) from the service's secrets key; comparisons are constant-time.
  * - Session and user tokens are JWTs (HS256, `jose`) signed with a second derived key.
  * - Generated secrets carry the `sk_` prefix so secret scanners can find them.
+ * - Secrets the service must use again (webhook signing secrets and header values, IMAP
+ *   passwords, notification bodies) are sealed with AES-256-GCM under a third derived key.
  */
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 
 /** Claims of a session token: an operator session, or a customer session limited to one customer. */
@@ -39,12 +41,40 @@ export type TokenProblem = "expired" | "invalid";
 export class SecretBox {
   private readonly hashKey: Buffer;
   private readonly signKey: Uint8Array;
+  private readonly sealKey: Buffer;
 
   /** @param secretsKey at least 32 characters (`SECRETS_KEY` or the generated one). */
   constructor(secretsKey: string) {
     const ikm = Buffer.from(secretsKey, "utf8");
     this.hashKey = Buffer.from(hkdfSync("sha256", ikm, "platform", "keyed-hash/v1", 32));
     this.signKey = new Uint8Array(hkdfSync("sha256", ikm, "platform", "token-signing/v1", 32));
+    this.sealKey = Buffer.from(hkdfSync("sha256", ikm, "platform", "sealed-at-rest/v1", 32));
+  }
+
+  /**
+   * Encrypts `plaintext` (AES-256-GCM, random 96-bit nonce) bound to `context` (additional
+   * authenticated data, e.g. `webhook-secret:<customer_id>`), so a sealed value copied to another
+   * row does not open. Format: `v1.<nonce>.<tag>.<ciphertext>`, each base64url.
+   */
+  seal(plaintext: string, context: string): string {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.sealKey, nonce);
+    cipher.setAAD(Buffer.from(context, "utf8"));
+    const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return ["v1", nonce.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+  }
+
+  /**
+   * Decrypts a value of {@link seal} sealed under the same `context`.
+   * @throws Error when the value was altered, sealed under another context or another secrets key.
+   */
+  open(sealed: string, context: string): string {
+    const [version, nonce, tag, body] = sealed.split(".");
+    if (version !== "v1" || nonce === undefined || tag === undefined || body === undefined) throw new Error("not a sealed value");
+    const decipher = createDecipheriv("aes-256-gcm", this.sealKey, Buffer.from(nonce, "base64url"));
+    decipher.setAAD(Buffer.from(context, "utf8"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
   }
 
   /** HMAC-SHA256 of `secret` under the hashing key, hex (64 characters). */

@@ -52,6 +52,30 @@ export interface WithdrawalSettings {
   caps: Readonly<Record<string, WithdrawalCap>>;
 }
 
+/** A new confirmation code of a withdrawal, as pushed to the customer's webhook (`withdrawal.pin`). */
+export interface PinEvent {
+  customerId: string;
+  withdrawalId: string;
+  userId: string;
+  /** 6 digits when issued by the service, 4–8 when read from the mailbox. */
+  code: string;
+  /** UTC expiry of the code. */
+  expiresAt: Date;
+}
+
+/**
+ * The push channel of new codes (the customer's webhook, decisions.md §4–§5): `enqueuePin` writes
+ * the notification to its outbox in the caller's transaction (nothing when no webhook is
+ * configured); `kick` starts its delivery after commit.
+ */
+export interface PinPush {
+  enqueuePin(tx: EntityManager, pin: PinEvent): Promise<void>;
+  kick(): void;
+}
+
+/** Outcome of {@link WithdrawalService.applyMailboxPin}. */
+export type MailboxPinOutcome = "applied" | "not-found" | "not-pending";
+
 /** Filters of List Withdrawals. */
 export interface WithdrawalFilter {
   status?: "PENDING" | "COMPLETED" | "CANCELLED";
@@ -87,6 +111,7 @@ export class WithdrawalService {
     private readonly users: UserService,
     private readonly wallets: WalletService,
     private readonly mail: MailService,
+    private readonly pins: PinPush,
     private readonly box: SecretBox,
     private readonly settings: WithdrawalSettings,
   ) {}
@@ -160,7 +185,7 @@ export class WithdrawalService {
         this.setCode(withdrawal, code);
         await tx.flush();
         await this.ledger.post(tx, { kind: "hold", walletId: wallet.walletId, network, currency: currency.code, amount, reference: `withdrawal:${withdrawal.id}` });
-        this.mail.enqueue(tx, this.codeEmail(user, withdrawal, code));
+        await this.deliverCode(tx, user, withdrawal, code);
         await tx.flush();
         return { created: withdrawal };
       });
@@ -172,7 +197,7 @@ export class WithdrawalService {
       throw error;
     }
     if ("repeat" in outcome) return this.repeat(outcome.repeat, fingerprint);
-    this.mail.kick();
+    this.kickDeliveries();
     return this.initiatedView(outcome.created, false);
   }
 
@@ -256,10 +281,34 @@ export class WithdrawalService {
       assertResendable(w.status);
       const code = newConfirmationCode();
       this.setCode(w, code);
-      this.mail.enqueue(tx, this.codeEmail(user, w, code));
+      await this.deliverCode(tx, user, w, code);
     });
-    this.mail.kick();
+    this.kickDeliveries();
     return { message: "A new confirmation code has been sent; the previous code no longer works." };
+  }
+
+  /**
+   * A PIN read from the customer's mailbox by the email poller (decisions.md §4): while the
+   * withdrawal is `PENDING`, the PIN becomes its code (keyed hash, a fresh `WITHDRAWAL_CODE_TTL_S`,
+   * attempt counter reset, the previous code void) and is delivered to the user like an issued code
+   * (email, and the customer's webhook), in one transaction. Never throws for a withdrawal that is
+   * unknown, of another customer, or no longer pending: it says so in the outcome.
+   * @param pin 4–8 digits.
+   */
+  async applyMailboxPin(em: EntityManager, customerId: string, withdrawalId: string, pin: string): Promise<MailboxPinOutcome> {
+    if (!/^\d{4,8}$/.test(pin) || !isUuid(withdrawalId)) return "not-found";
+    const outcome = await em.transactional(async (tx): Promise<MailboxPinOutcome> => {
+      const w = await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!w) return "not-found";
+      if (w.status !== "PENDING") return "not-pending";
+      const user = await this.users.findLive(tx, customerId, w.userId).catch(() => null);
+      if (!user) return "not-found";
+      this.setCode(w, pin);
+      await this.deliverCode(tx, user, w, pin);
+      return "applied";
+    });
+    if (outcome === "applied") this.kickDeliveries();
+    return outcome;
   }
 
   /**
@@ -351,6 +400,18 @@ export class WithdrawalService {
     w.codeHash = this.box.hash(this.codeMaterial(w.id, code));
     w.codeExpiresAt = new Date(Date.now() + this.settings.codeTtlS * 1000);
     w.codeAttempts = 0;
+  }
+
+  /** Sends a new code to the user by email and, when the customer has a webhook, as `withdrawal.pin` (in `tx`). */
+  private async deliverCode(tx: EntityManager, user: User, w: Withdrawal, code: string): Promise<void> {
+    this.mail.enqueue(tx, this.codeEmail(user, w, code));
+    await this.pins.enqueuePin(tx, { customerId: w.customerId, withdrawalId: w.id, userId: w.userId, code, expiresAt: w.codeExpiresAt });
+  }
+
+  /** Starts the delivery of what {@link deliverCode} wrote, after commit. */
+  private kickDeliveries(): void {
+    this.mail.kick();
+    this.pins.kick();
   }
 
   private codeEmail(user: User, w: Withdrawal, code: string) {

@@ -1,0 +1,140 @@
+/**
+ * Background jobs on Agenda 6 with its PostgreSQL backend, on the service's own database
+ * (decisions.md §1, issue 7). The job table is created by a committed migration, so every process
+ * starts with `ensureSchema: false`. Agenda locks each due job with `FOR UPDATE SKIP LOCKED`, so a
+ * job runs on one worker at a time; a job whose worker died is taken by another once its lock is
+ * older than `lockLifetimeMs`. New jobs are announced over LISTEN/NOTIFY, so workers start them at
+ * once instead of at their next poll.
+ *
+ * Every process builds one scheduler: `api` processes only create and cancel jobs, `worker` and
+ * `all` processes also run them ({@link JobScheduler.start}).
+ */
+import { Agenda, type Job } from "agenda";
+import { PostgresBackend, PostgresNotificationChannel } from "@agendajs/postgres-backend";
+import type { Logger } from "pino";
+
+/** Settings of a scheduler. Durations in milliseconds. */
+export interface SchedulerOptions {
+  databaseUrl: string;
+  /** Name of this process in the job table's `last_modified_by` (host and pid by default). */
+  name?: string;
+  /** How long a running job stays locked to its worker (`JOB_LOCK_LIFETIME_S`). */
+  lockLifetimeMs: number;
+  /** How often a worker looks for due jobs besides the notifications (default 5 s). */
+  processEveryMs?: number;
+  logger: Logger;
+}
+
+/** A job body: gets the job's data; a throw is logged and recorded on the job (`fail_reason`). */
+export type JobBody<D> = (data: D, job: Job<D>) => Promise<void>;
+
+/** The service's Agenda. */
+export class JobScheduler {
+  readonly agenda: Agenda;
+  private readonly backend: PostgresBackend;
+  private readonly channel: PostgresNotificationChannel;
+  private started = false;
+  private closed = false;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.backend = new PostgresBackend({
+      connectionString: options.databaseUrl,
+      tableName: "agenda_jobs",
+      ensureSchema: false,
+      disableNotifications: true,
+    });
+    this.channel = new PostgresNotificationChannel({ connectionString: options.databaseUrl, channelName: "agenda_jobs" });
+    this.agenda = new Agenda({
+      backend: this.backend,
+      notificationChannel: this.channel,
+      name: options.name ?? `pid-${process.pid}`,
+      processEvery: options.processEveryMs ?? 5000,
+      defaultLockLifetime: options.lockLifetimeMs,
+      defaultConcurrency: 5,
+      removeOnComplete: true,
+    });
+    this.agenda.on("error", (error: unknown) => options.logger.error({ err: error }, "job scheduler error"));
+    this.channel.on("error", (error: unknown) => options.logger.warn({ err: error }, "job notification channel error"));
+  }
+
+  /**
+   * Defines job `name`. Define every job on every process (api processes create jobs of names they
+   * never run). A body's error is logged; Agenda records it on the job and, for recurring jobs,
+   * runs it again at its next interval.
+   */
+  define<D>(name: string, body: JobBody<D>, settings: { concurrency?: number } = {}): void {
+    this.agenda.define<D>(
+      name,
+      async (job) => {
+        try {
+          await body(job.attrs.data, job);
+        } catch (error) {
+          this.options.logger.error({ err: error, job: name }, "job failed");
+          throw error;
+        }
+      },
+      { ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }), lockLifetime: this.options.lockLifetimeMs },
+    );
+  }
+
+  /** Connects (and, on worker processes, starts running due jobs). @throws when the database is unreachable. */
+  async start(runJobs: boolean): Promise<void> {
+    await this.agenda.ready;
+    if (runJobs) {
+      await this.agenda.start();
+      this.started = true;
+    } else {
+      // Only to announce new jobs to the workers at once.
+      await this.channel.connect();
+    }
+  }
+
+  /** Runs job `name` once, as soon as a worker is free (announced to every worker). */
+  async now(name: string, data: Record<string, unknown> = {}): Promise<void> {
+    await this.agenda.now(name, data);
+  }
+
+  /** {@link now} without waiting; a failure is logged (the recurring round catches up). */
+  kick(name: string): void {
+    if (this.closed) return;
+    this.now(name).catch((error: unknown) => this.options.logger.warn({ err: error, job: name }, "could not start a job"));
+  }
+
+  /** Makes `name` run every `seconds` (one such job in the whole database, whatever the number of processes). */
+  async every(name: string, seconds: number): Promise<void> {
+    await this.agenda.every(`${seconds} seconds`, name, undefined, { skipImmediate: false });
+  }
+
+  /**
+   * Makes `name` run every `seconds` with `data`, one job per value of `data[key]` (for example one
+   * polling job per email poller). Creating it again replaces the interval.
+   */
+  async everyFor(name: string, seconds: number, data: Record<string, string>, key: string): Promise<void> {
+    const job = this.agenda.create(name, data);
+    job.unique({ [`data.${key}`]: data[key] });
+    job.repeatEvery(`${seconds} seconds`, { skipImmediate: false });
+    await job.save();
+  }
+
+  /** Removes every job `name` whose data holds `data` (stops a recurring job). @returns how many. */
+  async cancel(name: string, data: Record<string, string>): Promise<number> {
+    return this.agenda.cancel({ name, data });
+  }
+
+  /**
+   * Stops taking new jobs, lets running ones finish for up to `timeoutMs` (SIGTERM), then closes
+   * the connections. Jobs still running after that stay locked and are taken by another worker once
+   * their lock expires.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.started) {
+      const result = await this.agenda.drain({ timeout: timeoutMs, closeConnection: true });
+      if (result.timedOut) this.options.logger.warn({ running: result.running }, "jobs still running at shutdown");
+    } else {
+      await this.channel.disconnect().catch(() => {});
+      await this.backend.disconnect();
+    }
+  }
+}
