@@ -93,6 +93,48 @@ export class Walk {
   }
 }
 
+/** A valid bitcoin testnet destination (BIP84 test vector). */
+export const BTC_DESTINATION = "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl";
+
+/** An active user with a BTC wallet funded by a sandbox deposit. */
+export interface FundedUser {
+  userId: string;
+  email: string;
+  walletId: string;
+}
+
+/** Creates and activates a user of `key`'s customer, opens a BTC wallet and deposits `btc` into it. */
+export async function fundedBtcUser(app: Express, key: string, btc = 1): Promise<FundedUser> {
+  const walk = new Walk(app);
+  const user = await walk.user(key);
+  const userId = user.user_id as string;
+  const activated = await request(app).post(`${BASE}/users/${userId}/activate`).set("x-api-key", key);
+  expect(activated.status, JSON.stringify(activated.body)).toBe(200);
+  const wallet = await request(app)
+    .post(`${BASE}/users/${userId}/wallets`)
+    .set("x-api-key", key)
+    .send({ name: "BTC", networks: [{ name: "networks/bitcoin", currency: "btc" }] });
+  expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
+  const walletId = wallet.body.data.wallet_id as string;
+  const deposit = await request(app)
+    .post(`${BASE}/sandbox/deposits`)
+    .set("x-api-key", key)
+    .send({ wallet_id: walletId, network: "networks/bitcoin", currency: "btc", amount: btc });
+  expect(deposit.status, JSON.stringify(deposit.body)).toBe(201);
+  return { userId, email: user.email as string, walletId };
+}
+
+/** Initiates a BTC withdrawal of `amount` to {@link BTC_DESTINATION}; returns its id (PENDING). */
+export async function initiateBtcWithdrawal(app: Express, key: string, userId: string, amount = 0.001): Promise<string> {
+  const res = await request(app)
+    .post(`${BASE}/users/${userId}/accounts/crypto/withdrawals`)
+    .set("x-api-key", key)
+    .send({ currency: "btc", amount, address: BTC_DESTINATION });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body.data.withdraw.status).toBe("PENDING");
+  return res.body.data.id as string;
+}
+
 /** Asserts a platform error envelope with `status` and first error `code`. */
 export function expectPlatformError(res: request.Response, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -104,7 +104,4 @@ export const platformNotImplemented: readonly (keyof operations)[] = [
   // email poller (being built: remove each from here as its handler lands)
   "createEmailPoller", "getEmailPoller", "updateEmailPoller", "deleteEmailPoller", "verifyEmailPoller",
   "enableEmailPoller", "disableEmailPoller",
-  // webhooks (being built)
-  "createWebhook", "getWebhook", "updateWebhook", "deleteWebhook", "verifyWebhook",
-  "rotateWebhookSecret", "listWebhookDeliveries", "retryWebhookDelivery",
 ];

@@ -1,0 +1,71 @@
+/**
+ * One HTTP POST of a notification to a customer's URL (decisions.md §5): through the SSRF
+ * guard's agent (checked at connect time), a whole-attempt timeout, redirects never followed
+ * (node:http does not follow them; a 3xx is just an answer), and at most 64 KiB of the answer read.
+ */
+import http from "node:http";
+import https from "node:https";
+import { filteringAgent } from "../net/targets.js";
+
+/** The outcome of one attempt. `status` is null when no HTTP answer came. */
+export interface SendResult {
+  status: number | null;
+  /** The answer's body (at most 64 KiB, UTF-8), empty when none. */
+  body: string;
+  /** Why the attempt failed without an answer (timeout, refused target, connection error). */
+  error: string | null;
+  /** Milliseconds from the start of the attempt to the end of the answer (or the failure). */
+  durationMs: number;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Identifies the service to receivers. */
+export const USER_AGENT = "custody-platform-webhooks/1";
+
+/**
+ * POSTs `body` (JSON text) to `url` with `headers`. Never throws: a failure is in the result.
+ * @param timeoutMs bound of the whole attempt, connection included.
+ */
+export function postJson(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<SendResult, "durationMs">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: elapsed() });
+    };
+    const client = url.protocol === "https:" ? https : http;
+    const req = client.request(url, {
+      method: "POST",
+      agent: filteringAgent(url.href, allowPrivate),
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body)),
+        "user-agent": USER_AGENT,
+      },
+    });
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (size >= MAX_BODY_BYTES) return;
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      const done = () => finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"), error: null });
+      res.on("end", done);
+      res.on("aborted", done);
+      res.on("error", done);
+    });
+    req.on("error", (error) => finish({ status: null, body: "", error: error.message.slice(0, 500) }));
+    req.end(body);
+  });
+}
