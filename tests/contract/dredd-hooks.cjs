@@ -112,6 +112,60 @@ const CASES = {
     // …and the example id itself is the unknown credential.
     404: (c) => c.error("CREDENTIAL_NOT_FOUND"),
   },
+  createWebhook: {
+    201: (c) => c.body({ url: c.f.hookUrl, headers: [{ key: "X-Acme-Source", value: "dredd" }] }),
+    400: (c) => c.body({ url: c.f.hookUrl, headers: [{ key: "X Acme Source", value: "dredd" }] }).error("BAD_REQUEST"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}/webhooks`).body({ url: c.f.hookUrl }).error("CUSTOMER_NOT_FOUND"),
+    422: (c) => c.body({ headers: [] }).error("UNPROCESSABLE_ENTITY"),
+  },
+  getWebhook: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks`).error("WEBHOOK_NOT_FOUND"),
+  },
+  updateWebhook: {
+    200: (c) => c.body({ url: c.f.hookUrl }),
+    400: (c) => c.body({ url: "ftp://hooks.acme-corp.example/pins" }).error("BAD_REQUEST"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks`).body({ url: c.f.hookUrl }).error("WEBHOOK_NOT_FOUND"),
+    422: (c) => c.body({ headers: [] }).error("UNPROCESSABLE_ENTITY"),
+  },
+  deleteWebhook: {
+    204: (c) => c.path(`/customers/${c.f.hookDoomedCustomerId}/webhooks`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks`).error("WEBHOOK_NOT_FOUND"),
+  },
+  verifyWebhook: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks/verify`).error("WEBHOOK_NOT_FOUND"),
+  },
+  rotateWebhookSecret: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks/secret`).error("WEBHOOK_NOT_FOUND"),
+  },
+  listWebhookDeliveries: {
+    200: (c) => c.query("filter[limit]=2&filter[skip]=0"),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}/webhooks/deliveries`).error("CUSTOMER_NOT_FOUND"),
+    422: (c) => c.query("filter[limit]=101").error("UNPROCESSABLE_ENTITY"),
+  },
+  retryWebhookDelivery: {
+    200: (c) => c.path(`/customers/${c.f.customerId}/webhooks/deliveries/${c.f.deliveryId}/retry`),
+    400: "needs a webhook disabled by HTTP 410 (tests/integration/webhooks.test.ts covers it)",
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.error("NOT_FOUND"), // the example delivery id
+  },
   createUser: {
     201: (c) => c.body(c.freshUser()),
     400: (c) => c.body({ ...c.freshUser(), account_type: "alien" }).error("INVALID_ACCOUNT_TYPE"),

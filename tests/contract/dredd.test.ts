@@ -10,6 +10,7 @@ import type { Server } from "node:http";
 import express, { type RequestHandler } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import {
   BASE_PATH,
   contractOperations,
@@ -76,6 +77,7 @@ const sabotage: RequestHandler = (_req, res, next) => {
 };
 
 let t: TestApp;
+let receiver: Receiver;
 let server: Server;
 let contract: HookContract;
 let endpoint: string;
@@ -92,7 +94,8 @@ const successStatus = (op: ContractOperation): string => {
 };
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Webhook targets are a real receiver on 127.0.0.1, which the SSRF guard allows only when told to.
+  [t, receiver] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver()]);
   const outer = express();
   outer.disable("x-powered-by");
   outer.use(sabotage);
@@ -104,14 +107,27 @@ beforeAll(async () => {
     baseUrl: endpoint,
     basePath: BASE_PATH,
     operations,
-    fixtures: await seedFixtures(endpoint, operations),
+    fixtures: await seedFixtures(endpoint, operations, receiver.url),
     alternativeRuns: ALTERNATIVES.length,
   };
 });
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   await t?.dispose();
+  await receiver?.close();
 });
+
+/**
+ * {@link runDredd} on fresh connections. Dredd keeps its keep-alive sockets between runs and then
+ * spends seconds parsing the document without reading them; a server-side idle close in that time
+ * reaches it as a reset on the next run's first request. Closing the idle sockets first (and letting
+ * the clients see it) makes every run open its own.
+ */
+async function dredd(options: Parameters<typeof runDredd>[0]): Promise<DreddRun> {
+  server.closeIdleConnections();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return runDredd(options);
+}
 
 /** Tests of a run by operationId and expected status, with their outcome. */
 function outcomes(run: DreddRun): Map<string, DreddTest["status"][]> {
@@ -136,7 +152,7 @@ describe("platform contract (Dredd)", () => {
     const guard = watchOutboundConnections();
     let run: DreddRun;
     try {
-      run = await runDredd({ endpoint, contract, description });
+      run = await dredd({ endpoint, contract, description });
     } finally {
       const connections = guard.stop();
       expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
@@ -164,7 +180,7 @@ describe("platform contract (Dredd)", () => {
   it("serves the alternative cases of statuses that arise in several ways, one Dredd run per alternative", async () => {
     for (const [index, expected] of ALTERNATIVES.entries()) {
       const alternative = index + 1;
-      const run = await runDredd({ endpoint, contract: { ...contract, alternative }, description });
+      const run = await dredd({ endpoint, contract: { ...contract, alternative }, description });
       const report = failureReport(run);
       expect(run.stats.failures, report).toBe(0);
       expect(run.stats.errors, report).toBe(0);
@@ -186,7 +202,7 @@ describe("platform contract (Dredd)", () => {
     ];
     breakResponses.on = true;
     try {
-      const withSchemas = await runDredd({ endpoint, contract, description, only, quiet: true });
+      const withSchemas = await dredd({ endpoint, contract, description, only, quiet: true });
       expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(only.length);
       expect(withSchemas.stats.passes).toBe(0);
       for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
@@ -196,7 +212,7 @@ describe("platform contract (Dredd)", () => {
       // Dredd's own check compares keys only; its example of an error even requires the optional
       // `field`, so the key-only control runs the success cases.
       const successes = only.filter((name) => !name.includes(" > 404"));
-      const keysOnly = await runDredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: successes, quiet: true });
+      const keysOnly = await dredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: successes, quiet: true });
       expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(successes.length);
     } finally {
       breakResponses.on = false;

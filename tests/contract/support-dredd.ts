@@ -67,7 +67,8 @@ export interface Fixtures {
   ownerKey: string;
   /** A second credential of the example customer, revoked by Delete Credential. */
   revocableCredentialId: string;
-  /** A session of another customer: a valid credential that may not touch the example customer. */
+  /** Another customer (no webhook, no poller) and a session of it: a valid credential that may not touch the example customer. */
+  otherCustomerId: string;
   otherCustomerSession: string;
   /** An owner key of that other customer: it sees none of the example customer's wallets. */
   otherOwnerKey: string;
@@ -125,6 +126,12 @@ export interface Fixtures {
   wrongCode: string;
   /** The `Idempotency-Key` and body that seeded `withdrawals.completed`: a repeat is a duplicate, another body a 409. */
   seededInitiate: { idempotencyKey: string; body: JsonObject };
+  /** A real HTTP receiver on 127.0.0.1: the example customer's webhook points at it (registered before the withdrawals were seeded). */
+  hookUrl: string;
+  /** A customer with a webhook that Delete Webhook deletes. */
+  hookDoomedCustomerId: string;
+  /** A delivery of the example customer's webhook (a `withdrawal.pin` of a seeded withdrawal), for Retry Webhook Delivery. */
+  deliveryId: string;
 }
 
 /** What the hooks get in `hooks.configuration.custom.contract`. */
@@ -279,7 +286,7 @@ function client(baseUrl: string) {
  * `acme-corp`, user `6f1c2d3e-…` and its wallet, created from the document's own request examples)
  * and the extra records the order-dependent and error cases need.
  */
-export async function seedFixtures(baseUrl: string, operations: Record<string, ContractOperation>): Promise<Fixtures> {
+export async function seedFixtures(baseUrl: string, operations: Record<string, ContractOperation>, hookUrl: string): Promise<Fixtures> {
   const call = client(baseUrl);
   const example = (key: string): JsonObject => {
     const value = operations[key]?.requestExample;
@@ -308,6 +315,10 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
 
   const ownerKey = String(owner.customer_secret);
   const asOwner = { "x-api-key": ownerKey };
+  await call("POST", `/customers/${customerId}/webhooks`, 201, { headers: operator, body: { url: hookUrl } });
+  const hookDoomedCustomerId = "dredd-hook-doomed-co";
+  await createCustomer({ customer_id: hookDoomedCustomerId, email: `ops@${hookDoomedCustomerId}.example`, entity_name: "Dredd Hook Doomed Co" });
+  await call("POST", `/customers/${hookDoomedCustomerId}/webhooks`, 201, { headers: operator, body: { url: hookUrl } });
   const user = (await call("POST", "/users", 201, { headers: asOwner, body: example("POST /users") })).data;
   const userId = String(user.user_id);
   await call("POST", `/users/${userId}/activate`, 200, { headers: asOwner });
@@ -325,6 +336,8 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
   const novaultCustomerId = "novault-dredd-co";
   await createCustomer({ customer_id: novaultCustomerId, email: `ops@${novaultCustomerId}.example`, entity_name: "Dredd No Vault Co" });
   const novaultOwnerKey = String((await credential(novaultCustomerId)).customer_secret);
+  const deliveries = (await call("GET", `/customers/${customerId}/webhooks/deliveries`, 200, { headers: operator })).data as unknown as { delivery_id: string }[];
+  if (!deliveries[0]) throw new Error("Seeding: the seeded withdrawals made no webhook delivery");
   const asNovaultOwner = { "x-api-key": novaultOwnerKey };
   const novaultUser = (await call("POST", "/users", 201, { headers: asNovaultOwner, body: userBody() as JsonObject })).data;
   await call("POST", `/users/${String(novaultUser.user_id)}/activate`, 200, { headers: asNovaultOwner });
@@ -335,6 +348,7 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     customerId,
     ownerKey,
     revocableCredentialId: String(revocable.credential_id),
+    otherCustomerId,
     otherCustomerSession,
     otherOwnerKey,
     doomedCustomerId,
@@ -352,6 +366,9 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     novaultUserId: String(novaultUser.user_id),
     userEmail: String(user.email),
     ...seeded,
+    hookUrl,
+    hookDoomedCustomerId,
+    deliveryId: deliveries[0].delivery_id,
   };
 }
 
