@@ -3,8 +3,9 @@
  * `smtp-server` receives what nodemailer sends, `mailparser` reads it. Covers delivery on initiate
  * and on Resend Code, that the code is not kept at rest after delivery, that the sandbox outbox
  * stays empty while SMTP is configured, what a failed delivery records (and that the withdrawal
- * survives it), a later round delivering once SMTP is back, and that concurrent delivery rounds
- * never send one email twice.
+ * survives it), a later round delivering once SMTP is back, that concurrent delivery rounds
+ * never send one email twice, and that the recurring Agenda job (`mail-delivery`, issue 7) retries a
+ * pending email by itself.
  */
 import { createServer, type AddressInfo } from "node:net";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
@@ -15,6 +16,7 @@ import { DELIVERED_TEXT, MAX_DELIVERY_ATTEMPTS, type MailService } from "../../s
 import { OutboxEmail } from "../../src/modules/mail/entities.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
+import { waitFor } from "../support/wait.js";
 
 /** A valid bitcoin testnet destination. */
 const DESTINATION = "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl";
@@ -82,17 +84,6 @@ async function closedPort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
-}
-
-/** Polls `probe` until it returns a value other than `undefined`, for at most `timeoutMs`. */
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
 }
 
 /** Messages of `inbox` whose subject names `withdrawalId`. */
@@ -202,7 +193,8 @@ describe("withdrawal code emails with SMTP configured", () => {
 
   beforeAll(async () => {
     inbox = await startInbox();
-    t = await startTestApp({ SMTP_URL: inbox.url, MAIL_FROM, WITHDRAWAL_CODE_TTL_S: String(CODE_TTL_S) });
+    // The tests drive the delivery rounds themselves: the recurring Agenda round is kept out of their way.
+    t = await startTestApp({ SMTP_URL: inbox.url, MAIL_FROM, WITHDRAWAL_CODE_TTL_S: String(CODE_TTL_S), OUTBOX_INTERVAL_S: "3600" });
   });
   afterAll(async () => {
     await t?.dispose();
@@ -356,7 +348,7 @@ describe("withdrawal code emails while SMTP is down", () => {
 
   beforeAll(async () => {
     port = await closedPort();
-    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM });
+    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM, OUTBOX_INTERVAL_S: "3600" });
     s = await fundedScene(t, "down");
   });
   afterAll(async () => {
@@ -427,5 +419,42 @@ describe("withdrawal code emails while SMTP is down", () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.data).toEqual({ id, status: "COMPLETED" });
     expect(await btcBalance(t, s)).toMatchObject({ balance: "0.75000000", available: "0.75000000", held: "0.00000000" });
+  });
+});
+
+describe("retries on Agenda: the recurring mail-delivery job", () => {
+  let port: number;
+  let inbox: Inbox | undefined;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    port = await closedPort();
+    t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM, OUTBOX_INTERVAL_S: "1" });
+  });
+  afterAll(async () => {
+    await t?.dispose();
+    await inbox?.close();
+  });
+
+  it("sends an email that failed once, when its backoff has passed and SMTP is back, with no round started by hand", async () => {
+    const s = await fundedScene(t, "agenda");
+    const id = await initiate(t, s, 0.01);
+    const failed = await waitFor("the first attempt to fail", async () => {
+      const [row] = await outboxOf(t, id);
+      return row && row.attempts >= 1 ? row : undefined;
+    });
+    expect(failed.status).toBe("pending");
+    inbox = await startInbox(port);
+    await t.orm.em.fork().execute(`update outbox_email set next_attempt_at = now() where reference = ?`, [`withdrawal:${id}`]);
+    const [message] = await waitForMessages(inbox, id, 1);
+    expect(addresses(message!.mail.to)).toEqual([s.email.toLowerCase()]);
+    const [row] = await waitFor("the row to be marked sent", async () => {
+      const rows = await outboxOf(t, id);
+      return rows[0]?.status === "sent" ? rows : undefined;
+    });
+    expect(row!.attempts).toBe(1);
+    expect(row!.text).toBe(DELIVERED_TEXT);
+    const ok = await confirm(t, s, id, codeOf(message!));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Outgoing email (issue 4): `enqueue` writes the email to the outbox in the caller's transaction;
- * with `SMTP_URL` set, `deliverPending` sends it through nodemailer after commit (and again on the
- * next delivery round if SMTP failed), else the email stays in the sandbox outbox that
+ * with `SMTP_URL` set, `kick()` sends it through nodemailer right after commit, and the recurring
+ * Agenda job `mail-delivery` (src/app.ts, every `OUTBOX_INTERVAL_S` on worker processes) retries
+ * what failed or what a crash left pending; else the email stays in the sandbox outbox that
  * `GET /api/v1/sandbox/mail` lists (decisions.md §3).
  */
 import { randomUUID } from "node:crypto";
