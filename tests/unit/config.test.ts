@@ -49,4 +49,34 @@ describe("loadConfig", () => {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
   });
+
+  it("reads the job, webhook and poller settings with their defaults and bounds (issue 7)", () => {
+    expect(loadConfig({})).toMatchObject({
+      pollerIntervalS: 30,
+      imapTimeoutS: 15,
+      outboxIntervalS: 10,
+      webhookTimeoutS: 10,
+      webhookRetryBaseS: 5,
+      jobLockLifetimeS: 120,
+      shutdownTimeoutS: 25,
+    });
+    const c = loadConfig({
+      POLLER_INTERVAL_S: "2",
+      IMAP_TIMEOUT_S: "3",
+      OUTBOX_INTERVAL_S: "1",
+      WEBHOOK_TIMEOUT_S: "4",
+      WEBHOOK_RETRY_BASE_S: "1",
+      JOB_LOCK_LIFETIME_S: "5",
+      SHUTDOWN_TIMEOUT_S: "6",
+    });
+    expect(c).toMatchObject({ pollerIntervalS: 2, imapTimeoutS: 3, outboxIntervalS: 1, webhookTimeoutS: 4, webhookRetryBaseS: 1, jobLockLifetimeS: 5, shutdownTimeoutS: 6 });
+    let error: unknown;
+    try {
+      loadConfig({ POLLER_INTERVAL_S: "0", WEBHOOK_TIMEOUT_S: "61", JOB_LOCK_LIFETIME_S: "1", OUTBOX_INTERVAL_S: "soon" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.map((p) => p.split(" ")[0]).sort()).toEqual(["JOB_LOCK_LIFETIME_S", "OUTBOX_INTERVAL_S", "POLLER_INTERVAL_S", "WEBHOOK_TIMEOUT_S"]);
+  });
 });
