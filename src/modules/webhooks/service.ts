@@ -79,7 +79,6 @@ interface Target {
   url: URL;
   headers: Record<string, string>;
   secrets: string[];
-  disabled: boolean;
 }
 
 /** Webhook configuration, outbox and delivery. */
@@ -324,7 +323,7 @@ export class WebhookService implements PinPush {
     if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now()) {
       secrets.push(this.box.open(webhook.previousSecretSealed, ctx.previousSecret(webhook.customerId)));
     }
-    return { url: new URL(webhook.url), headers: Object.fromEntries(headers.map((h) => [h.key, h.value])), secrets, disabled: Boolean(webhook.disabledAt) };
+    return { url: new URL(webhook.url), headers: Object.fromEntries(headers.map((h) => [h.key, h.value])), secrets };
   }
 
   /** One signed POST (Standard Webhooks headers after the configured ones, so they cannot be overridden). */
@@ -377,10 +376,18 @@ export class WebhookService implements PinPush {
       if (!manual) await em.nativeUpdate(WebhookDelivery, { id: deliveryId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
       return;
     }
-    const target = this.target(webhook);
-    const body = this.box.open(delivery.payloadSealed, ctx.payload(delivery.id));
     const attemptedAt = new Date();
-    const result = await this.send(target, delivery.webhookMessageId, body);
+    let result: SendResult;
+    try {
+      const target = this.target(webhook);
+      const body = this.box.open(delivery.payloadSealed, ctx.payload(delivery.id));
+      result = await this.send(target, delivery.webhookMessageId, body);
+    } catch (error) {
+      // A sealed value that no longer opens (SECRETS_KEY changed): counted as a failed attempt, so the
+      // delivery ends as `failed` on its schedule instead of blocking the rounds.
+      this.logger.error({ err: error, deliveryId }, "webhook delivery could not be prepared");
+      result = { status: null, body: "", error: "the delivery could not be prepared (sealed data unreadable)", durationMs: 0 };
+    }
     const verdict = judgeAttempt(result.status);
     const attempts = delivery.attemptCount + 1;
     const error = verdict === "succeeded" ? null : result.status !== null ? `HTTP ${result.status}` : result.error;
