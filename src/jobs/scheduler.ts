@@ -11,6 +11,7 @@
  */
 import { Agenda, type Job } from "agenda";
 import { PostgresBackend, PostgresNotificationChannel } from "@agendajs/postgres-backend";
+import pg from "pg";
 import type { Logger } from "pino";
 
 /** Settings of a scheduler. Durations in milliseconds. */
@@ -31,21 +32,20 @@ export type JobBody<D> = (data: D, job: Job<D>) => Promise<void>;
 /** The service's Agenda. */
 export class JobScheduler {
   readonly agenda: Agenda;
-  private readonly backend: PostgresBackend;
+  private readonly pool: pg.Pool;
   private readonly channel: PostgresNotificationChannel;
   private started = false;
   private closed = false;
 
   constructor(private readonly options: SchedulerOptions) {
-    this.backend = new PostgresBackend({
-      connectionString: options.databaseUrl,
-      tableName: "agenda_jobs",
-      ensureSchema: false,
-      disableNotifications: true,
-    });
-    this.channel = new PostgresNotificationChannel({ connectionString: options.databaseUrl, channelName: "agenda_jobs" });
+    // One pool of ours for the job table and the LISTEN connection: the backend's own pools have no
+    // 'error' listener, so a connection the server ends (restart, failover) would crash the process.
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+    this.pool.on("error", (error) => options.logger.warn({ err: error }, "job scheduler: an idle database connection failed"));
+    const backend = new PostgresBackend({ pool: this.pool, tableName: "agenda_jobs", ensureSchema: false, disableNotifications: true });
+    this.channel = new PostgresNotificationChannel({ pool: this.pool, channelName: "agenda_jobs" });
     this.agenda = new Agenda({
-      backend: this.backend,
+      backend,
       notificationChannel: this.channel,
       name: options.name ?? `pid-${process.pid}`,
       processEvery: options.processEveryMs ?? 5000,
@@ -134,7 +134,7 @@ export class JobScheduler {
       if (result.timedOut) this.options.logger.warn({ running: result.running }, "jobs still running at shutdown");
     } else {
       await this.channel.disconnect().catch(() => {});
-      await this.backend.disconnect();
     }
+    await this.pool.end();
   }
 }
