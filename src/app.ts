@@ -209,7 +209,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     await scheduler.start(config.role !== "api");
     if (mail.smtpEnabled) await scheduler.every(MAIL_JOB, config.outboxIntervalS);
     await webhooks.scheduleRecurring(config.outboxIntervalS);
-    if (config.role !== "api") await pollers.syncJobs();
+    if (config.role !== "api") {
+      await pollers.syncJobs();
+      logger.info({ role: config.role }, "background jobs started");
+    }
 
     const ormRef = orm;
     const jobs = scheduler;

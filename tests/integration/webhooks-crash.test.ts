@@ -1,0 +1,158 @@
+/**
+ * At-least-once webhook delivery across crashes (decisions.md §5; issue 7: "a crash between the
+ * commit and the send still delivers once the service is back"): the real service runs as a child
+ * process on a real PostgreSQL database and is killed with SIGKILL, then started again on the same
+ * database; a real receiver on loopback counts what arrives.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, TEST_SECRETS_KEY, createTestDatabase } from "../support/app.js";
+import { BTC_DESTINATION } from "../support/fixtures.js";
+import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
+import { waitFor } from "../support/wait.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The service as a child process (node with tsx as a loader, so signals reach it directly). */
+interface Service {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+}
+
+async function startService(env: Record<string, string>, ready: "http" | "worker"): Promise<Service> {
+  const port = await freePort();
+  let output = "";
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", MASTER_API_KEY: TEST_MASTER_KEY, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`the service to start (${ready})`, async () => {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
+    if (ready === "worker") return output.includes("background jobs started") ? true : undefined;
+    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    return ok ? true : undefined;
+  }, 60_000);
+  return { child, base, output: () => output };
+}
+
+async function kill9(service: Service): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  const exited = once(service.child, "exit");
+  service.child.kill("SIGKILL");
+  await exited;
+}
+
+let db: { url: string; drop(): Promise<void> };
+let receiver: Receiver;
+const running: Service[] = [];
+
+beforeAll(async () => {
+  [db, receiver] = await Promise.all([createTestDatabase(), startReceiver()]);
+});
+afterAll(async () => {
+  for (const s of running) await kill9(s);
+  await receiver?.close();
+  await db?.drop();
+});
+
+const COMMON = { ALLOW_PRIVATE_NETWORK_TARGETS: "true", OUTBOX_INTERVAL_S: "1", WEBHOOK_TIMEOUT_S: "1", JOB_LOCK_LIFETIME_S: "5" };
+
+/** A customer with a webhook on the receiver and a funded user; returns what initiating needs. */
+async function scene(base: string, customerId: string): Promise<{ key: string; userId: string; secret: string }> {
+  const api = `${base}/api/v1`;
+  const op = (await request(api).post("/sessions").set("x-master-api-key", TEST_MASTER_KEY)).body.data.token as string;
+  expect((await request(api).post("/customers").set("Authorization", `Bearer ${op}`).send({ customer_id: customerId, email: `ops@${customerId}.example`, entity_name: customerId })).status).toBe(201);
+  const key = (await request(api).post(`/customers/${customerId}/credentials`).set("Authorization", `Bearer ${op}`)).body.data.customer_secret as string;
+  const hook = await request(api).post(`/customers/${customerId}/webhooks`).set("Authorization", `Bearer ${op}`).send({ url: receiver.url });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  const secret = hook.body.data.signing_secret as string;
+  receiver.trust(secret);
+  const user = await request(api).post("/users").set("x-api-key", key).send({
+    account_type: "individual", account_role: "third", account_purpose: "trading", first_name: "Kim", last_name: "Crash",
+    email: `kim@${customerId}.example`, phone_country_code: "US", phone_number: `202555${String(Math.floor(Math.random() * 1e4)).padStart(4, "0")}`,
+    individual: { dob: "1990-05-17", residential_country_code: "US", residential_address: "1 Main St", residential_city: "Springfield", residential_state: "IL", residential_postal_code: "62704", id_type: "ssn", id_number: "123-45-6789", id_country_code: "US" },
+  });
+  expect(user.status, JSON.stringify(user.body)).toBe(201);
+  const userId = user.body.data.user_id as string;
+  expect((await request(api).post(`/users/${userId}/activate`).set("x-api-key", key)).status).toBe(200);
+  const wallet = await request(api).post(`/users/${userId}/wallets`).set("x-api-key", key).send({ name: "BTC", networks: [{ name: "networks/bitcoin", currency: "btc" }] });
+  expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
+  const deposit = await request(api).post("/sandbox/deposits").set("x-api-key", key).send({ wallet_id: wallet.body.data.wallet_id, network: "networks/bitcoin", currency: "btc", amount: 1 });
+  expect(deposit.status).toBe(201);
+  return { key, userId, secret };
+}
+
+async function initiate(base: string, key: string, userId: string): Promise<string> {
+  const res = await request(`${base}/api/v1`).post(`/users/${userId}/accounts/crypto/withdrawals`).set("x-api-key", key).send({ currency: "btc", amount: 0.001, address: BTC_DESTINATION });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.id as string;
+}
+
+const pinsFor = (withdrawalId: string) => receiver.received.filter((r) => r.json.type === "withdrawal.pin" && r.json.data.withdrawal_id === withdrawalId);
+
+describe("webhook delivery survives SIGKILL", () => {
+  it("committed but never sent (an API-only process killed): a worker started afterwards delivers it once", async () => {
+    const api = await startService({ ...COMMON, DATABASE_URL: db.url, ROLE: "api" }, "http");
+    running.push(api);
+    const { key, userId, secret } = await scene(api.base, "crash-commit");
+    const withdrawalId = await initiate(api.base, key, userId);
+    await kill9(api);
+    expect(pinsFor(withdrawalId)).toEqual([]);
+
+    const worker = await startService({ ...COMMON, DATABASE_URL: db.url, ROLE: "worker" }, "worker");
+    running.push(worker);
+    const [hook] = await waitFor("the PIN notification", () => (pinsFor(withdrawalId).length > 0 ? pinsFor(withdrawalId) : undefined), 20_000);
+    expect(hook!.verifiedBy[secret]).toBe(true);
+    // exactly once: nothing more arrives over several delivery rounds
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(pinsFor(withdrawalId)).toHaveLength(1);
+    await kill9(worker);
+  }, 90_000);
+
+  it("killed while the receiver holds the request: after a restart the same webhook-id is delivered, and succeeds once", async () => {
+    const first = await startService({ ...COMMON, DATABASE_URL: db.url, ROLE: "all" }, "http");
+    running.push(first);
+    const { key, userId, secret } = await scene(first.base, "crash-inflight");
+    receiver.answers.push("hang");
+    const withdrawalId = await initiate(first.base, key, userId);
+    const [inFlight] = await waitFor("the first attempt to reach the receiver", () => (pinsFor(withdrawalId).length > 0 ? pinsFor(withdrawalId) : undefined), 10_000);
+    await kill9(first);
+
+    const second = await startService({ ...COMMON, DATABASE_URL: db.url, ROLE: "all" }, "http");
+    running.push(second);
+    const hooks = await waitFor("the delivery again after the restart", () => (pinsFor(withdrawalId).length >= 2 ? pinsFor(withdrawalId) : undefined), 30_000);
+    expect(hooks.map((h) => h.headers["webhook-id"])).toEqual([inFlight!.headers["webhook-id"], inFlight!.headers["webhook-id"]]);
+    expect(hooks[1]!.body).toBe(inFlight!.body);
+    expect(hooks[1]!.verifiedBy[secret]).toBe(true);
+
+    const op = (await request(`${second.base}/api/v1`).post("/sessions").set("x-master-api-key", TEST_MASTER_KEY)).body.data.token as string;
+    const log = await waitFor("the delivery to be recorded as succeeded", async () => {
+      const res = await request(`${second.base}/api/v1`).get("/customers/crash-inflight/webhooks/deliveries").set("Authorization", `Bearer ${op}`);
+      const rows = res.body.data as { status: string; attempt_count: number; attempts: { http_status: number | null }[] }[];
+      return rows.length === 1 && rows[0]!.status === "succeeded" ? rows : undefined;
+    }, 10_000);
+    // the killed attempt left no record; the one after the restart succeeded
+    expect(log[0]!.attempts.map((a) => a.http_status)).toEqual([200]);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(pinsFor(withdrawalId)).toHaveLength(2);
+    await kill9(second);
+  }, 90_000);
+});
