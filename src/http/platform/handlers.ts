@@ -99,9 +99,5 @@ export function platformHandlers({ identity, users }: PlatformServices): Handler
   };
 }
 
-/** Platform operations of the contract that are not built yet; they answer 501 `NOT_IMPLEMENTED`. */
-export const platformNotImplemented: readonly (keyof operations)[] = [
-  // email poller (being built: remove each from here as its handler lands)
-  "createEmailPoller", "getEmailPoller", "updateEmailPoller", "deleteEmailPoller", "verifyEmailPoller",
-  "enableEmailPoller", "disableEmailPoller",
-];
+/** Platform operations of the contract that are not built yet; they answer 501 `NOT_IMPLEMENTED`. None. */
+export const platformNotImplemented: readonly (keyof operations)[] = [];
