@@ -112,6 +112,51 @@ const CASES = {
     // …and the example id itself is the unknown credential.
     404: (c) => c.error("CREDENTIAL_NOT_FOUND"),
   },
+  createEmailPoller: {
+    201: (c) => c.path(`/customers/${c.f.pollerNewCustomerId}/email/poller`).body({ imap: c.f.imap, description: "Dredd" }),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${UNKNOWN_CUSTOMER_ID}/email/poller`).body({ imap: c.f.imap }).error("CUSTOMER_NOT_FOUND"),
+    409: (c) => c.body({ imap: c.f.imap }).error("POLLER_ALREADY_EXISTS"), // the example customer's poller is seeded
+    422: (c) => c.body({ imap: { host: c.f.imap.host, port: 70000, password: "x" } }).error("UNPROCESSABLE_ENTITY"),
+  },
+  getEmailPoller: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/email/poller`).error("POLLER_NOT_FOUND"),
+  },
+  updateEmailPoller: {
+    200: () => {},
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/email/poller`).error("POLLER_NOT_FOUND"),
+    422: (c) => c.body({ description: "d".repeat(256) }).error("UNPROCESSABLE_ENTITY"),
+  },
+  deleteEmailPoller: {
+    204: (c) => c.path(`/customers/${c.f.pollerDoomedCustomerId}/email/poller`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/email/poller`).error("POLLER_NOT_FOUND"),
+  },
+  verifyEmailPoller: {
+    200: () => {}, // a live login to the test Dovecot
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/email/poller/verify`).error("POLLER_NOT_FOUND"),
+  },
+  enableEmailPoller: {
+    200: (c) => c.path(`/customers/${c.f.customerId}/email/poller/${c.f.pollerId}/enable`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.error("POLLER_NOT_FOUND"), // the example id is not the seeded poller's
+  },
+  disableEmailPoller: {
+    200: (c) => c.path(`/customers/${c.f.customerId}/email/poller/${c.f.pollerId}/disable`),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.error("POLLER_NOT_FOUND"),
+  },
   createWebhook: {
     201: (c) => c.body({ url: c.f.hookUrl, headers: [{ key: "X-Acme-Source", value: "dredd" }] }),
     400: (c) => c.body({ url: c.f.hookUrl, headers: [{ key: "X Acme Source", value: "dredd" }] }).error("BAD_REQUEST"),

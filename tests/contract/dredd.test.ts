@@ -11,6 +11,7 @@ import express, { type RequestHandler } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
+import { startDovecot, type Dovecot } from "../support/dovecot.js";
 import {
   BASE_PATH,
   contractOperations,
@@ -76,8 +77,10 @@ const sabotage: RequestHandler = (_req, res, next) => {
   next();
 };
 
+const MAILBOX_PASSWORD = "dredd-mailbox-pass";
 let t: TestApp;
 let receiver: Receiver;
+let dovecot: Dovecot;
 let server: Server;
 let contract: HookContract;
 let endpoint: string;
@@ -95,7 +98,8 @@ const successStatus = (op: ContractOperation): string => {
 
 beforeAll(async () => {
   // Webhook targets are a real receiver on 127.0.0.1, which the SSRF guard allows only when told to.
-  [t, receiver] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver()]);
+  // and the email poller's mailbox a real Dovecot.
+  [t, receiver, dovecot] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver(), startDovecot()]);
   const outer = express();
   outer.disable("x-powered-by");
   outer.use(sabotage);
@@ -103,11 +107,14 @@ beforeAll(async () => {
   server = outer.listen(0, "127.0.0.1");
   await once(server, "listening");
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
+  // The example customer's poller logs in as its owner credential's email: the customer's email.
+  const exampleCustomer = operations["POST /customers"]?.requestExample as { email: string };
+  dovecot.addUser(exampleCustomer.email, MAILBOX_PASSWORD);
   contract = {
     baseUrl: endpoint,
     basePath: BASE_PATH,
     operations,
-    fixtures: await seedFixtures(endpoint, operations, receiver.url),
+    fixtures: await seedFixtures(endpoint, operations, receiver.url, { host: dovecot.host, port: dovecot.port, tls: false, password: MAILBOX_PASSWORD }),
     alternativeRuns: ALTERNATIVES.length,
   };
 });
@@ -115,6 +122,7 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   await t?.dispose();
   await receiver?.close();
+  await dovecot?.stop();
 });
 
 /**

@@ -132,6 +132,14 @@ export interface Fixtures {
   hookDoomedCustomerId: string;
   /** A delivery of the example customer's webhook (a `withdrawal.pin` of a seeded withdrawal), for Retry Webhook Delivery. */
   deliveryId: string;
+  /** A real IMAP server (Dovecot on 127.0.0.1) and the example customer's mailbox on it. */
+  imap: { host: string; port: number; tls: boolean; password: string };
+  /** The example customer's email poller (seeded on {@link imap}; its login is the owner credential's email). */
+  pollerId: string;
+  /** A customer without a poller, for Create Email Poller. */
+  pollerNewCustomerId: string;
+  /** A customer with a poller that Delete Email Poller deletes. */
+  pollerDoomedCustomerId: string;
 }
 
 /** What the hooks get in `hooks.configuration.custom.contract`. */
@@ -286,7 +294,12 @@ function client(baseUrl: string) {
  * `acme-corp`, user `6f1c2d3e-…` and its wallet, created from the document's own request examples)
  * and the extra records the order-dependent and error cases need.
  */
-export async function seedFixtures(baseUrl: string, operations: Record<string, ContractOperation>, hookUrl: string): Promise<Fixtures> {
+export async function seedFixtures(
+  baseUrl: string,
+  operations: Record<string, ContractOperation>,
+  hookUrl: string,
+  imap: Fixtures["imap"],
+): Promise<Fixtures> {
   const call = client(baseUrl);
   const example = (key: string): JsonObject => {
     const value = operations[key]?.requestExample;
@@ -319,6 +332,15 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
   const hookDoomedCustomerId = "dredd-hook-doomed-co";
   await createCustomer({ customer_id: hookDoomedCustomerId, email: `ops@${hookDoomedCustomerId}.example`, entity_name: "Dredd Hook Doomed Co" });
   await call("POST", `/customers/${hookDoomedCustomerId}/webhooks`, 201, { headers: operator, body: { url: hookUrl } });
+  const pollerBody = { imap, description: "Dredd mailbox" };
+  const pollerId = String((await call("POST", `/customers/${customerId}/email/poller`, 201, { headers: operator, body: pollerBody })).data.poller_id);
+  const pollerNewCustomerId = "dredd-poller-new-co";
+  await createCustomer({ customer_id: pollerNewCustomerId, email: `ops@${pollerNewCustomerId}.example`, entity_name: "Dredd Poller New Co" });
+  await credential(pollerNewCustomerId);
+  const pollerDoomedCustomerId = "dredd-poller-doomed-co";
+  await createCustomer({ customer_id: pollerDoomedCustomerId, email: `ops@${pollerDoomedCustomerId}.example`, entity_name: "Dredd Poller Doomed Co" });
+  await credential(pollerDoomedCustomerId);
+  await call("POST", `/customers/${pollerDoomedCustomerId}/email/poller`, 201, { headers: operator, body: pollerBody });
   const user = (await call("POST", "/users", 201, { headers: asOwner, body: example("POST /users") })).data;
   const userId = String(user.user_id);
   await call("POST", `/users/${userId}/activate`, 200, { headers: asOwner });
@@ -369,6 +391,10 @@ export async function seedFixtures(baseUrl: string, operations: Record<string, C
     hookUrl,
     hookDoomedCustomerId,
     deliveryId: deliveries[0].delivery_id,
+    imap,
+    pollerId,
+    pollerNewCustomerId,
+    pollerDoomedCustomerId,
   };
 }
 
