@@ -4,65 +4,21 @@
  * process on a real PostgreSQL database and is killed with SIGKILL, then started again on the same
  * database; a real receiver on loopback counts what arrives.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
-import { resolve } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, TEST_SECRETS_KEY, createTestDatabase } from "../support/app.js";
+import { TEST_MASTER_KEY, createTestDatabase } from "../support/app.js";
+import { startService, type ServiceProcess } from "../support/service-process.js";
 import { BTC_DESTINATION } from "../support/fixtures.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-/** The service as a child process (node with tsx as a loader, so signals reach it directly). */
-interface Service {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-async function startService(env: Record<string, string>, ready: "http" | "worker"): Promise<Service> {
-  const port = await freePort();
-  let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", MASTER_API_KEY: TEST_MASTER_KEY, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(`the service to start (${ready})`, async () => {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
-    if (ready === "worker") return output.includes("background jobs started") ? true : undefined;
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
-    return ok ? true : undefined;
-  }, 60_000);
-  return { child, base, output: () => output };
-}
-
-async function kill9(service: Service): Promise<void> {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
-  const exited = once(service.child, "exit");
-  service.child.kill("SIGKILL");
-  await exited;
+async function kill9(service: ServiceProcess): Promise<void> {
+  await service.stop("SIGKILL");
 }
 
 let db: { url: string; drop(): Promise<void> };
 let receiver: Receiver;
-const running: Service[] = [];
+const running: ServiceProcess[] = [];
 
 beforeAll(async () => {
   [db, receiver] = await Promise.all([createTestDatabase(), startReceiver()]);
