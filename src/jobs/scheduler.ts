@@ -130,8 +130,24 @@ export class JobScheduler {
     if (this.closed) return;
     this.closed = true;
     if (this.started) {
-      const result = await this.agenda.drain({ timeout: timeoutMs, closeConnection: true });
-      if (result.timedOut) this.options.logger.warn({ running: result.running }, "jobs still running at shutdown");
+      // Agenda's drain() can miss the end of the last job when the job is removed on completion
+      // (it checks one tick after 'complete', before the removal is done) and then waits for its
+      // whole timeout; watching the running count ourselves ends the wait when the jobs have ended.
+      const stopWaiting = new AbortController();
+      const watch = setInterval(() => {
+        void this.agenda.getRunningStats().then(
+          (stats) => {
+            if (stats.runningJobs === 0) stopWaiting.abort();
+          },
+          () => {},
+        );
+      }, 100);
+      try {
+        const result = await this.agenda.drain({ timeout: timeoutMs, signal: stopWaiting.signal, closeConnection: true });
+        if (result.timedOut) this.options.logger.warn({ running: result.running }, "jobs still running at shutdown");
+      } finally {
+        clearInterval(watch);
+      }
     } else {
       await this.channel.disconnect().catch(() => {});
     }
