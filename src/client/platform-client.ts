@@ -1,7 +1,8 @@
 /**
- * A small typed client for the identity and wallet slices of the platform API (sessions,
- * customers, credentials, users and user tokens; wallets, balances, wallet transactions,
- * currencies, trading pairs and the sandbox deposit helper), built on the generated contract
+ * A small typed client for the identity, wallet and PIN-delivery slices of the platform API
+ * (sessions, customers, credentials, users and user tokens; wallets, balances, wallet transactions,
+ * currencies, trading pairs and the sandbox deposit helper; the customer webhook with its delivery
+ * log, and the email poller), built on the generated contract
  * types and the global `fetch`. Request bodies, query parameters and returned payloads are typed from
  * `generated/types/platform.ts`, so a contract change that breaks a caller fails to compile.
  *
@@ -55,6 +56,30 @@ export type WalletTransaction = Schemas["WalletTransaction"];
 export type Currency = Schemas["Currency"];
 /** A trading pair. */
 export type TradingPair = Schemas["TradingPair"];
+/** Body of Create and Update Webhook. */
+export type WebhookRequest = Schemas["WebhookRequest"];
+/** The customer's webhook, header values masked. */
+export type Webhook = Schemas["Webhook"];
+/** Answer of Create Webhook, with the signing secret shown once. */
+export type WebhookCreated = Schemas["WebhookCreated"];
+/** Answer of Update Webhook. */
+export type WebhookUpdated = Schemas["WebhookUpdated"];
+/** Outcome of Verify Webhook. */
+export type WebhookVerification = Schemas["WebhookVerification"];
+/** Answer of Rotate Webhook Secret. */
+export type WebhookSecretRotation = Schemas["WebhookSecretRotation"];
+/** A notification of the delivery log with its attempts. */
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+/** Body of Create Email Poller. */
+export type CreateEmailPollerRequest = Schemas["CreateEmailPollerRequest"];
+/** Body of Update Email Poller. */
+export type UpdateEmailPollerRequest = Schemas["UpdateEmailPollerRequest"];
+/** The email poller as Create answers it. */
+export type EmailPoller = Schemas["EmailPoller"];
+/** The email poller with its poll statistics (Get, Update). */
+export type EmailPollerWithStats = Schemas["EmailPollerWithStats"];
+/** Outcome of Verify Email Poller. */
+export type EmailPollerVerification = Schemas["EmailPollerVerification"];
 /** `meta.pagination` of a paginated list. */
 export type Pagination = Schemas["Pagination"];
 /** One entry of an error response's `errors[]`. */
@@ -259,6 +284,101 @@ export class PlatformClient {
   /** Lists a customer's credentials, secrets masked. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`. */
   async listCredentials(customerId: string): Promise<Credential[]> {
     return this.data("get", "/customers/{customer_id}/credentials", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  // ── Customer webhook (operator or customer session) ───────────────────────────────────────
+
+  /**
+   * Registers (or overwrites) the customer's webhook; the answer carries the `whsec_` signing
+   * secret, shown only here.
+   * @throws PlatformApiError 400 `BAD_REQUEST` (URL, header key, private target), 404 `CUSTOMER_NOT_FOUND`, 422.
+   */
+  async createWebhook(customerId: string, body: WebhookRequest): Promise<WebhookCreated> {
+    return this.data("post", "/customers/{customer_id}/webhooks", { auth: "session", path: { customer_id: customerId }, body });
+  }
+
+  /** Reads the webhook, header values masked. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`. */
+  async getWebhook(customerId: string): Promise<Webhook> {
+    return this.data("get", "/customers/{customer_id}/webhooks", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Replaces URL and headers, keeping the secret. @throws PlatformApiError 400, 404 `WEBHOOK_NOT_FOUND`, 422. */
+  async updateWebhook(customerId: string, body: WebhookRequest): Promise<WebhookUpdated> {
+    return this.data("put", "/customers/{customer_id}/webhooks", { auth: "session", path: { customer_id: customerId }, body });
+  }
+
+  /** Deletes the webhook: notifications stop. @throws PlatformApiError 404 `WEBHOOK_NOT_FOUND`. */
+  async deleteWebhook(customerId: string): Promise<void> {
+    await this.send("delete", "/customers/{customer_id}/webhooks", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Sends a signed `webhook.test` payload now; always 200 with the outcome. @throws PlatformApiError 404 `WEBHOOK_NOT_FOUND`. */
+  async verifyWebhook(customerId: string): Promise<WebhookVerification> {
+    return this.data("post", "/customers/{customer_id}/webhooks/verify", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Rotates the signing secret (both sign for 24 h). @throws PlatformApiError 404 `WEBHOOK_NOT_FOUND`. */
+  async rotateWebhookSecret(customerId: string): Promise<WebhookSecretRotation> {
+    return this.data("post", "/customers/{customer_id}/webhooks/secret", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** One page of the delivery log, newest first. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND`, 422. */
+  async listWebhookDeliveries(
+    customerId: string,
+    query: QueryOf<"/customers/{customer_id}/webhooks/deliveries", "get"> = {},
+  ): Promise<Page<WebhookDelivery>> {
+    return this.page("get", "/customers/{customer_id}/webhooks/deliveries", { auth: "session", path: { customer_id: customerId }, query });
+  }
+
+  /** Sends one delivery again now (same `webhook-id`). @throws PlatformApiError 400 (webhook disabled by 410), 404. */
+  async retryWebhookDelivery(customerId: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.data("post", "/customers/{customer_id}/webhooks/deliveries/{delivery_id}/retry", {
+      auth: "session",
+      path: { customer_id: customerId, delivery_id: deliveryId },
+    });
+  }
+
+  // ── Email poller (operator or customer session) ───────────────────────────────────────────
+
+  /** Configures the customer's email poller, enabled. @throws PlatformApiError 404, 409 `POLLER_ALREADY_EXISTS`, 422. */
+  async createEmailPoller(customerId: string, body: CreateEmailPollerRequest): Promise<EmailPoller> {
+    return this.data("post", "/customers/{customer_id}/email/poller", { auth: "session", path: { customer_id: customerId }, body });
+  }
+
+  /** Reads the poller with its statistics, password masked. @throws PlatformApiError 404 `POLLER_NOT_FOUND`. */
+  async getEmailPoller(customerId: string): Promise<EmailPollerWithStats> {
+    return this.data("get", "/customers/{customer_id}/email/poller", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Updates the poller; omitted fields keep their values. @throws PlatformApiError 404, 422. */
+  async updateEmailPoller(customerId: string, body: UpdateEmailPollerRequest): Promise<EmailPollerWithStats> {
+    return this.data("put", "/customers/{customer_id}/email/poller", { auth: "session", path: { customer_id: customerId }, body });
+  }
+
+  /** Deletes the poller: polling stops. @throws PlatformApiError 404 `POLLER_NOT_FOUND`. */
+  async deleteEmailPoller(customerId: string): Promise<void> {
+    await this.send("delete", "/customers/{customer_id}/email/poller", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Logs in to the mailbox now. @throws PlatformApiError 401 `UNAUTHORIZED` (login or connection failed, with the reason), 404. */
+  async verifyEmailPoller(customerId: string): Promise<EmailPollerVerification> {
+    return this.data("post", "/customers/{customer_id}/email/poller/verify", { auth: "session", path: { customer_id: customerId } });
+  }
+
+  /** Starts polling. @throws PlatformApiError 404 `POLLER_NOT_FOUND` (also another poller's id). */
+  async enableEmailPoller(customerId: string, pollerId: string): Promise<MessageData> {
+    return this.data("post", "/customers/{customer_id}/email/poller/{poller_id}/enable", {
+      auth: "session",
+      path: { customer_id: customerId, poller_id: pollerId },
+    });
+  }
+
+  /** Stops polling; the configuration is kept. @throws PlatformApiError 404 `POLLER_NOT_FOUND`. */
+  async disableEmailPoller(customerId: string, pollerId: string): Promise<MessageData> {
+    return this.data("post", "/customers/{customer_id}/email/poller/{poller_id}/disable", {
+      auth: "session",
+      path: { customer_id: customerId, poller_id: pollerId },
+    });
   }
 
   /** Revokes a credential. @throws PlatformApiError 404 `CUSTOMER_NOT_FOUND` or `CREDENTIAL_NOT_FOUND`. */

@@ -18,6 +18,7 @@
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { once } from "node:events";
+import { createServer } from "node:net";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,6 +37,8 @@ import type { IdentityService } from "../../../src/modules/identity/service.js";
 import type { UserService } from "../../../src/modules/users/service.js";
 import type { WalletService } from "../../../src/modules/wallets/service.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
+import { BTC_DESTINATION } from "../../support/fixtures.js";
+import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
 
 const {
   like,
@@ -51,6 +54,15 @@ const {
   fromProviderState,
   iso8601DateTimeWithMillis,
 } = MatchersV3;
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((done) => probe.close(done));
+  return port;
+}
 
 const CONSUMER = "platform-client";
 const PROVIDER = "custody-platform-api";
@@ -71,6 +83,17 @@ const EXAMPLE_WALLET = "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
 const MAIN_WALLET = "Main";
 const SPARE_WALLET = "Spare";
 const NEW_WALLET = "Savings";
+
+/** The customer whose webhook and poller the interactions manage, and one without either. */
+const HOOKED = "initech-co";
+const UNHOOKED = "umbrella-co";
+/** Where the webhook points: a real receiver the provider side starts on this port (both halves run in this file). */
+const RECEIVER_PORT = await freePort();
+const HOOK_URL = `http://127.0.0.1:${RECEIVER_PORT}/pins`;
+/** An IMAP address nothing listens on: Verify Email Poller answers 401 there. */
+const IMAP_CLOSED = { host: "127.0.0.1", port: 9, tls: false };
+const EXAMPLE_DELIVERY = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f";
+const EXAMPLE_POLLER = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d";
 
 /** Example credentials recorded in the pact; the provider side replaces them with live ones. */
 const EXAMPLE_MASTER_KEY = "mk_example_master_key_0123456789abcdefghij";
@@ -93,6 +116,12 @@ const STATE = {
   mainWallet: `user ${VERIFIED_USER} has wallet '${MAIN_WALLET}' with 0.5 btc deposited`,
   spareWallet: `user ${VERIFIED_USER} has wallet '${SPARE_WALLET}' holding btc, without deposits`,
   unknownWallet: `wallet ${UNKNOWN_WALLET} does not exist`,
+  hookedCustomer: `customer ${HOOKED} exists with an owner credential`,
+  webhook: `customer ${HOOKED} has a webhook`,
+  delivered: `customer ${HOOKED} has a delivered withdrawal.pin notification`,
+  unhooked: `customer ${UNHOOKED} has no webhook`,
+  noPoller: `customer ${HOOKED} has no email poller`,
+  poller: `customer ${HOOKED} has an email poller that has polled once, in vain`,
 } as const;
 
 // ── Response templates ────────────────────────────────────────────────────────────────────────
@@ -707,6 +736,317 @@ describe(`consumer ${CONSUMER}`, () => {
         expect(error).toMatchObject({ status: 400, code: "WALLET_NAME_REQUIRED", errors: [{ field: "name" }] });
       });
   });
+
+  // ── Customer webhook and delivery log ──
+
+  const hookPath = (suffix = "") => `/api/v1/customers/${HOOKED}/webhooks${suffix}`;
+  const sessionClient = (url: string) => client(url, { sessionToken: EXAMPLE_SESSION });
+  const WHSEC = regex(/^whsec_[A-Za-z0-9+/]{43}=$/, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8ZLXCwN4bYA=");
+  const pinPayload = () => ({
+    type: equal("withdrawal.pin"),
+    timestamp: timestamp(),
+    data: {
+      withdrawal_id: uuid("0b9d6c1e-2f3a-4b5c-8d7e-6f5a4b3c2d1e"),
+      user_id: uuid(VERIFIED_USER),
+      customer_id: equal(HOOKED),
+      code: regex(/^\d{4,8}$/, "482913"),
+      expires_at: timestamp(),
+    },
+  });
+  const delivery = (status: unknown) => ({
+    delivery_id: uuid(EXAMPLE_DELIVERY),
+    webhook_id: regex(/^msg_[A-Za-z0-9_-]{22}$/, "msg_2KWPBgLlAfxdpx2AI54pPJ"),
+    event_type: equal("withdrawal.pin"),
+    status,
+    attempt_count: integer(1),
+    attempts: eachLike({ attempted_at: timestamp(), http_status: integer(200), duration_ms: integer(12), error: null }),
+    next_attempt_at: null,
+    created_at: timestamp(),
+    payload: pinPayload(),
+  });
+
+  it("registers a webhook and gets its signing secret once", async () => {
+    const body = { url: HOOK_URL, headers: [{ key: "X-Initech-Source", value: "custody" }] };
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.hookedCustomer)
+      .uponReceiving("a request to register a webhook")
+      .withRequest("POST", hookPath(), (b) => b.headers(bearer).jsonBody(body))
+      .willRespondWith(201, (b) => b.jsonBody(ok({ message: like("Webhook registered."), url: HOOK_URL, signing_secret: WHSEC })))
+      .executeTest(async (mock) => {
+        const created = await sessionClient(mock.url).createWebhook(HOOKED, body);
+        expect(created.url).toBe(HOOK_URL);
+        expect(created.signing_secret).toMatch(/^whsec_/);
+      });
+  });
+
+  it("gets 400 BAD_REQUEST for a header key with a space", async () => {
+    const body = { url: HOOK_URL, headers: [{ key: "X Initech", value: "custody" }] };
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.hookedCustomer)
+      .uponReceiving("a request to register a webhook with an invalid header key")
+      .withRequest("POST", hookPath(), (b) => b.headers(bearer).jsonBody(body))
+      .willRespondWith(400, (b) => b.jsonBody(failure([{ code: "BAD_REQUEST", field: "headers.0.key", message: like("headers[0].key 'X Initech' may hold only letters, digits, '-' and '_'.") }])))
+      .executeTest(async (mock) => {
+        const error = await sessionClient(mock.url).createWebhook(HOOKED, body).catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 400, code: "BAD_REQUEST" });
+      });
+  });
+
+  it("reads the webhook with every header value masked", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.webhook)
+      .uponReceiving("a request to read the webhook")
+      .withRequest("GET", hookPath(), (b) => b.headers(bearer))
+      .willRespondWith(200, (b) =>
+        b.jsonBody(ok({ url: HOOK_URL, headers: eachLike({ key: like("X-Initech-Source"), value: equal("***masked***") }), enabled: true, disabled_reason: null })),
+      )
+      .executeTest(async (mock) => {
+        const webhook = await sessionClient(mock.url).getWebhook(HOOKED);
+        expect(webhook.headers.every((h) => h.value === "***masked***")).toBe(true);
+      });
+  });
+
+  it("gets 404 WEBHOOK_NOT_FOUND for a customer without a webhook", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.unhooked)
+      .uponReceiving("a request to read a webhook that is not configured")
+      .withRequest("GET", `/api/v1/customers/${UNHOOKED}/webhooks`, (b) => b.headers(bearer))
+      .willRespondWith(404, (b) => b.jsonBody(failure([{ code: "WEBHOOK_NOT_FOUND", message: like("Customer 'umbrella-co' has no webhook configured.") }])))
+      .executeTest(async (mock) => {
+        const error = await sessionClient(mock.url).getWebhook(UNHOOKED).catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 404, code: "WEBHOOK_NOT_FOUND" });
+      });
+  });
+
+  it("updates the webhook, keeping its secret", async () => {
+    const body = { url: HOOK_URL };
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.webhook)
+      .uponReceiving("a request to update the webhook")
+      .withRequest("PUT", hookPath(), (b) => b.headers(bearer).jsonBody(body))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ message: like("Webhook updated."), url: HOOK_URL })))
+      .executeTest(async (mock) => {
+        expect((await sessionClient(mock.url).updateWebhook(HOOKED, body)).url).toBe(HOOK_URL);
+      });
+  });
+
+  it("verifies the webhook with a signed test payload", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.webhook)
+      .uponReceiving("a request to verify the webhook")
+      .withRequest("POST", hookPath("/verify"), (b) => b.headers(bearer))
+      .willRespondWith(200, (b) =>
+        b.jsonBody(
+          ok({
+            message: regex(/^Test notification delivered: .+$/, "Test notification delivered: the webhook answered HTTP 200."),
+            payload: { type: equal("webhook.test"), timestamp: timestamp(), data: { customer_id: equal(HOOKED), message: like("Test notification from the custody platform.") } },
+          }),
+        ),
+      )
+      .executeTest(async (mock) => {
+        const outcome = await sessionClient(mock.url).verifyWebhook(HOOKED);
+        expect(outcome.message).toMatch(/delivered/);
+      });
+  });
+
+  it("rotates the signing secret", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.webhook)
+      .uponReceiving("a request to rotate the webhook signing secret")
+      .withRequest("POST", hookPath("/secret"), (b) => b.headers(bearer))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ message: like("Signing secret rotated."), signing_secret: WHSEC, previous_secret_expires_at: timestamp() })))
+      .executeTest(async (mock) => {
+        expect((await sessionClient(mock.url).rotateWebhookSecret(HOOKED)).signing_secret).toMatch(/^whsec_/);
+      });
+  });
+
+  it("lists the delivery log, newest first, with meta.pagination", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.delivered)
+      .uponReceiving("a request to list webhook deliveries")
+      .withRequest("GET", hookPath("/deliveries"), (b) => b.headers(bearer).query({ "filter[limit]": "10" }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: eachLike(delivery(regex(/^(pending|succeeded|failed|disabled)$/, "succeeded"))),
+          meta: { ...meta(), pagination: like({ records: { skip: 0, has_next: false, has_previous: false, total: 1, limit: 10 }, navigation: { first: "/customers/initech-co/webhooks/deliveries?filter[limit]=10&filter[skip]=0", last: "/customers/initech-co/webhooks/deliveries?filter[limit]=10&filter[skip]=0", previous: null, next: null } }) },
+        }),
+      )
+      .executeTest(async (mock) => {
+        const page = await sessionClient(mock.url).listWebhookDeliveries(HOOKED, { "filter[limit]": 10 });
+        expect(page.data[0]?.event_type).toBe("withdrawal.pin");
+      });
+  });
+
+  it("retries a delivery now with the same webhook-id", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.delivered)
+      .uponReceiving("a request to retry a webhook delivery")
+      .withRequest("POST", fromState(`/api/v1/customers/${HOOKED}/webhooks/deliveries/\${deliveryId}/retry`, `^/api/v1/customers/${HOOKED}/webhooks/deliveries/${UUID_PATTERN}/retry$`, hookPath(`/deliveries/${EXAMPLE_DELIVERY}/retry`)), (b) => b.headers(bearer))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ ...delivery(equal("succeeded")), attempt_count: integer(2) })))
+      .executeTest(async (mock) => {
+        const retried = await sessionClient(mock.url).retryWebhookDelivery(HOOKED, EXAMPLE_DELIVERY);
+        expect(retried.status).toBe("succeeded");
+      });
+  });
+
+  it("deletes the webhook", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.webhook)
+      .uponReceiving("a request to delete the webhook")
+      .withRequest("DELETE", hookPath(), (b) => b.headers(bearer))
+      .willRespondWith(204)
+      .executeTest(async (mock) => {
+        await expect(sessionClient(mock.url).deleteWebhook(HOOKED)).resolves.toBeUndefined();
+      });
+  });
+
+  // ── Email poller ──
+
+  const pollerPath = (suffix = "") => `/api/v1/customers/${HOOKED}/email/poller${suffix}`;
+  const pollerBody = { imap: { ...IMAP_CLOSED, password: "mailbox-pass" }, description: "PIN mailbox" };
+  const poller = () => ({
+    poller_id: uuid(EXAMPLE_POLLER),
+    customer_id: equal(HOOKED),
+    email: like(`ops@${HOOKED}.example`),
+    imap: { host: equal(IMAP_CLOSED.host), port: equal(IMAP_CLOSED.port), tls: equal(false), user: like(`ops@${HOOKED}.example`), password: equal("***masked***") },
+    description: like("PIN mailbox"),
+    enabled: boolean(true),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  });
+  // The seeded poller has polled once and failed (nothing listens on its port).
+  const stats = () => ({
+    last_polled_at: timestamp(),
+    last_successful_poll_at: null,
+    last_error_at: timestamp(),
+    last_error: like("connection refused by 127.0.0.1:9"),
+    total_emails_processed: integer(0),
+    total_pins_extracted: integer(0),
+  });
+  const pollerIdPath = (action: string) =>
+    fromState(`/api/v1/customers/${HOOKED}/email/poller/\${pollerId}/${action}`, `^/api/v1/customers/${HOOKED}/email/poller/${UUID_PATTERN}/${action}$`, pollerPath(`/${EXAMPLE_POLLER}/${action}`));
+
+  it("configures the email poller, password masked", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.noPoller)
+      .uponReceiving("a request to create the email poller")
+      .withRequest("POST", pollerPath(), (b) => b.headers(bearer).jsonBody(pollerBody))
+      .willRespondWith(201, (b) => b.jsonBody(ok({ ...poller(), enabled: equal(true) })))
+      .executeTest(async (mock) => {
+        const created = await sessionClient(mock.url).createEmailPoller(HOOKED, pollerBody);
+        expect(created.imap.password).toBe("***masked***");
+      });
+  });
+
+  it("gets 409 POLLER_ALREADY_EXISTS for a second poller", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.poller)
+      .uponReceiving("a request to create a second email poller")
+      .withRequest("POST", pollerPath(), (b) => b.headers(bearer).jsonBody(pollerBody))
+      .willRespondWith(409, (b) => b.jsonBody(failure([{ code: "POLLER_ALREADY_EXISTS", message: like("Customer 'initech-co' already has an email poller; update it instead.") }])))
+      .executeTest(async (mock) => {
+        const error = await sessionClient(mock.url).createEmailPoller(HOOKED, pollerBody).catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 409, code: "POLLER_ALREADY_EXISTS" });
+      });
+  });
+
+  it("reads the email poller with its statistics", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.poller)
+      .uponReceiving("a request to read the email poller")
+      .withRequest("GET", pollerPath(), (b) => b.headers(bearer))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ ...poller(), ...stats() })))
+      .executeTest(async (mock) => {
+        const got = await sessionClient(mock.url).getEmailPoller(HOOKED);
+        expect(got.total_pins_extracted).toBe(0);
+        expect(got.last_error).toMatch(/refused/);
+      });
+  });
+
+  it("updates the email poller", async () => {
+    const body = { description: "PIN mailbox (primary)" };
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.poller)
+      .uponReceiving("a request to update the email poller")
+      .withRequest("PUT", pollerPath(), (b) => b.headers(bearer).jsonBody(body))
+      .willRespondWith(200, (b) => b.jsonBody(ok({ ...poller(), description: equal("PIN mailbox (primary)"), ...stats() })))
+      .executeTest(async (mock) => {
+        expect((await sessionClient(mock.url).updateEmailPoller(HOOKED, body)).description).toBe("PIN mailbox (primary)");
+      });
+  });
+
+  it("gets 401 UNAUTHORIZED with the reason when the mailbox login fails", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.poller)
+      .uponReceiving("a request to verify an unreachable mailbox")
+      .withRequest("POST", pollerPath("/verify"), (b) => b.headers(bearer))
+      .willRespondWith(401, (b) => b.jsonBody(failure([{ code: "UNAUTHORIZED", message: regex(/^Mailbox verification failed: .+$/, "Mailbox verification failed: connection refused by 127.0.0.1:9.") }])))
+      .executeTest(async (mock) => {
+        const error = await sessionClient(mock.url).verifyEmailPoller(HOOKED).catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+      });
+  });
+
+  it("disables and enables the email poller by its poller_id", async () => {
+    for (const action of ["disable", "enable"] as const) {
+      await pact
+        .addInteraction()
+        .given(STATE.operatorSession)
+        .given(STATE.poller)
+        .uponReceiving(`a request to ${action} the email poller`)
+        .withRequest("POST", pollerIdPath(action), (b) => b.headers(bearer))
+        .willRespondWith(200, (b) => b.jsonBody(ok({ message: like(`Email poller ${action}d.`) })))
+        .executeTest(async (mock) => {
+          const c = sessionClient(mock.url);
+          const answer = action === "disable" ? await c.disableEmailPoller(HOOKED, EXAMPLE_POLLER) : await c.enableEmailPoller(HOOKED, EXAMPLE_POLLER);
+          expect(answer.message).toEqual(expect.any(String));
+        });
+    }
+  });
+
+  it("deletes the email poller", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.operatorSession)
+      .given(STATE.poller)
+      .uponReceiving("a request to delete the email poller")
+      .withRequest("DELETE", pollerPath(), (b) => b.headers(bearer))
+      .willRespondWith(204)
+      .executeTest(async (mock) => {
+        await expect(sessionClient(mock.url).deleteEmailPoller(HOOKED)).resolves.toBeUndefined();
+      });
+  });
 });
 
 // ── Provider ──────────────────────────────────────────────────────────────────────────────────
@@ -720,8 +1060,11 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
   /** Credentials created by the provider states of the interaction being verified. */
   const live: { sessionToken?: string; ownerKey?: string; userToken?: string } = {};
 
+  let receiver: Receiver;
+
   beforeAll(async () => {
-    t = await startTestApp();
+    // Webhook targets are a real receiver on 127.0.0.1 (allowed only when private targets are).
+    [t, receiver] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver(RECEIVER_PORT)]);
     server = t.express.listen(0, "127.0.0.1");
     await once(server, "listening");
     // Provider states seed data through the services the app itself runs.
@@ -730,6 +1073,7 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
   afterAll(async () => {
     await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
     await t?.dispose();
+    await receiver?.close();
     if (!keepDir) rmSync(pactDir, { recursive: true, force: true });
   });
 
@@ -791,6 +1135,36 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
     return created.wallet_id;
   }
 
+  /** Customer {@link HOOKED} with an owner credential (its email is the poller's mailbox). */
+  async function ensureHookedCustomer(): Promise<void> {
+    await ensureCustomer(HOOKED);
+    if ((await identity.listCredentials(em(), HOOKED)).length === 0) await identity.generateCredentials(em(), HOOKED);
+  }
+
+  let deliveryId: string | undefined;
+  /**
+   * A `withdrawal.pin` of {@link HOOKED} delivered to the receiver, made through the real flow: a
+   * funded user's withdrawal writes it to the outbox and a delivery round sends it. Once per run.
+   */
+  async function ensureDelivery(): Promise<string> {
+    await ensureHookedCustomer();
+    await t.services.webhooks.put(em(), HOOKED, { url: HOOK_URL, headers: [{ key: "X-Initech-Source", value: "custody" }] }, "create");
+    if (deliveryId) return deliveryId;
+    const userId = "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    await users.create(em(), HOOKED, { ...NEW_USER, user_id: userId, email: `pin@${HOOKED}.example`, phone_number: "2025550188", individual: { ...NEW_USER.individual } });
+    await users.activate(em(), HOOKED, userId);
+    const wallet = await wallets.create(em(), HOOKED, userId, { name: "PIN", networks: [{ name: "networks/bitcoin", currency: "btc" }], wallet_type: "virtual" });
+    await wallets.sandboxDeposit(em(), HOOKED, { wallet_id: wallet.wallet_id, network: "networks/bitcoin", currency: "btc", amount: 0.5 });
+    await t.services.withdrawals.initiate(em(), HOOKED, userId, { currency: "btc", amount: 0.01, address: BTC_DESTINATION });
+    for (let i = 0; i < 100; i++) {
+      await t.services.webhooks.deliverDue();
+      const { items } = await t.services.webhooks.listDeliveries(em(), HOOKED, { limit: 1, skip: 0 }, "succeeded");
+      if (items[0]) return (deliveryId = items[0].delivery_id);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`state '${STATE.delivered}' cannot be set up: the notification was not delivered`);
+  }
+
   const stateHandlers: Record<string, () => Promise<Record<string, string> | void>> = {
     [STATE.operatorSession]: async () => {
       live.sessionToken = (await identity.createSession(em(), { kind: "master" }, undefined)).token;
@@ -844,6 +1218,27 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
       return { walletId };
     },
     [STATE.spareWallet]: async () => ({ walletId: await ensureWallet(SPARE_WALLET) }),
+    [STATE.hookedCustomer]: () => ensureHookedCustomer(),
+    [STATE.webhook]: async () => {
+      await ensureHookedCustomer();
+      await t.services.webhooks.put(em(), HOOKED, { url: HOOK_URL, headers: [{ key: "X-Initech-Source", value: "custody" }] }, "create");
+    },
+    [STATE.delivered]: async () => ({ deliveryId: await ensureDelivery() }),
+    [STATE.unhooked]: async () => {
+      await ensureCustomer(UNHOOKED);
+      await t.services.webhooks.delete(em(), UNHOOKED).catch((error: unknown) => (isCode(error, "WEBHOOK_NOT_FOUND") ? undefined : Promise.reject(error)));
+    },
+    [STATE.noPoller]: async () => {
+      await ensureHookedCustomer();
+      await t.services.pollers.delete(em(), HOOKED).catch((error: unknown) => (isCode(error, "POLLER_NOT_FOUND") ? undefined : Promise.reject(error)));
+    },
+    [STATE.poller]: async () => {
+      await ensureHookedCustomer();
+      const existing = await t.services.pollers.get(em(), HOOKED).catch((error: unknown) => (isCode(error, "POLLER_NOT_FOUND") ? undefined : Promise.reject(error)));
+      const pollerId = existing?.poller_id ?? (await t.services.pollers.create(em(), HOOKED, { imap: { ...IMAP_CLOSED, password: "mailbox-pass" }, description: "PIN mailbox" })).poller_id;
+      await t.services.pollers.poll(pollerId); // its statistics, deterministic: one failed poll
+      return { pollerId };
+    },
     [STATE.unknownWallet]: async () => {
       const exists = await wallets.balance(em(), { customerId: ACME }, UNKNOWN_WALLET).then(
         () => true,
