@@ -7,11 +7,11 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { once } from "node:events";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ImapFlow } from "imapflow";
+import { freePort } from "../../src/db/embedded.js";
 
 const DOVECOT = "/usr/sbin/dovecot";
 
@@ -35,14 +35,6 @@ const readLog = (dir: string): string => {
     return "(no log)";
   }
 };
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function client(port: number, user: string, pass: string): Promise<ImapFlow> {
   const c = new ImapFlow({ host: "127.0.0.1", port, secure: false, doSTARTTLS: false, auth: { user, pass }, logger: false });

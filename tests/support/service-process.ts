@@ -4,22 +4,14 @@
  * database of the test run's PostgreSQL, with the test keys and any configuration overrides.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
+import { freePort } from "../../src/db/embedded.js";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY } from "./app.js";
 import { waitFor } from "./wait.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+export { freePort };
 
 /** A running service process. */
 export interface ServiceProcess {

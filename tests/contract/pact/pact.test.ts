@@ -18,7 +18,6 @@
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,6 +35,7 @@ import { DomainError } from "../../../src/domain/errors.js";
 import type { IdentityService } from "../../../src/modules/identity/service.js";
 import type { UserService } from "../../../src/modules/users/service.js";
 import type { WalletService } from "../../../src/modules/wallets/service.js";
+import { freePort } from "../../../src/db/embedded.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
 import { BTC_DESTINATION } from "../../support/fixtures.js";
 import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
@@ -54,15 +54,6 @@ const {
   fromProviderState,
   iso8601DateTimeWithMillis,
 } = MatchersV3;
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 const CONSUMER = "platform-client";
 const PROVIDER = "custody-platform-api";
