@@ -97,6 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (!databaseUrl) {
     embedded = await startEmbeddedPostgres(config.dataDir);
     databaseUrl = embedded.url;
+    if (embedded.leftover !== "none") logger.warn({ dataDir: config.dataDir, leftover: embedded.leftover }, "a PostgreSQL left running by a killed process was stopped first");
     logger.info({ port: embedded.port, dataDir: config.dataDir }, "embedded PostgreSQL started");
   }
   let orm: MikroORM | undefined;
