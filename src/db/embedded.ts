@@ -124,7 +124,7 @@ export async function startEmbeddedPostgres(
     await pg.start();
   } catch (error) {
     const cause = error instanceof Error ? error.message : "the server exited before it was ready";
-    throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${cause}\n${lines.join("\n")}`.trim());
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${cause}\n${lines.join("\n")}`.trim(), { cause: error });
   }
   const serverUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}`;
   const client = pg.getPgClient("postgres", "127.0.0.1");
