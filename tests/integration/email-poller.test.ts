@@ -322,4 +322,15 @@ describe("polling", () => {
     await waitFor("the healthy poller to read its message", async () => ((await dovecot.flags(healthy.mailbox, PASSWORD)).get(uid)?.includes("\\Seen") ? true : undefined), 10_000);
     expect((await getPoller(healthy.customerId)).last_error).toBeNull();
   });
+
+  it("deleting the customer stops its poller: the job is removed at its next run and no message is read", async () => {
+    const { customerId, mailbox } = await tenant();
+    dovecot.addUser(mailbox, PASSWORD);
+    const pollerId = (await createPoller(customerId)).body.data.poller_id as string;
+    await waitFor("a first poll", async () => ((await getPoller(customerId)).last_successful_poll_at ? true : undefined), 10_000);
+    expect((await asOperator(request(t.express).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
+    const uid = await dovecot.deliver(mailbox, PASSWORD, { subject: "after the customer was deleted", text: "PIN 1234" });
+    await waitFor("the poll job to be removed", async () => ((await pollJobs(pollerId)).length === 0 ? true : undefined), 10_000);
+    expect((await dovecot.flags(mailbox, PASSWORD)).get(uid)).not.toContain("\\Seen");
+  });
 });

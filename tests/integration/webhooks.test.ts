@@ -409,6 +409,29 @@ describe("withdrawal.pin notifications", () => {
     expect(log[0]).toMatchObject({ status: "succeeded" });
   });
 
+  it("deleting the customer stops its pending deliveries: they become disabled, nothing is sent", async () => {
+    const { customerId, key } = await tenant();
+    await register(customerId);
+    // failing answers throughout, so a retry racing the deletion cannot end the delivery itself
+    receiver.answers.push(...Array.from({ length: 10 }, () => ({ status: 503 })));
+    const user = await fundedBtcUser(t.express, key);
+    const withdrawalId = await initiateBtcWithdrawal(t.express, key, user.userId);
+    await waitForPins(withdrawalId, 1);
+    await waitFor("the failed first attempt to be recorded", async () => {
+      const [row] = await t.orm.em.fork().execute<{ attempt_count: number }[]>(`select attempt_count from webhook_delivery where customer_id = ?`, [customerId]);
+      return row && row.attempt_count >= 1 ? true : undefined;
+    });
+    expect((await asOperator(request(t.express).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
+    const [row] = await waitFor("the delivery to be disabled", async () => {
+      const rows = await t.orm.em.fork().execute<{ status: string }[]>(`select status from webhook_delivery where customer_id = ?`, [customerId]);
+      return rows[0]?.status === "disabled" ? rows : undefined;
+    }, 10_000);
+    expect(row!.status).toBe("disabled");
+    const sent = pinsFor(withdrawalId).length;
+    await sleep(2_500); // several delivery rounds: nothing more goes out
+    expect(pinsFor(withdrawalId)).toHaveLength(sent);
+  });
+
   it("a customer without a webhook gets no notification row at all", async () => {
     const { customerId, key } = await tenant();
     const user = await fundedBtcUser(t.express, key);

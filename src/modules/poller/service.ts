@@ -201,13 +201,15 @@ export class EmailPollerService {
   /**
    * One poll of poller `pollerId` (the `email-poll` job): reads up to 50 unseen messages, applies
    * the PINs they carry, marks them seen, and records the statistics (or the failure) on the poller.
-   * A poller that is gone or disabled has its job removed instead. Never throws for a mailbox
+   * A poller that is gone or disabled, or whose customer was deleted, has its job removed instead. Never throws for a mailbox
    * problem: it is recorded in `last_error`.
    */
   async poll(pollerId: string): Promise<PollOutcome> {
     const em = this.orm.em.fork();
     const poller = await em.findOne(EmailPoller, { pollerId });
-    if (!poller || !poller.enabled) {
+    const customerActive = poller ? await this.identity.getActiveCustomer(em, poller.customerId).then(() => true, () => false) : false;
+    if (!poller || !poller.enabled || !customerActive) {
+      // gone, disabled, or its customer deleted: the job ends here
       await this.stopJob(pollerId);
       return { processed: 0, pinsApplied: 0 };
     }

@@ -365,13 +365,15 @@ export class WebhookService implements PinPush {
    * One attempt of a delivery: sends it (no connection held), records the attempt and the
    * delivery's new state in one transaction: 2xx `succeeded`; 410 disables the webhook and its
    * pending deliveries; otherwise the next attempt after {@link retryDelayMs}, or `failed` after
-   * {@link MAX_DELIVERY_ATTEMPTS}. A deleted or disabled webhook makes the delivery `disabled`.
+   * {@link MAX_DELIVERY_ATTEMPTS}. A deleted or disabled webhook, or a deleted customer, makes the
+   * delivery `disabled`.
    * `manual` (Retry Webhook Delivery) leaves a non-2xx delivery's status and schedule as they were.
    */
   private async attempt(deliveryId: string, customerId: string, manual = false): Promise<void> {
     const em = this.orm.em.fork();
     const delivery = await em.findOneOrFail(WebhookDelivery, { id: deliveryId });
-    const webhook = await em.findOne(Webhook, { customerId });
+    const customerActive = await this.identity.getActiveCustomer(em, customerId).then(() => true, () => false);
+    const webhook = customerActive ? await em.findOne(Webhook, { customerId }) : null;
     if (!webhook || webhook.disabledAt) {
       if (!manual) await em.nativeUpdate(WebhookDelivery, { id: deliveryId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
       return;
