@@ -884,7 +884,7 @@ export interface components {
             last_name: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`).
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`), at most 255 characters.
              */
             email: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
@@ -1633,7 +1633,7 @@ export interface components {
             last_name?: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use).
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use), at most 255 characters.
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */

@@ -92,6 +92,66 @@ export function bodyErrors() {
       res.status(415).json(errorBody(surface, req.traceId, [{ code: "UNSUPPORTED_MEDIA_TYPE", message: "Unsupported body encoding." }]));
       return;
     }
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      // Any other body the parser could not read: a Content-Encoding that does not match the bytes
+      // (gzip that is not gzip), an aborted or truncated upload…
+      const reason = (error as { code?: string }).code === "Z_DATA_ERROR" || /header check|incorrect|invalid/i.test(String((error as Error).message))
+        ? "its bytes do not match its Content-Encoding"
+        : "it is incomplete or malformed";
+      res.status(400).json(errorBody(surface, req.traceId, [{ code: "BAD_REQUEST", message: `The request body could not be read: ${reason}.` }]));
+      return;
+    }
     next(error);
+  };
+}
+
+/**
+ * Largest number of values {@link rejectNul} looks at in one body: far above what a 1 MiB body
+ * (`BODY_LIMIT_BYTES`) can hold, so every value of an accepted body is checked.
+ */
+const MAX_NODES = 2_000_000;
+
+/** Whether `value` (a parsed JSON body) holds a string with a NUL character, walked without recursion. */
+function holdsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0 && seen++ < MAX_NODES) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes("\u0000")) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Refuses a NUL character anywhere in the path, the query or a JSON body string (PostgreSQL cannot
+ * store it in text, and no field of either surface allows it): 400 `BAD_REQUEST` in the surface's
+ * envelope, before the request reaches a surface.
+ */
+export function rejectNul(): RequestHandler {
+  return (req, res, next) => {
+    let path: string;
+    try {
+      path = decodeURIComponent(req.path);
+    } catch {
+      path = req.path;
+    }
+    const query = Object.entries(req.query as Record<string, unknown>).some(([k, v]) => k.includes("\u0000") || holdsNul(v));
+    if (path.includes("\u0000") || query || holdsNul(req.body)) {
+      res.status(400).json(
+        errorBody(surfaceOf(req.path), req.traceId, [{ code: "BAD_REQUEST", message: "The request holds a NUL character (U+0000), which no field accepts." }]),
+      );
+      return;
+    }
+    next();
   };
 }

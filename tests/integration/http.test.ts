@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
+import { BASE, Walk, expectPlatformError, userBody } from "../support/fixtures.js";
 import { loadDocument } from "../../src/http/docs.js";
 
 let t: TestApp;
@@ -63,6 +63,37 @@ describe("platform envelope and trace ids", () => {
     const res = await api().get("/v2/credit-products").set("x-api-key", key);
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ success: false, errors: [{ code: "NOT_IMPLEMENTED" }], meta: { version: "v2" } });
+  });
+});
+
+describe("bad input answers 4xx, never 500 (issue 8 items)", () => {
+  it("a user email of 300 characters answers 422 on create and update (column limit 255)", async () => {
+    const email = `${"a".repeat(288)}@example.com`;
+    const created = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({ email }));
+    expectPlatformError(created, 422, "UNPROCESSABLE_ENTITY");
+    expect(created.body.errors[0].field).toBe("email");
+    const user = await new Walk(t.express).user(key);
+    const updated = await api().put(`${BASE}/users/${user.user_id as string}`).set("x-api-key", key).send({ email });
+    expectPlatformError(updated, 422, "UNPROCESSABLE_ENTITY");
+  });
+
+  it("a NUL character in a body string, a query value or the path answers 400 BAD_REQUEST", async () => {
+    const body = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({ first_name: "Ja\u0000ne" }));
+    expectPlatformError(body, 400, "BAD_REQUEST");
+    expect(body.body.errors[0].message).toMatch(/NUL/);
+    const nested = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({}, { residential_city: "Spring\u0000field" }));
+    expectPlatformError(nested, 400, "BAD_REQUEST");
+    expectPlatformError(await api().get(`${BASE}/users?search=a%00b`).set("x-api-key", key), 400, "BAD_REQUEST");
+    expectPlatformError(await api().get(`${BASE}/users/a%00b`).set("x-api-key", key), 400, "BAD_REQUEST");
+    const credit = await api().get("/v2/wallet/credits?limit=1%00").set("x-api-key", key);
+    expect(credit.status).toBe(400);
+    expect(credit.body).toMatchObject({ success: false, errors: [{ code: "BAD_REQUEST" }], meta: { version: "v2" } });
+  });
+
+  it("a body sent as Content-Encoding: gzip that is not gzip answers 400 BAD_REQUEST", async () => {
+    const res = await api().post(`${BASE}/users`).set("x-api-key", key).set("content-type", "application/json").set("content-encoding", "gzip").send(JSON.stringify(userBody()));
+    expectPlatformError(res, 400, "BAD_REQUEST");
+    expect(res.body.errors[0].message).toMatch(/gzip|encod/i);
   });
 });
 
