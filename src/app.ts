@@ -17,7 +17,7 @@ import { SandboxProvider } from "./providers/sandbox.js";
 import type { CustodyProvider } from "./providers/provider.js";
 import { docsRouter, loadDocument } from "./http/docs.js";
 import { errorBody } from "./http/envelope.js";
-import { bodyErrors, jsonBodies, rejectNul, surfaceOf, traceIds } from "./http/middleware.js";
+import { bodyErrors, jsonBodies, rejectUnsafeInput, surfaceOf, traceIds } from "./http/middleware.js";
 import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
 import { platformAccess, platformScope } from "./http/platform/access.js";
@@ -185,7 +185,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app.use(docsRouter());
     app.use(...jsonBodies(config.bodyLimitBytes));
     app.use(bodyErrors());
-    app.use(rejectNul());
+    app.use(rejectUnsafeInput());
     const platformRouter = express.Router();
     platformRouter.use((req, res, next) => {
       platform.handle(req, res, req.traceId).catch(next);

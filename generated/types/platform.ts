@@ -1083,6 +1083,8 @@ export interface components {
             principal_place_city?: string;
             /** @description Postal code of the principal place of business. */
             principal_place_postal_code?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Success envelope of the platform API. */
         CustomerEnvelope: {
@@ -1586,6 +1588,8 @@ export interface components {
             principal_place_city?: string;
             /** @description Postal code of the principal place of business. */
             principal_place_postal_code?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of Update Customer: every field is optional; omitted fields keep their values. */
         UpdateCustomerRequest: {

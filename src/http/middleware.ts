@@ -107,37 +107,47 @@ export function bodyErrors() {
 }
 
 /**
- * Largest number of values {@link rejectNul} looks at in one body: far above what a 1 MiB body
+ * Largest number of values {@link rejectUnsafeInput} looks at in one body: far above what a 1 MiB body
  * (`BODY_LIMIT_BYTES`) can hold, so every value of an accepted body is checked.
  */
 const MAX_NODES = 2_000_000;
 
-/** Whether `value` (a parsed JSON body) holds a string with a NUL character, walked without recursion. */
-function holdsNul(value: unknown): boolean {
-  const stack: unknown[] = [value];
+/** Deepest nesting of arrays and objects accepted in a body: no field of either document nests more than a few levels. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * What makes a parsed JSON value unacceptable, walked without recursion: a NUL character in a
+ * string or key, or nesting deeper than {@link MAX_BODY_DEPTH}; null when neither.
+ */
+function unsafeValue(value: unknown): "nul" | "deep" | null {
+  const stack: [unknown, number][] = [[value, 0]];
   let seen = 0;
   while (stack.length > 0 && seen++ < MAX_NODES) {
-    const v = stack.pop();
+    const [v, depth] = stack.pop() as [unknown, number];
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return true;
-    } else if (Array.isArray(v)) {
-      for (const item of v) stack.push(item);
+      if (v.includes("\u0000")) return "nul";
     } else if (v !== null && typeof v === "object") {
-      for (const [k, item] of Object.entries(v)) {
-        if (k.includes("\u0000")) return true;
-        stack.push(item);
+      if (depth >= MAX_BODY_DEPTH) return "deep";
+      if (Array.isArray(v)) {
+        for (const item of v) stack.push([item, depth + 1]);
+      } else {
+        for (const [k, item] of Object.entries(v)) {
+          if (k.includes("\u0000")) return "nul";
+          stack.push([item, depth + 1]);
+        }
       }
     }
   }
-  return false;
+  return null;
 }
 
 /**
- * Refuses a NUL character anywhere in the path, the query or a JSON body string (PostgreSQL cannot
- * store it in text, and no field of either surface allows it): 400 `BAD_REQUEST` in the surface's
- * envelope, before the request reaches a surface.
+ * Refuses, before the request reaches a surface, with 400 `BAD_REQUEST` in the surface's envelope:
+ * a NUL character anywhere in the path, the query or a JSON body string or key (PostgreSQL cannot
+ * store it in text, and no field of either document allows it), and a body nested deeper than
+ * {@link MAX_BODY_DEPTH} levels (it could only overflow a stack further on).
  */
-export function rejectNul(): RequestHandler {
+export function rejectUnsafeInput(): RequestHandler {
   return (req, res, next) => {
     let path: string;
     try {
@@ -145,11 +155,15 @@ export function rejectNul(): RequestHandler {
     } catch {
       path = req.path;
     }
-    const query = Object.entries(req.query as Record<string, unknown>).some(([k, v]) => k.includes("\u0000") || holdsNul(v));
-    if (path.includes("\u0000") || query || holdsNul(req.body)) {
-      res.status(400).json(
-        errorBody(surfaceOf(req.path), req.traceId, [{ code: "BAD_REQUEST", message: "The request holds a NUL character (U+0000), which no field accepts." }]),
-      );
+    const query = Object.entries(req.query as Record<string, unknown>).some(([k, v]) => k.includes("\u0000") || unsafeValue(v) !== null);
+    const body = unsafeValue(req.body);
+    const refuse = (message: string) => res.status(400).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "BAD_REQUEST", message }]));
+    if (path.includes("\u0000") || query || body === "nul") {
+      refuse("The request holds a NUL character (U+0000), which no field accepts.");
+      return;
+    }
+    if (body === "deep") {
+      refuse(`The request body is nested deeper than ${MAX_BODY_DEPTH} levels.`);
       return;
     }
     next();

@@ -227,3 +227,19 @@ describe("credentials", () => {
     expect((await api().get(`${BASE}/users`).set("x-api-key", b.key)).status).toBe(200);
   });
 });
+
+describe("bad input on customers (issue 8 items)", () => {
+  it("a business object nested 20 000 levels deep answers 400; stray keys and __proto__ in business answer 422", async () => {
+    await walk.customer("deep-co", operator);
+    const nested = '{"a":'.repeat(20_000) + '"x"' + "}".repeat(20_000);
+    const deep = await api().put(`${BASE}/customers/deep-co`).set("Authorization", `Bearer ${operator}`).set("content-type", "application/json")
+      .send(`{"business":{"entity_name":"Deep","incorporation_country":"US","extra":${nested}}}`);
+    expectPlatformError(deep, 400, "BAD_REQUEST");
+    expect(deep.body.errors[0].message).toMatch(/nested deeper than 32/);
+    for (const business of ['{"entity_name":"P","incorporation_country":"US","__proto__":{"admin":true}}', '{"entity_name":"P","incorporation_country":"US","stray":"y"}']) {
+      const res = await api().put(`${BASE}/customers/deep-co`).set("Authorization", `Bearer ${operator}`).set("content-type", "application/json").send(`{"business":${business}}`);
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.body.errors[0].field).toMatch(/^business\.(__proto__|stray)$/);
+    }
+  });
+});
