@@ -8,7 +8,7 @@
  * the SSRF guard at registration and at connect time, and secrets sealed at rest.
  */
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
@@ -432,11 +432,21 @@ describe("withdrawal.pin notifications", () => {
     expect(pinsFor(withdrawalId)).toHaveLength(sent);
   });
 
-  it("a customer without a webhook gets no notification row at all", async () => {
+  it("a customer without a webhook gets no notification row at all, and no delivery job is started", async () => {
     const { customerId, key } = await tenant();
     const user = await fundedBtcUser(t.express, key);
-    await initiateBtcWithdrawal(t.express, key, user.userId);
-    expect(await deliveries(customerId)).toEqual([]);
+    const kick = vi.spyOn(t.services.webhooks, "kick");
+    try {
+      await initiateBtcWithdrawal(t.express, key, user.userId);
+      expect(kick).not.toHaveBeenCalled();
+      expect(await deliveries(customerId)).toEqual([]);
+      // with a webhook, the same call starts one delivery job
+      await register(customerId);
+      await initiateBtcWithdrawal(t.express, key, user.userId);
+      expect(kick).toHaveBeenCalledTimes(1);
+    } finally {
+      kick.mockRestore();
+    }
   });
 });
 

@@ -221,10 +221,11 @@ export class WebhookService implements PinPush {
   /**
    * Writes a `withdrawal.pin` notification to the outbox in `tx` when the customer has an enabled
    * webhook (decisions.md §4: every new code is pushed too); nothing otherwise.
+   * @returns whether it wrote one.
    */
-  async enqueuePin(tx: EntityManager, pin: PinEvent): Promise<void> {
+  async enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean> {
     const [webhook] = await tx.execute<{ disabled_at: Date | null }[]>(`select disabled_at from webhook where customer_id = ?`, [pin.customerId]);
-    if (!webhook || webhook.disabled_at !== null) return;
+    if (!webhook || webhook.disabled_at !== null) return false;
     const payload: PinNotification = {
       type: "withdrawal.pin",
       timestamp: new Date().toISOString(),
@@ -249,6 +250,7 @@ export class WebhookService implements PinPush {
       reference: `withdrawal:${pin.withdrawalId}`,
       createdAt: new Date(),
     });
+    return true;
   }
 
   /** Starts a delivery round on a worker, after commit (the recurring round catches up if this is lost). */

@@ -65,11 +65,11 @@ export interface PinEvent {
 
 /**
  * The push channel of new codes (the customer's webhook, decisions.md §4–§5): `enqueuePin` writes
- * the notification to its outbox in the caller's transaction (nothing when no webhook is
- * configured); `kick` starts its delivery after commit.
+ * the notification to its outbox in the caller's transaction and says whether it did (not when no
+ * enabled webhook is configured); `kick` starts its delivery after commit.
  */
 export interface PinPush {
-  enqueuePin(tx: EntityManager, pin: PinEvent): Promise<void>;
+  enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean>;
   kick(): void;
 }
 
@@ -150,7 +150,7 @@ export class WithdrawalService {
     }
 
     let code = "";
-    let outcome: { repeat: Withdrawal } | { created: Withdrawal };
+    let outcome: { repeat: Withdrawal } | { created: Withdrawal; pushed: boolean };
     try {
       outcome = await em.transactional(async (tx) => {
         // Locks in one order, key then user: parallel repeats of one key wait here and then find the
@@ -185,9 +185,9 @@ export class WithdrawalService {
         this.setCode(withdrawal, code);
         await tx.flush();
         await this.ledger.post(tx, { kind: "hold", walletId: wallet.walletId, network, currency: currency.code, amount, reference: `withdrawal:${withdrawal.id}` });
-        await this.deliverCode(tx, user, withdrawal, code);
+        const pushed = await this.deliverCode(tx, user, withdrawal, code);
         await tx.flush();
-        return { created: withdrawal };
+        return { created: withdrawal, pushed };
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "withdrawal_customer_idempotency_key_unique") {
@@ -197,7 +197,7 @@ export class WithdrawalService {
       throw error;
     }
     if ("repeat" in outcome) return this.repeat(outcome.repeat, fingerprint);
-    this.kickDeliveries();
+    this.kickDeliveries(outcome.pushed);
     return this.initiatedView(outcome.created, false);
   }
 
@@ -276,14 +276,14 @@ export class WithdrawalService {
    */
   async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<{ message: string }> {
     const user = await this.activeUser(em, customerId, userId);
-    await em.transactional(async (tx) => {
+    const pushed = await em.transactional(async (tx) => {
       const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertResendable(w.status);
       const code = newConfirmationCode();
       this.setCode(w, code);
-      await this.deliverCode(tx, user, w, code);
+      return this.deliverCode(tx, user, w, code);
     });
-    this.kickDeliveries();
+    this.kickDeliveries(pushed);
     return { message: "A new confirmation code has been sent; the previous code no longer works." };
   }
 
@@ -297,6 +297,7 @@ export class WithdrawalService {
    */
   async applyMailboxPin(em: EntityManager, customerId: string, withdrawalId: string, pin: string): Promise<MailboxPinOutcome> {
     if (!/^\d{4,8}$/.test(pin) || !isUuid(withdrawalId)) return "not-found";
+    let pushed = false;
     const outcome = await em.transactional(async (tx): Promise<MailboxPinOutcome> => {
       const w = await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!w) return "not-found";
@@ -304,10 +305,10 @@ export class WithdrawalService {
       const user = await this.users.findLive(tx, customerId, w.userId).catch(() => null);
       if (!user) return "not-found";
       this.setCode(w, pin);
-      await this.deliverCode(tx, user, w, pin);
+      pushed = await this.deliverCode(tx, user, w, pin);
       return "applied";
     });
-    if (outcome === "applied") this.kickDeliveries();
+    if (outcome === "applied") this.kickDeliveries(pushed);
     return outcome;
   }
 
@@ -402,16 +403,19 @@ export class WithdrawalService {
     w.codeAttempts = 0;
   }
 
-  /** Sends a new code to the user by email and, when the customer has a webhook, as `withdrawal.pin` (in `tx`). */
-  private async deliverCode(tx: EntityManager, user: User, w: Withdrawal, code: string): Promise<void> {
+  /**
+   * Sends a new code to the user by email and, when the customer has a webhook, as `withdrawal.pin`
+   * (both in `tx`). @returns whether a webhook notification was written.
+   */
+  private async deliverCode(tx: EntityManager, user: User, w: Withdrawal, code: string): Promise<boolean> {
     this.mail.enqueue(tx, this.codeEmail(user, w, code));
-    await this.pins.enqueuePin(tx, { customerId: w.customerId, withdrawalId: w.id, userId: w.userId, code, expiresAt: w.codeExpiresAt });
+    return this.pins.enqueuePin(tx, { customerId: w.customerId, withdrawalId: w.id, userId: w.userId, code, expiresAt: w.codeExpiresAt });
   }
 
-  /** Starts the delivery of what {@link deliverCode} wrote, after commit. */
-  private kickDeliveries(): void {
+  /** Starts the delivery of what {@link deliverCode} wrote, after commit; the webhook job only when a notification was written. */
+  private kickDeliveries(pushed: boolean): void {
     this.mail.kick();
-    this.pins.kick();
+    if (pushed) this.pins.kick();
   }
 
   private codeEmail(user: User, w: Withdrawal, code: string) {
