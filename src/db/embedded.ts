@@ -56,11 +56,11 @@ export async function stopLeftoverServer(databaseDir: string): Promise<"none" | 
   const pid = Number(pidLine);
   const ours = (): boolean => {
     if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return false;
+    const sameDir = resolve(dirLine ?? "") === resolve(databaseDir);
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmdline.includes("postgres") && resolve(dirLine ?? "") === resolve(databaseDir);
+      return sameDir && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
     } catch {
-      return false; // no /proc: trust the lock file only if its directory matches
+      return sameDir; // no /proc: trust the lock file when its directory is this one
     }
   };
   if (!ours()) {

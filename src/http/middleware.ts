@@ -96,9 +96,7 @@ export function bodyErrors() {
     if (typeof status === "number" && status >= 400 && status < 500) {
       // Any other body the parser could not read: a Content-Encoding that does not match the bytes
       // (gzip that is not gzip), an aborted or truncated upload…
-      const reason = (error as { code?: string }).code === "Z_DATA_ERROR" || /header check|incorrect|invalid/i.test(String((error as Error).message))
-        ? "its bytes do not match its Content-Encoding"
-        : "it is incomplete or malformed";
+      const reason = req.headers["content-encoding"] !== undefined ? "its bytes do not match its Content-Encoding" : "it is incomplete or malformed";
       res.status(400).json(errorBody(surface, req.traceId, [{ code: "BAD_REQUEST", message: `The request body could not be read: ${reason}.` }]));
       return;
     }

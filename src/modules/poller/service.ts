@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { ImapFlow } from "imapflow";
 import { simpleParser } from "mailparser";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
@@ -247,7 +248,7 @@ export class EmailPollerService {
   }
 
   /** Reads and applies one message; a bad message is logged and skipped. @returns whether a PIN was applied. */
-  private async handleMessage(client: Parameters<Parameters<typeof withMailbox>[1]>[0], poller: EmailPoller, uid: number): Promise<boolean> {
+  private async handleMessage(client: ImapFlow, poller: EmailPoller, uid: number): Promise<boolean> {
     try {
       const message = await client.fetchOne(String(uid), { source: true, size: true }, { uid: true });
       if (!message || !message.source || (message.size ?? message.source.length) > MAX_MESSAGE_BYTES) return false;
