@@ -8,7 +8,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, createTestDatabase } from "../support/app.js";
 import { startService, type ServiceProcess } from "../support/service-process.js";
-import { BTC_DESTINATION } from "../support/fixtures.js";
+import { BASE, Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
 
@@ -31,36 +31,19 @@ afterAll(async () => {
 
 const COMMON = { ALLOW_PRIVATE_NETWORK_TARGETS: "true", OUTBOX_INTERVAL_S: "1", WEBHOOK_TIMEOUT_S: "1", JOB_LOCK_LIFETIME_S: "5" };
 
-/** A customer with a webhook on the receiver and a funded user; returns what initiating needs. */
+/** A customer with a webhook on the receiver and a funded user, through the running service at `base`. */
 async function scene(base: string, customerId: string): Promise<{ key: string; userId: string; secret: string }> {
-  const api = `${base}/api/v1`;
-  const op = (await request(api).post("/sessions").set("x-master-api-key", TEST_MASTER_KEY)).body.data.token as string;
-  expect((await request(api).post("/customers").set("Authorization", `Bearer ${op}`).send({ customer_id: customerId, email: `ops@${customerId}.example`, entity_name: customerId })).status).toBe(201);
-  const key = (await request(api).post(`/customers/${customerId}/credentials`).set("Authorization", `Bearer ${op}`)).body.data.customer_secret as string;
-  const hook = await request(api).post(`/customers/${customerId}/webhooks`).set("Authorization", `Bearer ${op}`).send({ url: receiver.url });
+  const { key } = await new Walk(base).tenant(customerId);
+  const op = await new Walk(base).operatorToken();
+  const hook = await request(base).post(`${BASE}/customers/${customerId}/webhooks`).set("Authorization", `Bearer ${op}`).send({ url: receiver.url });
   expect(hook.status, JSON.stringify(hook.body)).toBe(201);
   const secret = hook.body.data.signing_secret as string;
   receiver.trust(secret);
-  const user = await request(api).post("/users").set("x-api-key", key).send({
-    account_type: "individual", account_role: "third", account_purpose: "trading", first_name: "Kim", last_name: "Crash",
-    email: `kim@${customerId}.example`, phone_country_code: "US", phone_number: `202555${String(Math.floor(Math.random() * 1e4)).padStart(4, "0")}`,
-    individual: { dob: "1990-05-17", residential_country_code: "US", residential_address: "1 Main St", residential_city: "Springfield", residential_state: "IL", residential_postal_code: "62704", id_type: "ssn", id_number: "123-45-6789", id_country_code: "US" },
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
-  const userId = user.body.data.user_id as string;
-  expect((await request(api).post(`/users/${userId}/activate`).set("x-api-key", key)).status).toBe(200);
-  const wallet = await request(api).post(`/users/${userId}/wallets`).set("x-api-key", key).send({ name: "BTC", networks: [{ name: "networks/bitcoin", currency: "btc" }] });
-  expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
-  const deposit = await request(api).post("/sandbox/deposits").set("x-api-key", key).send({ wallet_id: wallet.body.data.wallet_id, network: "networks/bitcoin", currency: "btc", amount: 1 });
-  expect(deposit.status).toBe(201);
+  const { userId } = await fundedBtcUser(base, key);
   return { key, userId, secret };
 }
 
-async function initiate(base: string, key: string, userId: string): Promise<string> {
-  const res = await request(`${base}/api/v1`).post(`/users/${userId}/accounts/crypto/withdrawals`).set("x-api-key", key).send({ currency: "btc", amount: 0.001, address: BTC_DESTINATION });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data.id as string;
-}
+const initiate = (base: string, key: string, userId: string) => initiateBtcWithdrawal(base, key, userId);
 
 const pinsFor = (withdrawalId: string) => receiver.received.filter((r) => r.json.type === "withdrawal.pin" && r.json.data.withdrawal_id === withdrawalId);
 

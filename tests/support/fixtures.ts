@@ -4,6 +4,9 @@
  */
 import request from "supertest";
 import type { Express } from "express";
+
+/** What the helpers send requests to: an express app in this process, or a running server's base URL. */
+export type Target = Express | string;
 import { expect } from "vitest";
 import { TEST_MASTER_KEY } from "./app.js";
 
@@ -38,7 +41,7 @@ export function userBody(overrides: Record<string, unknown> = {}, individual: Re
 
 /** HTTP helpers bound to one app. */
 export class Walk {
-  constructor(readonly app: Express) {}
+  constructor(readonly app: Target) {}
 
   /** A new operator session token. */
   async operatorToken(): Promise<string> {
@@ -104,7 +107,7 @@ export interface FundedUser {
 }
 
 /** Creates and activates a user of `key`'s customer, opens a BTC wallet and deposits `btc` into it. */
-export async function fundedBtcUser(app: Express, key: string, btc = 1): Promise<FundedUser> {
+export async function fundedBtcUser(app: Target, key: string, btc = 1): Promise<FundedUser> {
   const walk = new Walk(app);
   const user = await walk.user(key);
   const userId = user.user_id as string;
@@ -125,7 +128,7 @@ export async function fundedBtcUser(app: Express, key: string, btc = 1): Promise
 }
 
 /** Initiates a BTC withdrawal of `amount` to {@link BTC_DESTINATION}; returns its id (PENDING). */
-export async function initiateBtcWithdrawal(app: Express, key: string, userId: string, amount = 0.001): Promise<string> {
+export async function initiateBtcWithdrawal(app: Target, key: string, userId: string, amount = 0.001): Promise<string> {
   const res = await request(app)
     .post(`${BASE}/users/${userId}/accounts/crypto/withdrawals`)
     .set("x-api-key", key)
