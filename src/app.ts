@@ -128,6 +128,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
       codeTtlS: config.withdrawalCodeTtlS,
       maxAttempts: config.withdrawalCodeMaxAttempts,
+      maxTotalAttempts: config.withdrawalCodeMaxTotalAttempts,
+      maxResends: config.withdrawalCodeMaxResends,
+      resendIntervalS: config.withdrawalCodeResendIntervalS,
       caps: config.withdrawalCaps,
     });
     const pollers = new EmailPollerService(orm, secrets.box, identity, scheduler, withdrawals, {

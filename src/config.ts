@@ -65,6 +65,12 @@ export interface Config {
   withdrawalCodeTtlS: number;
   /** `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5): wrong codes before confirm answers 403 until Resend Code. */
   withdrawalCodeMaxAttempts: number;
+  /** `WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS` (default 15): wrong codes over a withdrawal's life; the last one cancels it and releases its hold. */
+  withdrawalCodeMaxTotalAttempts: number;
+  /** `WITHDRAWAL_CODE_MAX_RESENDS` (default 3): Resend Code calls a withdrawal allows. */
+  withdrawalCodeMaxResends: number;
+  /** `WITHDRAWAL_CODE_RESEND_INTERVAL_S` (default 30): seconds between a code and the next Resend Code (429 before). */
+  withdrawalCodeResendIntervalS: number;
   /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
   pollerIntervalS: number;
   /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
@@ -180,6 +186,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: str("MAIL_FROM", "Custody Platform <no-reply@custody.invalid>"),
     withdrawalCodeTtlS: int("WITHDRAWAL_CODE_TTL_S", 600, 30, 86_400),
     withdrawalCodeMaxAttempts: int("WITHDRAWAL_CODE_MAX_ATTEMPTS", 5, 1, 100),
+    withdrawalCodeMaxTotalAttempts: int("WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS", 15, 1, 1000),
+    withdrawalCodeMaxResends: int("WITHDRAWAL_CODE_MAX_RESENDS", 3, 0, 100),
+    withdrawalCodeResendIntervalS: int("WITHDRAWAL_CODE_RESEND_INTERVAL_S", 30, 0, 3600),
     withdrawalCaps: caps(),
     pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
     imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),

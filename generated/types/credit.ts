@@ -1501,6 +1501,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -1517,6 +1537,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1657,6 +1690,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -1673,6 +1726,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1754,6 +1820,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -1770,6 +1856,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1872,6 +1971,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -1888,6 +2007,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1963,6 +2095,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -1979,6 +2131,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2058,6 +2223,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2074,6 +2259,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2149,6 +2347,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2165,6 +2383,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,6 +2497,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2282,6 +2533,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2372,6 +2636,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2388,6 +2672,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2457,6 +2754,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2473,6 +2790,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,6 +2944,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2630,6 +2980,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +3074,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2727,6 +3110,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2819,6 +3215,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -2835,6 +3251,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2996,6 +3425,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3012,6 +3461,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3104,6 +3566,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3120,6 +3602,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,6 +3701,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3222,6 +3737,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,6 +3863,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3351,6 +3899,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3463,6 +4024,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3479,6 +4060,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +4224,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3646,6 +4260,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3732,6 +4359,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3748,6 +4395,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3840,6 +4500,26 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
                 headers: {
@@ -3856,6 +4536,19 @@ export interface operations {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

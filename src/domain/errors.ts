@@ -20,6 +20,8 @@ export class DomainError extends Error {
     public readonly code: ErrorCode,
     message: string,
     public readonly field?: string,
+    /** Seconds after which a retry may succeed (429 and 503); sent as `Retry-After`. */
+    public readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = "DomainError";

@@ -121,6 +121,8 @@ export interface RenderedError {
   errors: (PlatformErrorItem | CreditErrorItem)[];
   /** Set when the error was not a typed one (logged with its stack, never sent). */
   unexpected?: unknown;
+  /** Response headers the error carries (`Retry-After` of 429 and 503). */
+  headers?: Record<string, string>;
 }
 
 /** Renders field problems as 422 items of the surface. */
@@ -143,7 +145,9 @@ export function renderError(surface: Surface, error: unknown): RenderedError {
     const status = STATUS_OF[error.code];
     const code = surface === "platform" ? error.code : creditCodeFor(status);
     const item = error.field ? { code, message: error.message, field: error.field } : { code, message: error.message };
-    return { status, errors: [item as PlatformErrorItem | CreditErrorItem] };
+    const rendered: RenderedError = { status, errors: [item as PlatformErrorItem | CreditErrorItem] };
+    if (error.retryAfterS !== undefined) rendered.headers = { "Retry-After": String(error.retryAfterS) };
+    return rendered;
   }
   return {
     status: 500,

@@ -106,6 +106,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     if (rendered.unexpected !== undefined) {
       logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
     }
+    if (rendered.headers) state.res.set(rendered.headers);
     state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
   };
 

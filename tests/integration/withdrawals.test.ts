@@ -16,19 +16,22 @@ import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 let t: TestApp;
 /** Short code lifetime, 3 attempts and small caps (btc: 1 / 1.5 / 2; eth: monthly below daily). */
 let tc: TestApp;
+/** The default code limits, the resend spacing included (test apps otherwise run without it). */
+let tl: TestApp;
 const SMALL_CAPS = {
   btc: { perWithdrawal: "1", daily: "1.5", monthly: "2" },
   eth: { perWithdrawal: "1", daily: "5", monthly: "1.5" },
 };
 
 beforeAll(async () => {
-  [t, tc] = await Promise.all([
+  [t, tc, tl] = await Promise.all([
     startTestApp(),
     startTestApp({ WITHDRAWAL_CODE_TTL_S: "30", WITHDRAWAL_CODE_MAX_ATTEMPTS: "3", WITHDRAWAL_CAPS: JSON.stringify(SMALL_CAPS) }),
+    startTestApp({ WITHDRAWAL_CODE_RESEND_INTERVAL_S: "30" }),
   ]);
 });
 afterAll(async () => {
-  await Promise.all([t?.dispose(), tc?.dispose()]);
+  await Promise.all([t?.dispose(), tc?.dispose(), tl?.dispose()]);
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -238,6 +241,7 @@ const wrong = (code: string, i = 1) => String((Number(code) + i) % 1_000_000).pa
 
 const A = () => new Api(t);
 const C = () => new Api(tc);
+const L = () => new Api(tl);
 
 /** Balance item of `held` withdrawn from a deposit of `deposit`, as 8-decimal strings. */
 const item = (currency: string, balance: string, available: string, held: string): BalanceItem => ({ currency, balance, available, held });
@@ -784,6 +788,76 @@ describe("POST …/{withdrawal_id}/verification/codes (resendWithdrawalCode)", (
     expect(await api.mails(s.key)).toHaveLength(2);
     expectPlatformError(await api.resend(apiKey(s.key), s.userId, UNKNOWN_ID), 404, "WITHDRAWAL_NOT_FOUND");
     expectPlatformError(await api.resend(apiKey(s.key), UNKNOWN_ID, done.id), 404, "USER_NOT_FOUND");
+  });
+});
+
+describe("code limits: resends spaced and counted, wrong codes counted over the withdrawal's life (issue 8)", () => {
+  /** Moves the current code's issue time `s` seconds into the past (the service reads the real clock). */
+  const age = (api: Api, id: string, s = 31) =>
+    api.sql(`update withdrawal set code_issued_at = code_issued_at - make_interval(secs => ?) where id = ?`, [s, id]);
+
+  it("answers 429 RATE_LIMIT_EXCEEDED with Retry-After within 30 s of the previous code, and 403 WITHDRAWAL_BLOCKED after the third resend", async () => {
+    const api = L();
+    const s = await api.scene("resend-limits");
+    const { id } = await api.started(s, { currency: "btc", amount: 0.1, address: TO.btc });
+    const early = await api.resend(apiKey(s.key), s.userId, id);
+    expectPlatformError(early, 429, "RATE_LIMIT_EXCEEDED");
+    const retryAfter = Number(early.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThanOrEqual(29);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    expect(await api.mailsOf(s, id)).toHaveLength(1);
+
+    for (let n = 1; n <= 3; n++) {
+      await age(api, id);
+      await api.resent(s, id);
+      // each new code restarts the spacing; once the resends are used up that is the answer
+      if (n < 3) expectPlatformError(await api.resend(bearer(s.token), s.userId, id), 429, "RATE_LIMIT_EXCEEDED");
+    }
+    expectPlatformError(await api.resend(bearer(s.token), s.userId, id), 403, "WITHDRAWAL_BLOCKED");
+    await age(api, id, 3600);
+    const fourth = await api.resend(apiKey(s.key), s.userId, id);
+    expectPlatformError(fourth, 403, "WITHDRAWAL_BLOCKED");
+    expect(fourth.body.errors[0].message).toMatch(/cancel/i);
+    expect(await api.mailsOf(s, id)).toHaveLength(4);
+    // the last code still confirms
+    const [latest] = await api.mailsOf(s, id);
+    expect((await api.confirm(apiKey(s.key), s.userId, id, codeIn(latest as Mail, id))).status).toBe(200);
+  });
+
+  it("cancels the withdrawal and releases its hold at the 15th wrong code over its life, whatever the resends", async () => {
+    const api = L();
+    const s = await api.scene("life-attempts");
+    const { id, code } = await api.started(s, { currency: "btc", amount: 0.25, address: TO.btc });
+    expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "0.75000000", "0.25000000"));
+    let current = code;
+    let wrongSent = 0;
+    // 5 wrong codes per code, a new code after each block: 5 + 5 + 4 wrong answers 400, the 15th cancels
+    while (wrongSent < 14) {
+      for (let i = 0; i < 5 && wrongSent < 14; i++) {
+        expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, wrong(current, 700 + wrongSent)), 400, "CONFIRMATION_CODE_INVALID");
+        wrongSent++;
+      }
+      if (wrongSent < 14) {
+        expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, current), 403, "WITHDRAWAL_BLOCKED");
+        await age(api, id);
+        current = await api.resent(s, id);
+      }
+    }
+    const last = await api.confirm(bearer(s.token), s.userId, id, wrong(current, 999));
+    expectPlatformError(last, 403, "WITHDRAWAL_BLOCKED");
+    expect(last.body.errors[0].message).toMatch(/cancelled/);
+    expect((await api.get(apiKey(s.key), s.userId, id)).body.data.status).toBe("CANCELLED");
+    expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
+    // the right code of the cancelled withdrawal no longer confirms, and no new code can be asked for
+    expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, current), 400, "BAD_REQUEST");
+    await age(api, id);
+    expectPlatformError(await api.resend(apiKey(s.key), s.userId, id), 400, "BAD_REQUEST");
+    const [row] = await api.sql<{ cancel_reason: string; code_failures_total: number }>(
+      `select cancel_reason, code_failures_total from withdrawal where id = ?`,
+      [id],
+    );
+    expect(row).toEqual({ cancel_reason: "too_many_attempts", code_failures_total: 15 });
+    expect(await tl.services.ledger.verify(tl.orm.em.fork())).toEqual(CLEAN);
   });
 });
 

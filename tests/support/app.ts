@@ -37,7 +37,11 @@ export interface TestApp extends App {
   dispose(): Promise<void>;
 }
 
-/** Builds the app on a fresh database. `env` overrides configuration variables. */
+/**
+ * Builds the app on a fresh database. `env` overrides configuration variables. Test apps space
+ * resends by 0 s unless told otherwise: the spacing has its own tests (withdrawals.test.ts, "code
+ * limits"), and other tests resend at once.
+ */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({
@@ -45,6 +49,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     MASTER_API_KEY: TEST_MASTER_KEY,
     SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: "silent",
+    WITHDRAWAL_CODE_RESEND_INTERVAL_S: "0",
     ...env,
   });
   const app = await createApp(config, { validateResponses: true });

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { DomainError } from "../../src/domain/errors.js";
 import { money } from "../../src/domain/money.js";
 import {
+  assertResendAllowed,
   CODE_DIGITS,
   assertCancellable,
   assertConfirmable,
@@ -96,25 +97,73 @@ describe("judgeCode: blocked before expired before wrong / right", () => {
     ["beyond the limit", max + 3, later, true, "blocked"],
     ["expired with attempts left", max - 1, earlier, false, "expired"],
   ])("%s → %s", (_label, attempts, expiresAt, matches, verdict) => {
-    expect(judgeCode({ attempts, expiresAt }, now, max, matches)).toBe(verdict);
+    expect(judgeCode({ attempts, failuresTotal: attempts, expiresAt }, now, { maxAttempts: max, maxTotalAttempts: 1000 }, matches)).toBe(verdict);
   });
 
   it("follows the configured maximum", () => {
     const expiresAt = new Date(now.getTime() + 1000);
-    expect(judgeCode({ attempts: 1, expiresAt }, now, 1, true)).toBe("blocked");
-    expect(judgeCode({ attempts: 0, expiresAt }, now, 1, true)).toBe("right");
-    expect(judgeCode({ attempts: 99, expiresAt }, now, 100, false)).toBe("wrong");
-    expect(judgeCode({ attempts: 100, expiresAt }, now, 100, true)).toBe("blocked");
+    const limits = (maxAttempts: number) => ({ maxAttempts, maxTotalAttempts: 1000 });
+    expect(judgeCode({ attempts: 1, failuresTotal: 1, expiresAt }, now, limits(1), true)).toBe("blocked");
+    expect(judgeCode({ attempts: 0, failuresTotal: 0, expiresAt }, now, limits(1), true)).toBe("right");
+    expect(judgeCode({ attempts: 99, failuresTotal: 99, expiresAt }, now, limits(100), false)).toBe("wrong");
+    expect(judgeCode({ attempts: 100, failuresTotal: 100, expiresAt }, now, limits(100), true)).toBe("blocked");
+  });
+
+  it.each<[string, number, number, boolean, CodeVerdict]>([
+    ["the wrong code that reaches the life-time limit", 2, 14, false, "exhausted"],
+    ["a wrong code one below it", 2, 13, false, "wrong"],
+    ["the right code at the last chance", 2, 14, true, "right"],
+    ["a blocked code never counts toward it", 5, 14, false, "blocked"],
+    ["an expired code never counts toward it", 0, 14, false, "expired"],
+  ])("over the withdrawal's life: %s → %s", (label, attempts, failuresTotal, matches, verdict) => {
+    const expiresAt = label.includes("expired") ? new Date(now.getTime() - 1) : new Date(now.getTime() + 1000);
+    expect(judgeCode({ attempts, failuresTotal, expiresAt }, now, { maxAttempts: 5, maxTotalAttempts: 15 }, matches)).toBe(verdict);
   });
 });
+
+describe("assertResendAllowed (WITHDRAWAL_CODE_MAX_RESENDS, WITHDRAWAL_CODE_RESEND_INTERVAL_S)", () => {
+  const now = new Date("2026-11-22T12:00:00.000Z");
+  const limits = { maxResends: 3, resendIntervalS: 30 };
+  const ago = (s: number) => new Date(now.getTime() - s * 1000);
+
+  it("allows a resend 30 s after the previous code, up to the third", () => {
+    expect(() => assertResendAllowed({ resends: 0, issuedAt: ago(30) }, now, limits)).not.toThrow();
+    expect(() => assertResendAllowed({ resends: 2, issuedAt: ago(3600) }, now, limits)).not.toThrow();
+  });
+
+  it("answers 429 RATE_LIMIT_EXCEEDED with the seconds left within the interval", () => {
+    const error = catchError(() => assertResendAllowed({ resends: 0, issuedAt: ago(10.5) }, now, limits));
+    expect(error.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(STATUS_OF[error.code]).toBe(429);
+    expect(error.retryAfterS).toBe(20);
+  });
+
+  it("answers 403 WITHDRAWAL_BLOCKED once the resends are used up, however long ago", () => {
+    const error = catchError(() => assertResendAllowed({ resends: 3, issuedAt: ago(86_400) }, now, limits));
+    expect(error.code).toBe("WITHDRAWAL_BLOCKED");
+    expect(STATUS_OF[error.code]).toBe(403);
+    expect(error.message).toMatch(/cancel/i);
+  });
+});
+
+function catchError(fn: () => void): DomainError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error("expected a DomainError");
+}
 
 describe("codeError", () => {
   it.each<[Exclude<CodeVerdict, "right">, string, number, string | undefined]>([
     ["blocked", "WITHDRAWAL_BLOCKED", 403, undefined],
+    ["exhausted", "WITHDRAWAL_BLOCKED", 403, undefined],
     ["expired", "CONFIRMATION_CODE_EXPIRED", 400, "code"],
     ["wrong", "CONFIRMATION_CODE_INVALID", 400, "code"],
   ])("%s → %s (%i)", (verdict, code, status, field) => {
-    const error = codeError(verdict, 5);
+    const error = codeError(verdict, { maxAttempts: 5, maxTotalAttempts: 15 });
     expect(error).toBeInstanceOf(DomainError);
     expect(error.code).toBe(code);
     expect(STATUS_OF[error.code]).toBe(status);
@@ -123,9 +172,15 @@ describe("codeError", () => {
   });
 
   it("names the attempt limit and Resend Code when blocked", () => {
-    const error = codeError("blocked", 7);
+    const error = codeError("blocked", { maxAttempts: 7, maxTotalAttempts: 15 });
     expect(error.message).toContain("7");
     expect(error.message).toMatch(/resend/i);
+  });
+
+  it("says the withdrawal was cancelled when the life-time limit is reached", () => {
+    const error = codeError("exhausted", { maxAttempts: 5, maxTotalAttempts: 15 });
+    expect(error.message).toContain("15");
+    expect(error.message).toMatch(/cancelled/);
   });
 });
 

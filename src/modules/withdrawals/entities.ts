@@ -8,7 +8,7 @@ import { Wallet } from "../wallets/entities.js";
 /**
  * A withdrawal of a user's account. Its amount is held in the ledger from initiation until confirm
  * (debited) or cancel (released). The current confirmation code is stored only as a keyed hash
- * (`codeHash`, null once used or voided). `idempotencyKey` is unique per customer and kept as long
+ * (`codeHash`, null once used or voided); its attempt counters and resends bound guessing. `idempotencyKey` is unique per customer and kept as long
  * as the withdrawal; `requestFingerprint` (SHA-256 of the canonical request) tells a repeat from a
  * reuse of the key with another body.
  */
@@ -33,7 +33,16 @@ export const Withdrawal = defineEntity({
     status: p.string().$type<WithdrawalStatus>(),
     codeHash: p.string().nullable(),
     codeExpiresAt: p.datetime(),
+    /** Wrong codes since the current code was issued (reset by a new code). */
     codeAttempts: p.integer(),
+    /** Wrong codes over the withdrawal's life (never reset); reaching `WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS` cancels it. */
+    codeFailuresTotal: p.integer().default(0),
+    /** Resend Code calls that issued a code (at most `WITHDRAWAL_CODE_MAX_RESENDS`). */
+    codeResends: p.integer().default(0),
+    /** When the current code was issued, UTC (Resend Code waits `WITHDRAWAL_CODE_RESEND_INTERVAL_S` after it). */
+    codeIssuedAt: p.datetime().onCreate(() => new Date()),
+    /** Why a CANCELLED withdrawal was cancelled: `user` (Cancel Withdrawal) or `too_many_attempts`. */
+    cancelReason: p.string().length(32).nullable(),
     idempotencyKey: p.string(),
     requestFingerprint: p.string(),
     txHash: p.string().nullable(),

@@ -19,6 +19,8 @@ import {
   assertCancellable,
   assertConfirmable,
   assertResendable,
+  assertResendAllowed,
+  type CodeLimits,
   assertWithinCaps,
   capPeriods,
   codeError,
@@ -46,9 +48,8 @@ export type InitiatedView = Schemas["InitiatedWithdrawal"];
 export type WithdrawalView = Schemas["Withdrawal"];
 
 /** Settings of the withdrawals service (src/config.ts). */
-export interface WithdrawalSettings {
+export interface WithdrawalSettings extends CodeLimits {
   codeTtlS: number;
-  maxAttempts: number;
   caps: Readonly<Record<string, WithdrawalCap>>;
 }
 
@@ -203,9 +204,11 @@ export class WithdrawalService {
 
   /**
    * Confirms with the code: debits the held amount through the provider exactly once. The user
-   * must be live and active. A wrong code counts an attempt (kept even though the call fails).
+   * must be live and active. A wrong code counts an attempt (kept even though the call fails); the
+   * wrong code that makes `WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS` over the withdrawal's life cancels it
+   * and releases its hold in the same transaction.
    * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404), WITHDRAWAL_NOT_FOUND (404), ALREADY_CONFIRMED / BAD_REQUEST (400, not
-   *   PENDING), WITHDRAWAL_BLOCKED (403, too many wrong codes), CONFIRMATION_CODE_EXPIRED,
+   *   PENDING), WITHDRAWAL_BLOCKED (403, too many wrong codes of this code, or of the withdrawal's life: then cancelled), CONFIRMATION_CODE_EXPIRED,
    *   CONFIRMATION_CODE_INVALID (400), CRYPTO_WITHDRAWAL_FAILED (400, provider refused).
    */
   async confirm(em: EntityManager, customerId: string, userId: string, withdrawalId: string, code: string): Promise<{ id: string; status: "COMPLETED" }> {
@@ -214,10 +217,19 @@ export class WithdrawalService {
       const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertConfirmable(w.status);
       const matches = typeof w.codeHash === "string" && this.box.matches(this.codeMaterial(w.id, code), w.codeHash);
-      const verdict = judgeCode({ attempts: w.codeAttempts, expiresAt: w.codeExpiresAt }, new Date(), this.settings.maxAttempts, matches);
+      const verdict = judgeCode(
+        { attempts: w.codeAttempts, failuresTotal: w.codeFailuresTotal, expiresAt: w.codeExpiresAt },
+        new Date(),
+        this.settings,
+        matches,
+      );
       if (verdict !== "right") {
-        if (verdict === "wrong") w.codeAttempts += 1;
-        return codeError(verdict, this.settings.maxAttempts);
+        if (verdict === "wrong" || verdict === "exhausted") {
+          w.codeAttempts += 1;
+          w.codeFailuresTotal += 1;
+        }
+        if (verdict === "exhausted") await this.cancelHeld(tx, w, "too_many_attempts");
+        return codeError(verdict, this.settings);
       }
       const wallet = await tx.findOneOrFail(Wallet, { walletId: w.walletId });
       const { hash } = await this.provider.executeWithdrawal(tx, {
@@ -270,17 +282,21 @@ export class WithdrawalService {
   }
 
   /**
-   * Resend Code: voids the old code, resets the attempt counter and emails a new code. The user
-   * must be live and active.
-   * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404), WITHDRAWAL_NOT_FOUND, ALREADY_CONFIRMED / BAD_REQUEST (400, not PENDING).
+   * Resend Code: voids the old code, resets the attempt counter (not the life-time count of wrong
+   * codes) and emails a new code. At most `WITHDRAWAL_CODE_MAX_RESENDS` per withdrawal, each
+   * `WITHDRAWAL_CODE_RESEND_INTERVAL_S` after the previous code. The user must be live and active.
+   * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404), WITHDRAWAL_NOT_FOUND, ALREADY_CONFIRMED / BAD_REQUEST (400, not PENDING),
+   *   WITHDRAWAL_BLOCKED (403, resends used up), RATE_LIMIT_EXCEEDED (429, too soon; `Retry-After`).
    */
   async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<{ message: string }> {
     const user = await this.activeUser(em, customerId, userId);
     const pushed = await em.transactional(async (tx) => {
       const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertResendable(w.status);
+      assertResendAllowed({ resends: w.codeResends, issuedAt: w.codeIssuedAt }, new Date(), this.settings);
       const code = newConfirmationCode();
       this.setCode(w, code);
+      w.codeResends += 1;
       return this.deliverCode(tx, user, w, code);
     });
     this.kickDeliveries(pushed);
@@ -321,18 +337,24 @@ export class WithdrawalService {
     await em.transactional(async (tx) => {
       const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertCancellable(w.status);
-      await this.ledger.post(tx, {
-        kind: "release",
-        walletId: w.walletId,
-        network: w.network,
-        currency: w.currency,
-        amount: money(w.amount),
-        reference: `withdrawal:${w.id}`,
-      });
-      w.status = "CANCELLED";
-      w.cancelledAt = new Date();
-      w.codeHash = null;
+      await this.cancelHeld(tx, w, "user");
     });
+  }
+
+  /** PENDING → CANCELLED in `tx`: releases the held amount to available and voids the code. */
+  private async cancelHeld(tx: EntityManager, w: Withdrawal, reason: "user" | "too_many_attempts"): Promise<void> {
+    await this.ledger.post(tx, {
+      kind: "release",
+      walletId: w.walletId,
+      network: w.network,
+      currency: w.currency,
+      amount: money(w.amount),
+      reference: `withdrawal:${w.id}`,
+    });
+    w.status = "CANCELLED";
+    w.cancelledAt = new Date();
+    w.cancelReason = reason;
+    w.codeHash = null;
   }
 
   /** Reads one withdrawal of the user. @throws DomainError USER_NOT_FOUND, WITHDRAWAL_NOT_FOUND. */
@@ -399,7 +421,8 @@ export class WithdrawalService {
 
   private setCode(w: Withdrawal, code: string): void {
     w.codeHash = this.box.hash(this.codeMaterial(w.id, code));
-    w.codeExpiresAt = new Date(Date.now() + this.settings.codeTtlS * 1000);
+    w.codeIssuedAt = new Date();
+    w.codeExpiresAt = new Date(w.codeIssuedAt.getTime() + this.settings.codeTtlS * 1000);
     w.codeAttempts = 0;
   }
 
