@@ -20,6 +20,7 @@ import { errorBody } from "./http/envelope.js";
 import { bodyErrors, jsonBodies, rejectUnsafeInput, surfaceOf, traceIds } from "./http/middleware.js";
 import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
+import { RateLimits } from "./http/rate-limits.js";
 import { platformAccess, platformScope } from "./http/platform/access.js";
 import { platformHandlers, platformNotImplemented } from "./http/platform/handlers.js";
 import { walletHandlers } from "./http/platform/wallet-handlers.js";
@@ -102,6 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
   let orm: MikroORM | undefined;
   let scheduler: JobScheduler | undefined;
+  let limits: RateLimits | undefined;
   try {
     orm = await initORM(databaseUrl);
     const secrets = await bootstrapIdentitySecrets(orm.em.fork(), config);
@@ -139,6 +141,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       allowPrivate: config.allowPrivateNetworkTargets,
     }, logger);
     const validateResponses = options.validateResponses ?? false;
+    limits = new RateLimits(databaseUrl, {
+      ip: config.rateLimitIp,
+      credential: config.rateLimitCredential,
+      authFailures: config.rateLimitAuthFailures,
+      codes: config.rateLimitCodes,
+    }, logger);
 
     const platform = await buildSurface<PlatformOps>({
       surface: "platform",
@@ -157,6 +165,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       authenticator,
       logger,
       validateResponses,
+      limits,
+      codeOperations: ["confirmWithdrawal", "resendWithdrawalCode"],
     });
     const credit = await buildSurface<CreditOps>({
       surface: "credit",
@@ -168,11 +178,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       authenticator,
       logger,
       validateResponses,
+      limits,
     });
 
     const metrics = new Metrics();
     const app = express();
     app.disable("x-powered-by");
+    app.set("trust proxy", config.trustProxy);
     app.set("query parser", "simple");
     app.use(traceIds());
     app.use(
@@ -221,6 +233,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     const ormRef = orm;
     const jobs = scheduler;
+    const buckets = limits;
     return {
       express: app,
       orm,
@@ -232,12 +245,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await jobs.close(config.shutdownTimeoutS * 1000);
         await mail.idle();
         mail.close();
+        await buckets.close();
         await ormRef.close(true);
         await embedded?.stop();
       },
     };
   } catch (error) {
     await scheduler?.close(0).catch(() => {});
+    await limits?.close().catch(() => {});
     await orm?.close(true).catch(() => {});
     await embedded?.stop().catch(() => {});
     throw error;

@@ -27,6 +27,20 @@ export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, WithdrawalCap>> = 
   pol: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
 };
 
+/** A rate-limit bucket's size (src/http/rate-limits.ts): `points` requests per fixed window of `windowS` seconds. */
+export interface RateQuota {
+  points: number;
+  windowS: number;
+}
+
+/** Default bucket sizes: `RATE_LIMIT_IP`, `RATE_LIMIT_CREDENTIAL`, `RATE_LIMIT_AUTH_FAILURES`, `RATE_LIMIT_CODES`. */
+export const DEFAULT_RATE_LIMITS = {
+  ip: { points: 6000, windowS: 60 },
+  credential: { points: 3000, windowS: 60 },
+  authFailures: { points: 20, windowS: 300 },
+  codes: { points: 10, windowS: 60 },
+} as const satisfies Record<string, RateQuota>;
+
 /** The validated configuration. Durations are in seconds, sizes in bytes. */
 export interface Config {
   /** TCP port (`PORT`, default 8080). */
@@ -71,6 +85,16 @@ export interface Config {
   withdrawalCodeMaxResends: number;
   /** `WITHDRAWAL_CODE_RESEND_INTERVAL_S` (default 30): seconds between a code and the next Resend Code (429 before). */
   withdrawalCodeResendIntervalS: number;
+  /** `RATE_LIMIT_IP` (default 6000/60): requests per client address and window; `off` disables. */
+  rateLimitIp: RateQuota | null;
+  /** `RATE_LIMIT_CREDENTIAL` (default 3000/60): authenticated requests per credential and window; `off` disables. */
+  rateLimitCredential: RateQuota | null;
+  /** `RATE_LIMIT_AUTH_FAILURES` (default 20/300): failed authentications per client address before it is refused for the window; `off` disables. */
+  rateLimitAuthFailures: RateQuota | null;
+  /** `RATE_LIMIT_CODES` (default 10/60): Confirm Withdrawal and Resend Code calls per user and window; `off` disables. */
+  rateLimitCodes: RateQuota | null;
+  /** `TRUST_PROXY` (default 0): reverse proxies in front of the service whose `X-Forwarded-For` names the client address. */
+  trustProxy: number;
   /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
   pollerIntervalS: number;
   /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
@@ -164,6 +188,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return { ...DEFAULT_WITHDRAWAL_CAPS };
     }
   };
+  const quota = (name: string, fallback: RateQuota): RateQuota | null => {
+    const raw = optional(name);
+    if (raw === undefined) return { ...fallback };
+    if (raw === "off") return null;
+    const match = /^(\d{1,9})\/(\d{1,6})$/.exec(raw);
+    if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+      problems.push(`${name} must be <requests>/<window seconds> (for example 600/60) or off, got "${raw}"`);
+      return { ...fallback };
+    }
+    return { points: Number(match[1]), windowS: Number(match[2]) };
+  };
   const smtpUrl = optional("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
@@ -189,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     withdrawalCodeMaxTotalAttempts: int("WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS", 15, 1, 1000),
     withdrawalCodeMaxResends: int("WITHDRAWAL_CODE_MAX_RESENDS", 3, 0, 100),
     withdrawalCodeResendIntervalS: int("WITHDRAWAL_CODE_RESEND_INTERVAL_S", 30, 0, 3600),
+    rateLimitIp: quota("RATE_LIMIT_IP", DEFAULT_RATE_LIMITS.ip),
+    rateLimitCredential: quota("RATE_LIMIT_CREDENTIAL", DEFAULT_RATE_LIMITS.credential),
+    rateLimitAuthFailures: quota("RATE_LIMIT_AUTH_FAILURES", DEFAULT_RATE_LIMITS.authFailures),
+    rateLimitCodes: quota("RATE_LIMIT_CODES", DEFAULT_RATE_LIMITS.codes),
+    trustProxy: int("TRUST_PROXY", 0, 0, 10),
     withdrawalCaps: caps(),
     pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
     imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),

@@ -25,8 +25,8 @@ export const entities = [
   Webhook, WebhookDelivery, WebhookAttempt, EmailPoller,
 ];
 
-/** Tables the ORM does not own: Agenda's job table (created by a committed migration). */
-export const FOREIGN_TABLES = ["agenda_jobs"];
+/** Tables the ORM does not own, each created by a committed migration: Agenda's job table and the rate-limit buckets. */
+export const FOREIGN_TABLES = ["agenda_jobs", "rate_limit"];
 
 /** The ORM configuration for a PostgreSQL connection URL. */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {

@@ -15,6 +15,7 @@ import type { AuthOutcome, Authenticator, PrincipalKind } from "../modules/ident
 import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js";
 import { renderError, renderValidation, type RenderedError } from "./errors.js";
 import type { Call, HandlerMap, Reply } from "./types.js";
+import type { RateLimits } from "./rate-limits.js";
 
 /** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
 export type Access = readonly PrincipalKind[] | "anyone";
@@ -44,6 +45,10 @@ export interface SurfaceOptions<Ops> {
   logger: Logger;
   /** Validate every response against the document and answer 500 on a mismatch (tests). */
   validateResponses: boolean;
+  /** The rate limits (src/http/rate-limits.ts); none when absent. */
+  limits?: RateLimits;
+  /** Operations counted in the `codes` bucket, per their `user_id` path parameter (confirm, resend). */
+  codeOperations?: readonly (keyof Ops & string)[];
 }
 
 /**
@@ -102,7 +107,9 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
 
   const meta = (traceId: string) => (surface === "platform" ? platformMeta(traceId) : creditMeta(traceId));
 
-  const sendError = (state: RequestState, rendered: RenderedError): void => {
+  /** Sends an error; a 401 first counts in the client address's `auth-failures` bucket. */
+  const sendError = async (state: RequestState, rendered: RenderedError): Promise<void> => {
+    if (rendered.status === 401 && options.limits) await options.limits.recordAuthFailure(clientAddress(state.req));
     if (rendered.unexpected !== undefined) {
       logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
     }
@@ -129,7 +136,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       const check = api.validateResponse(body, c.operation, reply.status);
       if (check.errors && check.errors.length > 0) {
         logger.error({ operationId: c.operation.operationId, errors: check.errors }, "response does not match the contract");
-        sendError(state, {
+        void sendError(state, {
           status: 500,
           errors: [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${JSON.stringify(check.errors)}` }],
         });
@@ -176,9 +183,15 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       traceId: state.traceId,
     };
     options.scope?.(id, call.params as Record<string, string>, call);
+    if (principal && options.limits) {
+      await options.limits.chargeCredential(principal, state.res);
+      const userId = (call.params as Record<string, string>).user_id;
+      if (userId !== undefined && codeOperations.has(id)) await options.limits.chargeCodes(userId, state.res);
+    }
     return call;
   };
 
+  const codeOperations = new Set<string>(options.codeOperations ?? []);
   const operationHandlers: Record<string, (c: Context, state: RequestState) => Promise<void>> = {};
   for (const id of documentOperations) {
     const handler = (options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
@@ -186,12 +199,12 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       try {
         const call = await authorize(id, c, state);
         if (!handler) {
-          sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
+          await sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
           return;
         }
         respond(c, state, await handler(call));
       } catch (error) {
-        sendError(state, renderError(surface, error));
+        await sendError(state, renderError(surface, error));
       }
     };
   }
@@ -199,7 +212,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   api.register({
     ...operationHandlers,
     notFound: async (_c: Context, state: RequestState) => {
-      sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${state.req.originalUrl.split("?")[0]}.` }] });
+      await sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${state.req.originalUrl.split("?")[0]}.` }] });
     },
     methodNotAllowed: async (_c: Context, state: RequestState) => {
       const allowed = api.router
@@ -207,21 +220,21 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
         .filter((o) => api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
         .map((o) => o.method.toUpperCase());
       if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
-      sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${state.req.originalUrl.split("?")[0]}.` }] });
+      await sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${state.req.originalUrl.split("?")[0]}.` }] });
     },
     unauthorizedHandler: async (_c: Context, state: RequestState) => {
       const outcome = await authenticate(state);
       const reason = outcome.ok ? "This credential is not accepted here." : outcome.reason;
-      sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });
+      await sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });
     },
     validationFail: async (c: Context, state: RequestState) => {
       try {
         await authorize(c.operation.operationId ?? "", c, state);
       } catch (error) {
-        sendError(state, renderError(surface, error));
+        await sendError(state, renderError(surface, error));
         return;
       }
-      sendError(state, renderValidation(surface, problemsFromAjv(c.validation.errors ?? [])));
+      await sendError(state, renderValidation(surface, problemsFromAjv(c.validation.errors ?? [])));
     },
   });
 
@@ -233,10 +246,23 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     api,
     async handle(req, res, traceId) {
       const state: RequestState = { req, res, traceId, em: orm.em.fork() };
+      if (options.limits) {
+        try {
+          await options.limits.admit(clientAddress(req), res);
+        } catch (error) {
+          await sendError(state, renderError(surface, error));
+          return;
+        }
+      }
       await api.handleRequest(
         { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
         state,
       );
     },
   };
+}
+
+/** The client's address for the rate limits: `req.ip` (it follows express's `trust proxy`, `TRUST_PROXY`). */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
 }

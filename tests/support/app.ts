@@ -39,8 +39,9 @@ export interface TestApp extends App {
 
 /**
  * Builds the app on a fresh database. `env` overrides configuration variables. Test apps space
- * resends by 0 s unless told otherwise: the spacing has its own tests (withdrawals.test.ts, "code
- * limits"), and other tests resend at once.
+ * resends by 0 s and run without rate limits unless told otherwise: the spacing and each bucket
+ * have their own tests (withdrawals.test.ts "code limits", rate-limits.test.ts), while other
+ * tests send bursts from one address on purpose.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
@@ -50,6 +51,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: "silent",
     WITHDRAWAL_CODE_RESEND_INTERVAL_S: "0",
+    RATE_LIMIT_IP: "off",
+    RATE_LIMIT_CREDENTIAL: "off",
+    RATE_LIMIT_AUTH_FAILURES: "off",
+    RATE_LIMIT_CODES: "off",
     ...env,
   });
   const app = await createApp(config, { validateResponses: true });

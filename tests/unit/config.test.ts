@@ -35,6 +35,25 @@ describe("loadConfig", () => {
     expect(c).toMatchObject({ port: 9000, host: "0.0.0.0", role: "api", databaseUrl: "postgres://u:p@db:5432/x", sessionTtlS: 120, userTokenTtlS: 60, allowPrivateNetworkTargets: true });
   });
 
+  it("reads the rate-limit buckets as <requests>/<window seconds> or off, and the withdrawal code limits (issue 8)", () => {
+    const defaults = loadConfig({});
+    expect(defaults).toMatchObject({
+      rateLimitIp: { points: 6000, windowS: 60 },
+      rateLimitCredential: { points: 3000, windowS: 60 },
+      rateLimitAuthFailures: { points: 20, windowS: 300 },
+      rateLimitCodes: { points: 10, windowS: 60 },
+      trustProxy: 0,
+      withdrawalCodeMaxTotalAttempts: 15,
+      withdrawalCodeMaxResends: 3,
+      withdrawalCodeResendIntervalS: 30,
+    });
+    const c = loadConfig({ RATE_LIMIT_IP: "100/10", RATE_LIMIT_CREDENTIAL: "off", TRUST_PROXY: "2", WITHDRAWAL_CODE_MAX_RESENDS: "0" });
+    expect(c).toMatchObject({ rateLimitIp: { points: 100, windowS: 10 }, rateLimitCredential: null, trustProxy: 2, withdrawalCodeMaxResends: 0 });
+    for (const bad of ["100", "0/10", "10/0", "ten/10", "1/2/3", "-1/5"]) {
+      expect(() => loadConfig({ RATE_LIMIT_CODES: bad }), bad).toThrow(/RATE_LIMIT_CODES must be <requests>\/<window seconds>/);
+    }
+  });
+
   it("reports every bad value at once, naming the variable", () => {
     let error: unknown;
     try {

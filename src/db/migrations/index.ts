@@ -8,6 +8,7 @@ import { Migration20261121213153_wallets_ledger } from "./Migration2026112121315
 import { Migration20261121214936_withdrawals_mail } from "./Migration20261121214936_withdrawals_mail.js";
 import { Migration20261122142020_webhooks_poller_jobs } from "./Migration20261122142020_webhooks_poller_jobs.js";
 import { Migration20261122181405_withdrawal_code_limits } from "./Migration20261122181405_withdrawal_code_limits.js";
+import { Migration20261122190000_rate_limits } from "./Migration20261122190000_rate_limits.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -15,4 +16,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121214936_withdrawals_mail", class: Migration20261121214936_withdrawals_mail },
   { name: "Migration20261122142020_webhooks_poller_jobs", class: Migration20261122142020_webhooks_poller_jobs },
   { name: "Migration20261122181405_withdrawal_code_limits", class: Migration20261122181405_withdrawal_code_limits },
+  { name: "Migration20261122190000_rate_limits", class: Migration20261122190000_rate_limits },
 ];

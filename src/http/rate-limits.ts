@@ -1,0 +1,189 @@
+/**
+ * Rate limits of both surfaces (issue 8; OWASP API4:2023; the reference lists 429 on every
+ * operation without thresholds). Buckets live in PostgreSQL through `rate-limiter-flexible`, so
+ * every API replica on one database shares them; when the database cannot be reached, a
+ * per-process memory bucket of the same size stands in (its insurance limiter).
+ *
+ * Buckets, each a fixed window of `points` requests per `windowS` seconds:
+ * - `ip`: every request of a surface, per client address (`req.ip`; see `TRUST_PROXY`);
+ * - `credential`: every authenticated request, per credential (API key, session, or user token's user);
+ * - `auth-failures`: each 401, per client address; once it is full, every request from that
+ *   address answers 429 until its window ends, valid credentials included, so a key or secret
+ *   cannot be guessed faster than `points` per window;
+ * - `codes`: Confirm Withdrawal and Resend Code, per user.
+ *
+ * Every limited response carries `RateLimit-Policy` and `RateLimit` (IETF
+ * draft-ietf-httpapi-ratelimit-headers) for the bucket nearest to exhaustion; a 429 also carries
+ * `Retry-After`.
+ */
+import type { Response } from "express";
+import pg from "pg";
+import type { Logger } from "pino";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { DomainError } from "../domain/errors.js";
+import type { Principal } from "../modules/identity/auth.js";
+
+/** One bucket's size: `points` requests per fixed window of `windowS` seconds. */
+export interface Quota {
+  points: number;
+  windowS: number;
+}
+
+/** Sizes of the buckets (src/config.ts `RATE_LIMIT_*`); `null` turns a bucket off. */
+export interface RateLimitSettings {
+  ip: Quota | null;
+  credential: Quota | null;
+  authFailures: Quota | null;
+  codes: Quota | null;
+}
+
+/** Name of a bucket, as sent in the `RateLimit` headers. */
+export type BucketName = "ip" | "credential" | "auth-failures" | "codes";
+
+/** Table of the buckets (created by a committed migration). */
+export const RATE_LIMIT_TABLE = "rate_limit";
+
+/** A bucket: its name, size and limiter. */
+interface Bucket {
+  name: BucketName;
+  quota: Quota;
+  limiter: RateLimiterAbstract;
+}
+
+/** What the headers of a response report: the bucket with the smallest share left so far. */
+interface Reported {
+  bucket: Bucket;
+  remaining: number;
+  resetS: number;
+}
+
+const reportedOf = new WeakMap<Response, Reported>();
+
+/** Whole seconds until a bucket refills (at least 1). */
+const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * The service's rate limits on one PostgreSQL. Construct once per process; `close()` ends its pool.
+ */
+export class RateLimits {
+  private readonly pool: pg.Pool;
+  private readonly buckets: Partial<Record<BucketName, Bucket>> = {};
+
+  /**
+   * @param databaseUrl the service's database (the `rate_limit` table must exist).
+   * @param settings bucket sizes; a `null` bucket is never counted.
+   */
+  constructor(databaseUrl: string, settings: RateLimitSettings, logger: Logger) {
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    this.pool.on("error", (error) => logger.warn({ err: error }, "rate limits: an idle database connection failed"));
+    const names: [BucketName, Quota | null][] = [
+      ["ip", settings.ip],
+      ["credential", settings.credential],
+      ["auth-failures", settings.authFailures],
+      ["codes", settings.codes],
+    ];
+    for (const [name, quota] of names) {
+      if (!quota) continue;
+      const options = { points: quota.points, duration: quota.windowS, keyPrefix: name };
+      const limiter = new RateLimiterPostgres({
+        ...options,
+        storeClient: this.pool,
+        storeType: "pool",
+        tableName: RATE_LIMIT_TABLE,
+        tableCreated: true,
+        clearExpiredByTimeout: name === "ip",
+        insuranceLimiter: new RateLimiterMemory(options),
+      });
+      this.buckets[name] = { name, quota, limiter };
+    }
+  }
+
+  /** Ends the buckets' connection pool. */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /**
+   * Admission of a request from `ip`: counts it in the `ip` bucket and refuses it while the
+   * address's `auth-failures` bucket is full. Sets the rate-limit headers on `res`.
+   * @throws DomainError RATE_LIMIT_EXCEEDED (429, with `retryAfterS`).
+   */
+  async admit(ip: string, res: Response): Promise<void> {
+    const failures = this.buckets["auth-failures"];
+    const [, blocked] = await Promise.all([
+      this.consume("ip", `ip:${ip}`, res),
+      failures ? failures.limiter.get(`ip:${ip}`) : Promise.resolve(null),
+    ]);
+    if (failures && blocked && blocked.consumedPoints >= failures.quota.points) {
+      this.report(res, failures, 0, blocked.msBeforeNext);
+      throw limited(failures, blocked.msBeforeNext, `Too many failed authentications from this address: retry in ${secondsOf(blocked.msBeforeNext)} s.`);
+    }
+  }
+
+  /**
+   * Counts an authenticated request in its credential's bucket.
+   * @throws DomainError RATE_LIMIT_EXCEEDED (429).
+   */
+  async chargeCredential(principal: Principal, res: Response): Promise<void> {
+    await this.consume("credential", credentialKey(principal), res);
+  }
+
+  /**
+   * Counts a Confirm Withdrawal or Resend Code call of `userId`.
+   * @throws DomainError RATE_LIMIT_EXCEEDED (429).
+   */
+  async chargeCodes(userId: string, res: Response): Promise<void> {
+    await this.consume("codes", `user:${userId.toLowerCase()}`, res);
+  }
+
+  /** Counts a failed authentication (a 401) of `ip`; never throws (a store failure is not the caller's). */
+  async recordAuthFailure(ip: string): Promise<void> {
+    const bucket = this.buckets["auth-failures"];
+    if (!bucket) return;
+    await bucket.limiter.consume(`ip:${ip}`).catch(() => undefined);
+  }
+
+  /** Consumes one point of bucket `name` for `key`; reports it; throws 429 when the bucket is empty. */
+  private async consume(name: BucketName, key: string, res: Response): Promise<void> {
+    const bucket = this.buckets[name];
+    if (!bucket) return;
+    try {
+      const outcome = await bucket.limiter.consume(key);
+      this.report(res, bucket, outcome.remainingPoints, outcome.msBeforeNext);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      this.report(res, bucket, 0, rejection.msBeforeNext);
+      throw limited(bucket, rejection.msBeforeNext, `Rate limit of the ${name} bucket reached (${bucket.quota.points} requests per ${bucket.quota.windowS} s): retry in ${secondsOf(rejection.msBeforeNext)} s.`);
+    }
+  }
+
+  /** Sets the `RateLimit-Policy`/`RateLimit` headers when `bucket` has the smallest share left so far. */
+  private report(res: Response, bucket: Bucket, remaining: number, msBeforeNext: number): void {
+    const current = reportedOf.get(res);
+    if (current && current.remaining / current.bucket.quota.points <= remaining / bucket.quota.points) return;
+    const resetS = secondsOf(msBeforeNext);
+    reportedOf.set(res, { bucket, remaining, resetS });
+    if (res.headersSent) return;
+    res.setHeader("RateLimit-Policy", `"${bucket.name}";q=${bucket.quota.points};w=${bucket.quota.windowS}`);
+    res.setHeader("RateLimit", `"${bucket.name}";r=${remaining};t=${resetS}`);
+  }
+}
+
+/** The bucket key of a principal: its credential, or for operator access the one operator. */
+export function credentialKey(principal: Principal): string {
+  switch (principal.kind) {
+    case "master":
+    case "operator-session":
+      return "operator";
+    case "customer-session":
+    case "owner":
+      return `credential:${principal.credentialId}`;
+    case "user":
+      return `user:${principal.userId}`;
+  }
+}
+
+/** The 429 of an empty bucket. */
+function limited(bucket: Bucket, msBeforeNext: number, message: string): DomainError {
+  return new DomainError("RATE_LIMIT_EXCEEDED", message, undefined, secondsOf(msBeforeNext));
+}
