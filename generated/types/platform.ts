@@ -2429,7 +2429,7 @@ export interface components {
         "ListWalletTransactionsQuery.amountLte": number;
         /** @description Currency code (case-insensitive). */
         "ListWalletTransactionsQuery.currency": string;
-        /** @description Start date, Unix time in milliseconds, inclusive. */
+        /** @description Start date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
         "ListWalletTransactionsQuery.from": number;
         /**
          * @description Page size, default 20, at most 100. A value over 100 answers 400 `BAD_REQUEST` (not 422), so
@@ -2442,7 +2442,7 @@ export interface components {
         "ListWalletTransactionsQuery.sort": components["schemas"]["SortOrder"];
         /** @description Transaction status, for example `done`. */
         "ListWalletTransactionsQuery.status": string;
-        /** @description End date, Unix time in milliseconds, inclusive. */
+        /** @description End date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
         "ListWalletTransactionsQuery.to": number;
         /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
         "ListWalletTransactionsQuery.type": string;
@@ -8025,9 +8025,9 @@ export interface operations {
                 "filter[where][currency]"?: components["parameters"]["ListWalletTransactionsQuery.currency"];
                 /** @description Transaction status, for example `done`. */
                 "filter[where][status]"?: components["parameters"]["ListWalletTransactionsQuery.status"];
-                /** @description Start date, Unix time in milliseconds, inclusive. */
+                /** @description Start date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
                 "filter[where][from]"?: components["parameters"]["ListWalletTransactionsQuery.from"];
-                /** @description End date, Unix time in milliseconds, inclusive. */
+                /** @description End date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
                 "filter[where][to]"?: components["parameters"]["ListWalletTransactionsQuery.to"];
                 /** @description Amount at least. */
                 "filter[where][amount][gte]"?: components["parameters"]["ListWalletTransactionsQuery.amountGte"];

@@ -3,6 +3,7 @@
  * credit core's trace rules), JSON body rules (415 / 413 / malformed JSON), in the surface's envelope.
  */
 import { randomUUID } from "node:crypto";
+import { keepExactNumbers } from "./json-numbers.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { errorBody, type Surface } from "./envelope.js";
 import { isUuidV4 } from "../domain/ids.js";
@@ -72,7 +73,38 @@ export function jsonBodies(limitBytes: number): RequestHandler[] {
     }
     next();
   };
-  return [contentType, express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false })];
+  return [contentType, express.json({
+      limit: limitBytes,
+      type: ["application/json", "application/*+json"],
+      strict: false,
+      reviver: keepExactNumbers,
+      verify: refuseDeepJson,
+    })];
+}
+
+/** `type` of the body-parser error {@link refuseDeepJson} raises. */
+const TOO_DEEP = "entity.too.deep";
+
+/**
+ * body-parser `verify` hook: refuses a JSON text nested deeper than {@link MAX_BODY_DEPTH} before it
+ * is parsed, since the parse's reviver (src/http/json-numbers.ts) walks values recursively and a
+ * body nested thousands of levels deep would overflow its stack. One pass over the bytes; brackets
+ * inside strings do not count.
+ * @throws Error with `type` `entity.too.deep` (answered 400 `BAD_REQUEST` by {@link bodyErrors}).
+ */
+export function refuseDeepJson(_req: unknown, _res: unknown, buf: Buffer): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_BODY_DEPTH) throw Object.assign(new Error("nested too deep"), { type: TOO_DEEP, status: 400 });
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
 }
 
 /** Turns body-parser failures into the surface's envelope. */
@@ -82,6 +114,10 @@ export function bodyErrors() {
     const surface = surfaceOf(req.path);
     if (type === "entity.too.large") {
       res.status(413).json(errorBody(surface, req.traceId, [{ code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." }]));
+      return;
+    }
+    if (type === TOO_DEEP) {
+      res.status(400).json(errorBody(surface, req.traceId, [{ code: "BAD_REQUEST", message: `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.` }]));
       return;
     }
     if (type === "entity.parse.failed") {

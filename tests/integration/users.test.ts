@@ -159,6 +159,25 @@ describe("POST /users (createUser)", () => {
     expect((await listUsers(key)).body.meta.pagination.records.total).toBe(1);
   });
 
+  it("answers another customer's user_id exactly as its own taken id: the other customer's user stays invisible (issue 8)", async () => {
+    const mine = await tenant("id-probe-mine");
+    const theirs = await tenant("id-probe-theirs");
+    const ownId = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
+    const theirId = "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a";
+    await newUser(mine.key, { user_id: ownId });
+    await newUser(theirs.key, { user_id: theirId, first_name: "Theirs" });
+    const own = await createUser(mine.key, { user_id: ownId });
+    const other = await createUser(mine.key, { user_id: theirId });
+    expectPlatformError(own, 409, "RESOURCE_CONFLICT");
+    expectPlatformError(other, 409, "RESOURCE_CONFLICT");
+    // the same answer but for the id itself, which the caller sent
+    expect(other.body.errors).toEqual(JSON.parse(JSON.stringify(own.body.errors).replaceAll(ownId, theirId)));
+    expect(Object.keys(other.headers).sort()).toEqual(Object.keys(own.headers).sort());
+    // and nothing of the other customer's user is reachable
+    expectPlatformError(await getUser(mine.key, theirId), 404, "USER_NOT_FOUND");
+    expect((await getUser(theirs.key, theirId)).body.data.first_name).toBe("Theirs");
+  });
+
   it("answers 422 on user_id for a user_id that is not a UUID v4", async () => {
     const { key } = await tenant("bad-id");
     for (const userId of ["not-a-uuid", "6f1c2d3e-4b5a-1c6d-8e7f-9a0b1c2d3e4f" /* v1 */, "6f1c2d3e-4b5a-4c6d-0e7f-9a0b1c2d3e4f" /* bad variant */, ""]) {

@@ -675,6 +675,19 @@ describe("POST /sandbox/deposits (createSandboxDeposit)", () => {
     expect((await listTransactions(apiKey(key), wallet.wallet_id)).body.data).toEqual([]);
   });
 
+  it("reads a deposit's amount from the JSON text: 2.00000000000000001 btc answers INVALID_AMOUNT, not a deposit of 2 (issue 8)", async () => {
+    const { key, userId } = await scene("deposit-raw-amount");
+    const wallet = await newWallet(apiKey(key), userId, [BTC]);
+    const raw = (amount: string) =>
+      apiKey(key)(api().post(`${BASE}/sandbox/deposits`))
+        .set("Content-Type", "application/json")
+        .send(`{"wallet_id":"${wallet.wallet_id}","network":"${BTC.name}","currency":"btc","amount":${amount}}`);
+    expectPlatformError(await raw("2.00000000000000001"), 400, "INVALID_AMOUNT");
+    expect((await balancesOf(apiKey(key), wallet.wallet_id)).btc?.balance).toBe(ZERO);
+    expect((await raw("2.000000000000000000")).status).toBe(201);
+    expect((await balancesOf(apiKey(key), wallet.wallet_id)).btc?.balance).toBe("2.00000000");
+  });
+
   it("answers 400 INVALID_CURRENCY for an unknown currency", async () => {
     const { key, userId } = await scene("deposit-currency");
     const wallet = await newWallet(apiKey(key), userId, [BTC]);
@@ -787,6 +800,17 @@ describe("GET /wallets/{wallet_id}/transactions (listWalletTransactions)", () =>
     expect(await ids({ "filter[where][from]": ms(t5) + 1 })).toEqual([]);
     expect(await ids({ "filter[where][from]": 0 })).toEqual(txs.map((x) => x.id));
     expectPlatformError(await listTransactions(apiKey(key), wallet.wallet_id, { "filter[where][from]": "yesterday" }), 422, "UNPROCESSABLE_ENTITY");
+    // the last instant of year 9999 is accepted; beyond it answers 422, not 500 (issue 8)
+    const last = await listTransactions(apiKey(key), wallet.wallet_id, { "filter[sort]": "ASC", "filter[where][to]": 253_402_300_799_999 });
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(txIds(last)).toEqual(txs.map((x) => x.id));
+    for (const beyond of ["253402300800000", "8640000000000000", "99999999999999999999", "1e400"]) {
+      for (const name of ["filter[where][from]", "filter[where][to]"]) {
+        const res = await listTransactions(apiKey(key), wallet.wallet_id, { [name]: beyond });
+        expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+        expect(res.body.errors[0].field).toBe(name);
+      }
+    }
   });
 
   it("filters by amount gte/lte, both inclusive, combined with the other filters", async () => {

@@ -360,6 +360,25 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       expect(await api.mails(s.key)).toHaveLength(0);
     });
 
+    it("reads the amount from the JSON text: digits beyond a double's precision still answer INVALID_AMOUNT, trailing zeros do not (issue 8)", async () => {
+      const api = A();
+      const s = await api.scene("init-raw-amount");
+      const raw = (amount: string) =>
+        apiKey(s.key)(api.http().post(`${BASE}/users/${s.userId}/accounts/crypto/withdrawals`))
+          .set("Content-Type", "application/json")
+          .send(`{"currency":"btc","amount":${amount},"address":"${TO.btc}"}`);
+      // each of these is the double 0.1 (or 0.2) once parsed, but has more than btc's 8 decimals
+      for (const amount of ["0.10000000000000000001", "0.1000000000000000000000000001", "0.19999999999999999999"]) {
+        expectPlatformError(await raw(amount), 400, "INVALID_AMOUNT");
+      }
+      expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
+      const zeros = await raw("0.10000000000000000000");
+      expect(zeros.status, JSON.stringify(zeros.body)).toBe(201);
+      const exponent = await raw("1.5e-1");
+      expect(exponent.status, JSON.stringify(exponent.body)).toBe(201);
+      expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "0.75000000", "0.25000000"));
+    });
+
     it.each<[string, number, string, Record<string, unknown>]>([
       ["an unknown currency", 400, "INVALID_CURRENCY", { currency: "doge", amount: 0.1, address: TO.btc }],
       ["a fiat currency (usd)", 400, "UNSUPPORTED_CURRENCY", { currency: "usd", amount: 20, address: TO.btc }],

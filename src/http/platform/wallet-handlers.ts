@@ -2,6 +2,7 @@
  * Platform handlers of wallets, balances, transactions, currencies and the sandbox deposit helper
  * (issue 3). Each resolves who is asking, calls the wallets service and returns the envelope's data.
  */
+import { exactNumber } from "../json-numbers.js";
 import type { operations } from "../../../generated/types/platform.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Principal } from "../../modules/identity/auth.js";
@@ -91,7 +92,7 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
     }),
     createSandboxDeposit: async ({ em, principal, body }) => {
       sandboxOnly(provider);
-      return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, body) };
+      return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, { ...body, amount: exactNumber(body, "amount") }) };
     },
   };
 }

@@ -2,6 +2,7 @@
  * Platform handlers of two-step crypto withdrawals and the sandbox mail outbox (issue 4).
  * A user token acts only on its own account (the path scope check answers 403 otherwise).
  */
+import { exactNumber } from "../json-numbers.js";
 import type { operations } from "../../../generated/types/platform.js";
 import type { MailService } from "../../modules/mail/service.js";
 import type { WithdrawalService } from "../../modules/withdrawals/service.js";
@@ -17,7 +18,13 @@ export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailSer
   return {
     initiateWithdrawal: async ({ em, principal, params, body, headers }) => ({
       status: 201,
-      data: await withdrawals.initiate(em, walletCaller(principal).customerId, params.user_id, body, header(headers, "idempotency-key")),
+      data: await withdrawals.initiate(
+        em,
+        walletCaller(principal).customerId,
+        params.user_id,
+        { ...body, amount: exactNumber(body, "amount") },
+        header(headers, "idempotency-key"),
+      ),
     }),
     confirmWithdrawal: async ({ em, principal, params, body }) => ({
       status: 200,

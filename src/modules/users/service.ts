@@ -121,7 +121,8 @@ export class UserService {
     assertAdult(input.individual.dob, this.today());
     const e164 = (phone as { e164: string }).e164;
     const userId = input.user_id?.toLowerCase() ?? randomUUID();
-    if (await em.findOne(User, { userId })) throw new DomainError("RESOURCE_CONFLICT", `user_id '${userId}' already exists.`, "user_id");
+    // Taken by this customer or by another: one answer, so the id tells nothing of other customers.
+    if (await em.findOne(User, { userId })) throw userIdTaken();
     await this.assertUnique(em, customerId, { email: input.email, phoneE164: e164 });
     const user = em.create(User, {
       userId,
@@ -305,7 +306,12 @@ export class UserService {
       const constraint = (error as { constraint?: string }).constraint;
       if (constraint === "app_user_email_per_customer_unique") throw new DomainError("EMAIL_ALREADY_EXISTS", "A user with this email already exists.", "email");
       if (constraint === "app_user_phone_per_customer_unique") throw new DomainError("PHONE_ALREADY_EXISTS", "A user with this phone number already exists.", "phone_number");
-      throw new DomainError("RESOURCE_CONFLICT", "The user conflicts with an existing one.");
+      throw userIdTaken();
     }
   }
+}
+
+/** 409 `RESOURCE_CONFLICT` on `user_id`: one answer whoever holds the id and however the clash is found (issue 8). */
+function userIdTaken(): DomainError {
+  return new DomainError("RESOURCE_CONFLICT", "This user_id already exists.", "user_id");
 }

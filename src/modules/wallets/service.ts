@@ -269,7 +269,8 @@ export class WalletService {
   async sandboxDeposit(
     em: EntityManager,
     customerId: string,
-    input: { wallet_id: string; network: string; currency: string; amount: number },
+    /** `amount`: a number, or the exact decimal text of a JSON number a double cannot hold. */
+    input: { wallet_id: string; network: string; currency: string; amount: number | string },
   ): Promise<WalletTransactionView> {
     const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id);
     const currency = (await this.currency(input.currency)).code;

@@ -40,8 +40,11 @@ import { Withdrawal } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
-/** Body of Initiate Withdrawal (schema `InitiateWithdrawalRequest`). */
-export type InitiateInput = Schemas["InitiateWithdrawalRequest"];
+/**
+ * Body of Initiate Withdrawal (schema `InitiateWithdrawalRequest`), with `amount` as the client
+ * wrote it: a number, or the decimal text of a JSON number a double cannot hold (src/http/json-numbers.ts).
+ */
+export type InitiateInput = Omit<Schemas["InitiateWithdrawalRequest"], "amount"> & { amount: number | string };
 /** Initiate response data (schema `InitiatedWithdrawal`). */
 export type InitiatedView = Schemas["InitiatedWithdrawal"];
 /** Withdrawal record of Get and List (schema `Withdrawal`). */
