@@ -1468,6 +1468,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditProductListCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -1776,6 +1787,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditProductCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -2051,6 +2073,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditNotificationsSettingsCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -2301,6 +2334,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditSandboxClockCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
@@ -2721,6 +2765,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletListCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -3030,6 +3085,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -3158,6 +3224,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
@@ -3511,6 +3588,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -3655,6 +3743,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditWalletEventListCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
@@ -4315,6 +4414,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreditStatementListCreditEnvelope"];
                 };
             };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
             401: {
                 headers: {
@@ -4443,6 +4553,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */

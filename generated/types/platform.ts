@@ -2504,6 +2504,15 @@ export interface operations {
                     "application/json": components["schemas"]["CurrencyArrayEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -2595,6 +2604,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TradingPairArrayEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
@@ -2695,6 +2713,15 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerListEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -2713,7 +2740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2849,7 +2876,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2984,6 +3011,15 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3004,6 +3040,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3105,7 +3150,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,7 +3186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3229,6 +3274,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3249,6 +3303,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3337,6 +3400,15 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialArrayEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3357,6 +3429,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3460,6 +3541,15 @@ export interface operations {
                     "application/json": components["schemas"]["GeneratedCredentialEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3480,6 +3570,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3571,6 +3670,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3591,6 +3699,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3679,6 +3796,15 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPollerWithStatsEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3699,6 +3825,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3797,6 +3932,15 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPollerWithStatsEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3824,7 +3968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3929,6 +4073,15 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPollerEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -3965,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,6 +4206,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4073,6 +4235,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4161,6 +4332,15 @@ export interface operations {
                     "application/json": components["schemas"]["EmailPollerVerificationEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4181,6 +4361,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4274,6 +4463,15 @@ export interface operations {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4294,6 +4492,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4387,6 +4594,15 @@ export interface operations {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4407,6 +4623,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4495,6 +4720,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4515,6 +4749,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4612,7 +4855,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookUpdatedEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4648,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4753,7 +4996,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreatedEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4789,7 +5032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4877,6 +5120,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -4897,6 +5149,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4992,6 +5253,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -5019,7 +5289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,7 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5134,6 +5404,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5213,6 +5492,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretRotationEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -5233,6 +5521,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5312,6 +5609,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookVerificationEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -5332,6 +5638,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5426,7 +5741,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletTransactionEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5462,7 +5777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5549,6 +5864,15 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxMailArrayEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -5569,6 +5893,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5655,7 +5988,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5682,7 +6015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5785,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserListEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5812,7 +6145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5962,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5998,7 +6331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6088,6 +6421,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -6108,6 +6450,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6206,7 +6557,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6251,7 +6602,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6339,7 +6690,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6368,6 +6719,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6467,6 +6827,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalListEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -6494,7 +6863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6624,7 +6993,7 @@ export interface operations {
                     "application/json": components["schemas"]["InitiatedWithdrawalEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6669,7 +7038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6764,6 +7133,15 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -6784,6 +7162,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6875,7 +7262,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6904,6 +7291,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7006,7 +7402,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalConfirmationEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7042,7 +7438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7137,7 +7533,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7166,6 +7562,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7254,6 +7659,15 @@ export interface operations {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -7274,6 +7688,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7362,7 +7785,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7391,6 +7814,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7495,6 +7927,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserTokenEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -7515,6 +7956,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7608,6 +8058,15 @@ export interface operations {
                     "application/json": components["schemas"]["WalletListEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -7635,7 +8094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7791,7 +8250,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7836,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7926,6 +8385,15 @@ export interface operations {
                     "application/json": components["schemas"]["WalletBalanceEnvelope"];
                 };
             };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
             401: {
                 headers: {
@@ -7946,6 +8414,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8058,7 +8535,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletTransactionListEnvelope"];
                 };
             };
-            /** @description 400: the request breaks a rule of the operation. */
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8094,7 +8571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed; one entry per invalid field. */
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
                 headers: {
                     [name: string]: unknown;

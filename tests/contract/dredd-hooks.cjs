@@ -512,6 +512,13 @@ function alternativeOf(plan, key, contract) {
 /** The 501 of an operation not built yet: the valid example request with its default credential. */
 const NOT_IMPLEMENTED_CASE = (c) => c.error("NOT_IMPLEMENTED");
 
+/**
+ * The 400 every operation declares for a request that cannot be read (issue 8), for operations
+ * without a rule of their own that answers 400: a JSON body that is not JSON, sent even where the
+ * operation takes no body.
+ */
+const UNREADABLE_BODY_CASE = (c) => c.rawBody("{").error("BAD_REQUEST");
+
 /** The credential an access rule asks for by default. */
 function defaultCredential(access) {
   if (access === "anyone") return "none";
@@ -658,6 +665,8 @@ async function prepare(transaction) {
   if (op.implemented) {
     plan = (CASES[op.operationId] || {})[status];
     if (plan === undefined && SKIPPED_EVERYWHERE[status]) plan = SKIPPED_EVERYWHERE[status];
+    if (plan === undefined && status === "400") plan = UNREADABLE_BODY_CASE;
+    if (plan === undefined && status === "422") plan = "a path or query value out of its bounds; tests/integration/fuzz.test.ts sends such values to every operation";
     if (plan === undefined) throw new Error(`No case for ${op.operationId} ${status}: add one to CASES or skip it with a reason`);
   } else {
     plan = status === "501" ? NOT_IMPLEMENTED_CASE : "the operation is not implemented: only its 501 is checked";
