@@ -5,7 +5,7 @@
  * file; `DATABASE_URL` without `SECRETS_KEY` refuses to start. The embedded cases run the real
  * service (src/main.ts) as a child process, the rest call the bootstrap on the run's PostgreSQL.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -42,8 +42,7 @@ async function embeddedService(dir: string): Promise<ServiceProcess> {
 /** A client on the running embedded server of `dir` (port from `postmaster.pid`, password from `pg-password`). */
 async function embeddedClient(dir: string): Promise<pg.Client> {
   const port = Number(readFileSync(join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[3]);
-  const passwordFile = join(dir, "pg-password");
-  const password = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : "postgres";
+  const password = readFileSync(join(dir, "pg-password"), "utf8").trim();
   const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password, database: "platform" });
   await client.connect();
   return client;
