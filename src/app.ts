@@ -2,6 +2,7 @@
  * createApp(config) builds everything from configuration, with no globals: database (embedded or
  * `DATABASE_URL`), migrations, identity secrets, services, both surfaces and the express app.
  */
+import { resolve } from "node:path";
 import express, { type Express } from "express";
 import { pino, type Logger } from "pino";
 import { pinoHttp } from "pino-http";
@@ -106,7 +107,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let limits: RateLimits | undefined;
   try {
     orm = await initORM(databaseUrl);
-    const secrets = await bootstrapIdentitySecrets(orm.em.fork(), config);
+    // SECRETS_KEY, else (embedded PostgreSQL only, src/config.ts) the key file under DATA_DIR.
+    const secretsKeyFile = config.secretsKey === undefined ? resolve(config.dataDir, "secrets.key") : undefined;
+    const secrets = await bootstrapIdentitySecrets(orm.em.fork(), { ...config, secretsKeyFile });
+    if (secrets.secretsKeySource === "file-created") logger.info({ file: secretsKeyFile }, "generated the secrets key (SECRETS_KEY unset) in its file, mode 0600");
+    if (secrets.legacyRow === "moved") logger.warn({ file: secretsKeyFile }, "moved the secrets key of an earlier version out of the database into its file");
+    if (secrets.legacyRow === "deleted") logger.warn("deleted the secrets key an earlier version kept in the database (SECRETS_KEY is set)");
     if (secrets.generatedMasterKey) (options.onGeneratedMasterKey ?? printMasterKey)(secrets.generatedMasterKey);
 
     const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed);

