@@ -42,6 +42,20 @@ describe("platform envelope and trace ids", () => {
     expect(generated.headers["x-trace-id"]).toBe(generated.body.meta.trace_id);
   });
 
+  it("drops a malformed x-trace-id (not 1–128 of [A-Za-z0-9._:-]): the request succeeds with a generated id, the value is never echoed", async () => {
+    const longest = "t".repeat(128);
+    const kept = await api().get(`${BASE}/users`).set("x-api-key", key).set("x-trace-id", longest);
+    expect(kept.status).toBe(200);
+    expect(kept.body.meta.trace_id).toBe(longest);
+    for (const bad of ["t".repeat(129), "x".repeat(6000), "two words", "<script>", "a;b=c", "trace\u00e9"]) {
+      const res = await api().post(`${BASE}/users`).set("x-api-key", key).set("x-trace-id", bad).send(userBody({ first_name: "Trace" }));
+      expect(res.status, bad.slice(0, 40)).toBe(201);
+      expect(res.headers["x-trace-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(res.body.meta.trace_id).toBe(res.headers["x-trace-id"]);
+      expect(JSON.stringify(res.body)).not.toContain(bad);
+    }
+  });
+
   it("answers 404 NOT_FOUND for an unknown route and 405 with Allow for a wrong method", async () => {
     expectPlatformError(await api().get(`${BASE}/no-such-thing`), 404, "NOT_FOUND");
     const res = await api().patch(`${BASE}/customers`);

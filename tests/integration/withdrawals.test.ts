@@ -679,14 +679,17 @@ describe("POST …/{withdrawal_id}/confirm (confirmWithdrawal)", () => {
     const s = await api.scene("confirm-wrong");
     const { id, code } = await api.started(s, { currency: "btc", amount: 0.1, address: TO.btc });
     const other = await api.started(s, { currency: "btc", amount: 0.2, address: TO.btc });
-    // a near miss, too short, not digits: three wrong attempts
-    for (const attempt of [wrong(code), code.slice(1), "abcdef"]) {
+    // a near miss, a shorter code (5 digits: still of the 4–8 digit form), another near miss: three wrong attempts
+    for (const attempt of [wrong(code), code.slice(1), wrong(code, 3)]) {
       expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, attempt), 400, "CONFIRMATION_CODE_INVALID");
     }
     // another withdrawal's code does not work here (codes are bound to their withdrawal): the fourth
     const foreign = other.code === code ? wrong(code, 2) : other.code;
     expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, foreign), 400, "CONFIRMATION_CODE_INVALID");
-    expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, ""), 422, "UNPROCESSABLE_ENTITY");
+    // not a code at all (empty, not digits, too short or long: the schema's 4–8 digits): 422, and no attempt is used
+    for (const notACode of ["", "abcdef", "123", "123456789"]) {
+      expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, notACode), 422, "UNPROCESSABLE_ENTITY");
+    }
     expect((await api.get(apiKey(s.key), s.userId, id)).body.data.status).toBe("PENDING");
     expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "0.70000000", "0.30000000"));
     // the right code still works (4 of 5 attempts used), and the other withdrawal's code on its own
