@@ -91,6 +91,17 @@ describe("bad input answers 4xx, never 500 (issue 8 items)", () => {
     expectPlatformError(updated, 422, "UNPROCESSABLE_ENTITY");
   });
 
+  it("error messages repeat at most a 32-character quoted prefix of a caller's path or key", async () => {
+    const unknown = await api().get(`${BASE}/${"x".repeat(1500)}`).set("x-api-key", key);
+    expectPlatformError(unknown, 404, "NOT_FOUND");
+    expect(unknown.body.errors[0].message).toBe(`No route for GET "/api/v1/${"x".repeat(24)}…".`);
+    const user = await new Walk(t.express).user(key);
+    const stray = `k${"e".repeat(299)}`;
+    const res = await api().put(`${BASE}/users/${user.user_id as string}`).set("x-api-key", key).send({ [stray]: 1 });
+    expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+    expect(res.body.errors[0]).toEqual({ code: "UNPROCESSABLE_ENTITY", field: `k${"e".repeat(31)}…`, message: `"k${"e".repeat(31)}…" cannot be changed by Update User.` });
+  });
+
   it("a NUL character in a body string, a query value or the path answers 400 BAD_REQUEST", async () => {
     const body = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({ first_name: "Ja\u0000ne" }));
     expectPlatformError(body, 400, "BAD_REQUEST");

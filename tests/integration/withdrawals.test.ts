@@ -427,6 +427,36 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       const pending = await api.user(key, true);
       expectPlatformError(await api.initiate(apiKey(key), pending.userId, body), 404, "RESOURCE_NOT_FOUND");
     });
+
+    it("answers a 160 000-character address with 422 on field address at once (it held the process 23 s), in a short message that does not repeat it; other requests are not held up", async () => {
+      const api = A();
+      const s = await api.scene("init-huge-address", [BTC]);
+      const address = `tb1q${"q".repeat(160_000)}`;
+      const started = performance.now();
+      const [res, meanwhile] = await Promise.all([
+        api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: 0.1, address }),
+        request(t.express).get(`${BASE}/currencies`).set("x-api-key", s.key),
+      ]);
+      const elapsed = performance.now() - started;
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.body.errors).toEqual([{ code: "UNPROCESSABLE_ENTITY", field: "address", message: expect.any(String) }]);
+      expect(meanwhile.status).toBe(200);
+      expect(JSON.stringify(res.body).length).toBeLessThan(1000);
+      expect(JSON.stringify(res.body)).not.toContain("q".repeat(64));
+      // generous: a 160 000-character body crosses the HTTP stack, the decoders never see it
+      expect(elapsed).toBeLessThan(2000);
+      expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
+    });
+
+    it("repeats at most a 32-character quoted prefix of an invalid address in the 400 INVALID_CRYPTO_ADDRESS message", async () => {
+      const api = A();
+      const s = await api.scene("init-long-address", [BTC]);
+      const address = `tb1q${"z".repeat(124)}`; // 128 characters: within the schema, not an address
+      const res = await api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: 0.1, address });
+      expectPlatformError(res, 400, "INVALID_CRYPTO_ADDRESS");
+      expect(res.body.errors[0].message).toContain(`"tb1q${"z".repeat(28)}…"`);
+      expect(res.body.errors[0].message).not.toContain("z".repeat(29));
+    });
   });
 
   describe("the wallet withdrawn from (decisions.md §4)", () => {
