@@ -447,7 +447,7 @@ export interface components {
         };
         /** @description Body of Create Credit Product (operator). */
         CreateCreditProductRequest: {
-            /** @description The tenant to create the product for: an existing, not deleted platform customer `customer_id` (else 422 on `customerId`). */
+            /** @description The tenant to create the product for: an existing, not deleted platform customer `customer_id` of 1–48 characters (else 422 on `customerId`). */
             customerId: string;
             /** @description Three-digit code of the product; must not be used yet by the tenant (else 409). */
             creditProductCode: string;
@@ -511,12 +511,12 @@ export interface components {
         CreateCreditWalletRequest: {
             /**
              * Format: uuid
-             * @description The wallet holder: an existing, not deleted platform user `user_id` (UUID v4) of the calling tenant (else 422 on `userId`).
+             * @description The wallet holder: an existing, not deleted platform user `user_id` (UUID v4, 36 characters) of the calling tenant (else 422 on `userId`).
              */
             userId: string;
-            /** @description Currency of the wallet, ISO 4217 code (for example `USD`). */
+            /** @description Currency of the wallet, ISO 4217 code (for example `USD`): three capital letters. */
             currency: string;
-            /** @description Free-text label. */
+            /** @description Free-text label, at most 255 characters. */
             description?: string;
             /**
              * Format: int64
@@ -1334,7 +1334,7 @@ export interface components {
         NotificationsEnlistRequest: {
             /**
              * Format: uri
-             * @description Absolute `http` or `https` URL that receives the credit notifications. A URL resolving to a private, loopback or link-local address answers 422 unless `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
+             * @description Absolute `http` or `https` URL that receives the credit notifications, at most 2048 characters. A URL resolving to a private, loopback or link-local address answers 422 unless `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
              */
             creditNotificationsURL: string;
         };
@@ -1366,7 +1366,7 @@ export interface components {
         };
         /** @description Body of Update Credit Product Settings (operator): `customerId` names the tenant; every other field is optional and only the fields sent change. */
         UpdateCreditProductSettingsRequest: {
-            /** @description The tenant whose product is updated (products codes are unique per tenant only); it cannot be changed. */
+            /** @description The tenant whose product is updated (products codes are unique per tenant only), 1–48 characters; it cannot be changed. */
             customerId: string;
             /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
             revolving?: boolean;
@@ -1431,7 +1431,7 @@ export interface components {
         "CreditPageQuery.limit": number;
         /** @description Number of items to skip from the start of the list. */
         "CreditPageQuery.offset": number;
-        /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+        /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
         CreditTraceHeader: string;
     };
     requestBodies: never;
@@ -1449,7 +1449,7 @@ export interface operations {
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -1573,7 +1573,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -1762,12 +1762,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Three-digit code of the product.
+                 * @description Three-digit code of the product (exactly 3 characters).
                  * @example 001
                  */
                 creditProductCode: string;
@@ -1903,12 +1903,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Three-digit code of the product.
+                 * @description Three-digit code of the product (exactly 3 characters).
                  * @example 001
                  */
                 creditProductCode: string;
@@ -2054,7 +2054,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2189,7 +2189,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2317,7 +2317,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2452,7 +2452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2602,7 +2602,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2746,7 +2746,7 @@ export interface operations {
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -2870,7 +2870,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path?: never;
@@ -3060,12 +3060,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -3201,12 +3201,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -3353,12 +3353,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -3563,12 +3563,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -3720,12 +3720,12 @@ export interface operations {
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -3861,12 +3861,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -4023,12 +4023,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -4184,12 +4184,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -4389,12 +4389,12 @@ export interface operations {
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;
@@ -4530,12 +4530,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional request correlation id: a UUID v4 (anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
             };
             path: {
                 /**
-                 * @description Identifier of the credit wallet.
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
                  * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
                  */
                 walletId: string;

@@ -833,19 +833,19 @@ export interface components {
     schemas: {
         /** @description Body of Confirm Withdrawal. */
         ConfirmWithdrawalRequest: {
-            /** @description The one-time code sent to the user (6 digits; a PIN read by the email poller may have 4–8). */
+            /** @description The one-time code sent to the user: 4–8 digits (6 when issued by the service; a PIN read by the email poller may have 4–8). Anything else answers 422. */
             code: string;
         };
         /** @description Body of Create Customer. The remaining customer fields are filled from the upstream record. */
         CreateCustomerRequest: {
             /**
              * Format: email
-             * @description Primary contact email, at most 255 characters.
+             * @description Primary contact email, at most 254 characters (the longest address RFC 5321 allows).
              */
             email: string;
             /** @description Unique customer id: 1–48 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. It must be known upstream. */
             customer_id: string;
-            /** @description Legal name of the business, at most 255 characters. */
+            /** @description Legal name of the business, 1–255 characters. */
             entity_name: string;
         };
         /** @description Body of Create Email Poller. Any `email` sent is ignored: the mailbox address is derived server-side. */
@@ -857,11 +857,11 @@ export interface components {
         };
         /** @description Body of Create Sandbox Deposit. */
         CreateSandboxDepositRequest: {
-            /** @description The wallet to credit; it must belong to a user of the caller's customer account. */
+            /** @description The wallet to credit (its `wallet_id`, a UUID, at most 36 characters); it must belong to a user of the caller's customer account. */
             wallet_id: string;
-            /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`). */
+            /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`), at most 64 characters. */
             network: string;
-            /** @description Lowercase currency code held by the wallet on that network (for example `usdt`). */
+            /** @description Lowercase currency code held by the wallet on that network (for example `usdt`), at most 16 characters. */
             currency: string;
             /**
              * Format: double
@@ -871,31 +871,31 @@ export interface components {
         };
         /** @description Body of Create Session: omit it with the master key; send customer credentials otherwise. */
         CreateSessionRequest: {
-            /** @description The customer to open a customer session for. */
+            /** @description The customer to open a customer session for (at most 48 characters, as on Create Customer). */
             customer_id?: string;
-            /** @description An active owner secret (`sk_…`) of that customer. */
+            /** @description An active owner secret (`sk_…`, 46 characters) of that customer; at most 128 characters. */
             customer_secret?: string;
         };
         /** @description Body of Create User. */
         CreateUserRequest: {
             /**
              * Format: uuid
-             * @description User id (UUID v4); generated when omitted. Unique (409 `RESOURCE_CONFLICT` when taken).
+             * @description User id (UUID v4, 36 characters); generated when omitted. Unique (409 `RESOURCE_CONFLICT` when taken).
              */
             user_id?: string;
-            /** @description `individual` or `business`; any other value answers 400 `INVALID_ACCOUNT_TYPE`. */
+            /** @description `individual` or `business`; any other value of at most 64 characters answers 400 `INVALID_ACCOUNT_TYPE`, a longer one 422. */
             account_type: string;
-            /** @description Must be `third`; any other value answers 400 `INVALID_ACCOUNT_ROLE`. */
+            /** @description Must be `third`; any other value of at most 64 characters answers 400 `INVALID_ACCOUNT_ROLE`, a longer one 422. */
             account_role: string;
-            /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
+            /** @description `trading` or `investing`; any other value of at most 64 characters answers 400 `INVALID_ACCOUNT_PURPOSE`, a longer one 422. */
             account_purpose: string;
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`), at most 255 characters.
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`), at most 254 characters (the longest address RFC 5321 allows).
              */
             email: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
@@ -909,18 +909,19 @@ export interface components {
         CreateWalletRequest: {
             /**
              * @description Name, unique per user (409 `RESOURCE_CONFLICT` when taken), 1–100 characters. An empty name
-             *     answers 400 `WALLET_NAME_REQUIRED`, a longer one 400 `WALLET_NAME_MAX_LENGTH` (so the length is
-             *     not part of the schema).
+             *     answers 400 `WALLET_NAME_REQUIRED`, a longer one 400 `WALLET_NAME_MAX_LENGTH` (so the product's
+             *     limit is not the schema's). The schema only refuses what cannot be a name at all: more than
+             *     1000 characters answers 422.
              */
             name: string;
-            /** @description Network/currency pairs to hold; at least one. Unknown networks or currencies answer 400. */
+            /** @description Network/currency pairs to hold; 1–16 (more than the five sandbox networks can use). Unknown networks or currencies answer 400. */
             networks: components["schemas"]["WalletNetwork"][];
             /**
              * @description `virtual` (default) or `real`.
              * @default virtual
              */
             wallet_type: components["schemas"]["WalletType"];
-            /** @description Free-text description. */
+            /** @description Free-text description, at most 1000 characters. */
             description?: string;
         };
         /** @description A credential of a customer as listed: the secret is masked. */
@@ -1065,34 +1066,34 @@ export interface components {
             entity_name: string;
             /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
             incorporation_country: string;
-            /** @description State or province of incorporation. */
+            /** @description State or province of incorporation, at most 100 characters. */
             incorporation_state?: string;
             /**
              * Format: date
              * @description Date of incorporation, `YYYY-MM-DD`.
              */
             incorporation_date?: string;
-            /** @description Legal structure (for example `llc`). */
+            /** @description Legal structure (for example `llc`), at most 100 characters. */
             organization_type?: string;
-            /** @description Business type or sector. */
+            /** @description Business type or sector, at most 100 characters. */
             business_type?: string;
-            /** @description Company registration number. */
+            /** @description Company registration number, at most 100 characters. */
             registration_number?: string;
-            /** @description Free-text description of the business. */
+            /** @description Free-text description of the business, at most 1000 characters. */
             description?: string;
             /** @description Whether the business is an accredited investor. */
             accredited_investor?: boolean;
             /** @description Whether the business is a non-agent intermediary. */
             non_agent_intermediary?: boolean;
-            /** @description Country of the principal place of business, ISO 3166-1 alpha-2. */
+            /** @description Country of the principal place of business, ISO 3166-1 alpha-2 (two capital letters). */
             principal_place_country?: string;
-            /** @description State or province of the principal place of business. */
+            /** @description State or province of the principal place of business, at most 100 characters. */
             principal_place_state?: string;
-            /** @description Street address of the principal place of business. */
+            /** @description Street address of the principal place of business, at most 255 characters. */
             principal_place_address?: string;
-            /** @description City of the principal place of business. */
+            /** @description City of the principal place of business, at most 100 characters. */
             principal_place_city?: string;
-            /** @description Postal code of the principal place of business. */
+            /** @description Postal code of the principal place of business, at most 20 characters. */
             principal_place_postal_code?: string;
         } & {
             [key: string]: unknown;
@@ -1331,18 +1332,18 @@ export interface components {
         IdType: "ssn" | "passport";
         /** @description Body of Initiate Withdrawal. */
         InitiateWithdrawalRequest: {
-            /** @description Currency code (for example `usdt`, case-insensitive); unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`. */
+            /** @description Currency code (for example `usdt`, case-insensitive), 1–16 characters; unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`. */
             currency: string;
             /**
              * Format: double
              * @description Amount, in units of the currency; positive (else 400 `AMOUNT_MUST_BE_POSITIVE`) and at least the currency's minimum withdrawal (else 400 `MINIMUM_AMOUNT_NOT_MET`).
              */
             amount: number;
-            /** @description Destination address, valid for the currency's network (else 400 `INVALID_CRYPTO_ADDRESS`). */
+            /** @description Destination address, 1–128 characters (no address of a supported network is longer; a longer value answers 422), valid for the currency's network (else 400 `INVALID_CRYPTO_ADDRESS`). */
             address: string;
             /** @description Memo or destination tag, at most 255 characters. */
             memo?: string;
-            /** @description Wallet to withdraw from; when omitted, the user's oldest wallet holding the currency with enough available balance. */
+            /** @description Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters); when omitted, the user's oldest wallet holding the currency with enough available balance. */
             wallet_id?: string;
         };
         /** @description Answer of Initiate Withdrawal. */
@@ -1570,34 +1571,34 @@ export interface components {
             entity_name: string;
             /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
             incorporation_country: string;
-            /** @description State or province of incorporation. */
+            /** @description State or province of incorporation, at most 100 characters. */
             incorporation_state?: string;
             /**
              * Format: date
              * @description Date of incorporation, `YYYY-MM-DD`.
              */
             incorporation_date?: string;
-            /** @description Legal structure (for example `llc`). */
+            /** @description Legal structure (for example `llc`), at most 100 characters. */
             organization_type?: string;
-            /** @description Business type or sector. */
+            /** @description Business type or sector, at most 100 characters. */
             business_type?: string;
-            /** @description Company registration number. */
+            /** @description Company registration number, at most 100 characters. */
             registration_number?: string;
-            /** @description Free-text description of the business. */
+            /** @description Free-text description of the business, at most 1000 characters. */
             description?: string;
             /** @description Whether the business is an accredited investor. */
             accredited_investor?: boolean;
             /** @description Whether the business is a non-agent intermediary. */
             non_agent_intermediary?: boolean;
-            /** @description Country of the principal place of business, ISO 3166-1 alpha-2. */
+            /** @description Country of the principal place of business, ISO 3166-1 alpha-2 (two capital letters). */
             principal_place_country?: string;
-            /** @description State or province of the principal place of business. */
+            /** @description State or province of the principal place of business, at most 100 characters. */
             principal_place_state?: string;
-            /** @description Street address of the principal place of business. */
+            /** @description Street address of the principal place of business, at most 255 characters. */
             principal_place_address?: string;
-            /** @description City of the principal place of business. */
+            /** @description City of the principal place of business, at most 100 characters. */
             principal_place_city?: string;
-            /** @description Postal code of the principal place of business. */
+            /** @description Postal code of the principal place of business, at most 20 characters. */
             principal_place_postal_code?: string;
         } & {
             [key: string]: unknown;
@@ -1608,20 +1609,20 @@ export interface components {
             account_type?: components["schemas"]["CustomerAccountType"];
             /** @description `client` or `partner`. */
             account_role?: components["schemas"]["CustomerAccountRole"];
-            /** @description Purpose of the account, free text. */
+            /** @description Purpose of the account, free text, at most 1000 characters. */
             account_purpose?: string;
-            /** @description First name of the primary contact. */
+            /** @description First name of the primary contact, at most 100 characters. */
             first_name?: string;
-            /** @description Last name of the primary contact. */
+            /** @description Last name of the primary contact, at most 100 characters. */
             last_name?: string;
             /**
              * Format: email
-             * @description Primary contact email, at most 255 characters.
+             * @description Primary contact email, at most 254 characters (the longest address RFC 5321 allows).
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
             phone_country_code?: string;
-            /** @description Phone number of the primary contact. */
+            /** @description Phone number of the primary contact, at most 20 characters (as a user's). */
             phone_number?: string;
             /** @description Business profile; when present `entity_name` and `incorporation_country` are required and omitted nested fields keep their values. */
             business?: components["schemas"]["UpdateCustomerBusiness"];
@@ -1642,20 +1643,20 @@ export interface components {
          *     answers 422 `UNPROCESSABLE_ENTITY` naming it.
          */
         UpdateUserRequest: {
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name?: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name?: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use), at most 255 characters.
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use), at most 254 characters (the longest address RFC 5321 allows).
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
             phone_country_code?: string;
             /** @description Mobile number valid for the country (else 422), at most 20 characters, unique within the customer account (409 `PHONE_ALREADY_EXISTS` when already in use). */
             phone_number?: string;
-            /** @description `trading` or `investing`; any other value answers 400 `INVALID_ACCOUNT_PURPOSE`. */
+            /** @description `trading` or `investing`; any other value of at most 64 characters answers 400 `INVALID_ACCOUNT_PURPOSE`, a longer one 422. */
             account_purpose?: string;
             /**
              * Format: date
@@ -1664,17 +1665,17 @@ export interface components {
             dob?: string;
             /** @description Country of residence, ISO 3166-1 alpha-2. */
             residential_country_code?: string;
-            /** @description Street address; sanitized as an address. */
+            /** @description Street address, at most 255 characters; sanitized as an address. */
             residential_address?: string;
-            /** @description City; sanitized. */
+            /** @description City, at most 100 characters; sanitized. */
             residential_city?: string;
-            /** @description State or province; sanitized. */
+            /** @description State or province, at most 100 characters; sanitized. */
             residential_state?: string;
-            /** @description Postal code. */
+            /** @description Postal code, at most 20 characters. */
             residential_postal_code?: string;
             /** @description Kind of identity document: `ssn` or `passport`. */
             id_type?: components["schemas"]["IdType"];
-            /** @description Number of the identity document. */
+            /** @description Number of the identity document, at most 64 characters. */
             id_number?: string;
             /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
             id_country_code?: string;
@@ -1744,17 +1745,17 @@ export interface components {
             dob: string;
             /** @description Country of residence, ISO 3166-1 alpha-2 (for example `US`). */
             residential_country_code: string;
-            /** @description Street address; sanitized as an address, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description Street address, at most 255 characters; sanitized as an address, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_address: string;
-            /** @description City; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description City, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_city: string;
-            /** @description State or province; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description State or province, at most 100 characters; sanitized, unsafe or script-like characters are rejected (422 `UNPROCESSABLE_ENTITY`). */
             residential_state: string;
-            /** @description Postal code. */
+            /** @description Postal code, at most 20 characters. */
             residential_postal_code: string;
             /** @description Kind of identity document: `ssn` or `passport`. */
             id_type: components["schemas"]["IdType"];
-            /** @description Number of the identity document. */
+            /** @description Number of the identity document, at most 64 characters. */
             id_number: string;
             /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
             id_country_code: string;
@@ -1913,9 +1914,9 @@ export interface components {
         };
         /** @description A network/currency pair held by a wallet. */
         WalletNetwork: {
-            /** @description Vault network identifier, `networks/<network>` (for example `networks/ethereum`). */
+            /** @description Vault network identifier, `networks/<network>` (for example `networks/ethereum`), at most 64 characters. */
             name: string;
-            /** @description Lowercase currency code (for example `usdt`). */
+            /** @description Lowercase currency code (for example `usdt`), at most 16 characters. */
             currency: string;
         };
         /** @description A transaction of a wallet. */
@@ -2382,17 +2383,17 @@ export interface components {
     responses: never;
     parameters: {
         /**
-         * @description The credential id, as returned by List Credentials.
+         * @description The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
          * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
          */
         CredentialIdParam: string;
         /**
-         * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+         * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
          * @example acme-corp
          */
         CustomerIdParam: string;
         /**
-         * @description A `delivery_id` of the delivery log.
+         * @description A `delivery_id` of the delivery log (a UUID, 36 characters); a longer value answers 422.
          * @example 3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f
          */
         DeliveryIdParam: string;
@@ -2401,7 +2402,7 @@ export interface components {
         /** @description Records to skip, default 0. */
         "FilterPage.skip": number;
         /**
-         * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted.
+         * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters (the stored key's column); a longer key answers 422.
          * @example wd-2026-01-15-0001
          */
         IdempotencyKeyHeader: string;
@@ -2415,11 +2416,11 @@ export interface components {
         "ListUsersQuery.limit": number;
         /** @description Page number, 1-based; default 1, at most 1000000. */
         "ListUsersQuery.page": number;
-        /** @description Case-insensitive match on first name, last name or email. */
+        /** @description Case-insensitive match on first name, last name or email; at most 254 characters (the longest email). */
         "ListUsersQuery.search": string;
         /** @description Only users in this status. */
         "ListUsersQuery.status": components["schemas"]["UserStatus"];
-        /** @description Only users of this account type: `individual` or `business`; any other value answers 400 `INVALID_USER_TYPE`. */
+        /** @description Only users of this account type: `individual` or `business`; any other value of at most 64 characters answers 400 `INVALID_USER_TYPE`, a longer one 422. */
         "ListUsersQuery.user_type": string;
         /** @description Only users with this verification status. */
         "ListUsersQuery.verification_status": components["schemas"]["UserVerificationStatus"];
@@ -2427,7 +2428,7 @@ export interface components {
         "ListWalletTransactionsQuery.amountGte": number;
         /** @description Amount at most. */
         "ListWalletTransactionsQuery.amountLte": number;
-        /** @description Currency code (case-insensitive). */
+        /** @description Currency code (case-insensitive), at most 16 characters. */
         "ListWalletTransactionsQuery.currency": string;
         /** @description Start date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
         "ListWalletTransactionsQuery.from": number;
@@ -2440,39 +2441,44 @@ export interface components {
         "ListWalletTransactionsQuery.skip": number;
         /** @description Sort by date: `ASC` or `DESC` (default). */
         "ListWalletTransactionsQuery.sort": components["schemas"]["SortOrder"];
-        /** @description Transaction status, for example `done`. */
+        /** @description Transaction status, for example `done`; at most 32 characters. */
         "ListWalletTransactionsQuery.status": string;
         /** @description End date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
         "ListWalletTransactionsQuery.to": number;
-        /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
+        /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`); at most 128 characters. */
         "ListWalletTransactionsQuery.type": string;
         /** @description Only deliveries in this status. */
         "ListWebhookDeliveriesQuery.status": components["schemas"]["WebhookDeliveryStatus"];
-        /** @description Only withdrawals of this currency (case-insensitive). */
+        /** @description Only withdrawals of this currency (case-insensitive), at most 16 characters. */
         "ListWithdrawalsQuery.currency": string;
         /** @description Sort by creation time: `ASC` or `DESC` (default, most recent first). */
         "ListWithdrawalsQuery.sort": components["schemas"]["SortOrder"];
         /** @description Only withdrawals in this status. */
         "ListWithdrawalsQuery.status": components["schemas"]["WithdrawalStatus"];
         /**
-         * @description The poller id: the `poller_id` of the customer's email poller record.
+         * @description The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
          * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
          */
         PollerIdParam: string;
-        /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+        /**
+         * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         *     when the header is omitted.
+         */
         TraceHeader: string;
         /**
-         * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+         * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
          * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
          */
         UserIdParam: string;
         /**
-         * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
+         * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
          * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
          */
         WalletIdParam: string;
         /**
-         * @description The withdrawal id (`withdraw.id` of the initiate response).
+         * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
          * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
          */
         WithdrawalIdParam: string;
@@ -2487,7 +2493,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -2589,7 +2600,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -2696,7 +2712,12 @@ export interface operations {
                 "filter[skip]"?: components["parameters"]["FilterPage.skip"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -2807,7 +2828,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -2988,12 +3014,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3114,12 +3145,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3253,12 +3289,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3377,12 +3418,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3503,12 +3549,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3644,17 +3695,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
                 /**
-                 * @description The credential id, as returned by List Credentials.
+                 * @description The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
                  * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
                  */
                 credential_id: components["parameters"]["CredentialIdParam"];
@@ -3773,12 +3829,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -3899,12 +3960,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4035,12 +4101,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4185,12 +4256,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4309,12 +4385,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4435,17 +4516,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
                 /**
-                 * @description The poller id: the `poller_id` of the customer's email poller record.
+                 * @description The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
                  * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
                  */
                 poller_id: components["parameters"]["PollerIdParam"];
@@ -4566,17 +4652,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
                 /**
-                 * @description The poller id: the `poller_id` of the customer's email poller record.
+                 * @description The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
                  * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
                  */
                 poller_id: components["parameters"]["PollerIdParam"];
@@ -4697,12 +4788,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4823,12 +4919,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -4958,12 +5059,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -5099,12 +5205,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -5230,12 +5341,17 @@ export interface operations {
                 "filter[where][status]"?: components["parameters"]["ListWebhookDeliveriesQuery.status"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -5347,17 +5463,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
                 /**
-                 * @description A `delivery_id` of the delivery log.
+                 * @description A `delivery_id` of the delivery log (a UUID, 36 characters); a longer value answers 422.
                  * @example 3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f
                  */
                 delivery_id: components["parameters"]["DeliveryIdParam"];
@@ -5469,12 +5590,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -5586,12 +5712,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`).
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
                  * @example acme-corp
                  */
                 customer_id: components["parameters"]["CustomerIdParam"];
@@ -5712,7 +5843,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -5843,11 +5979,16 @@ export interface operations {
     listSandboxMail: {
         parameters: {
             query?: {
-                /** @description Only emails sent to this address (exact match, case-insensitive); all emails when omitted. */
+                /** @description Only emails sent to this address (exact match, case-insensitive), at most 254 characters; all emails when omitted. */
                 to?: string;
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -5967,7 +6108,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -6087,13 +6233,13 @@ export interface operations {
                 limit?: components["parameters"]["ListUsersQuery.limit"];
                 /** @description Only users in this status. */
                 status?: components["parameters"]["ListUsersQuery.status"];
-                /** @description Only users of this account type: `individual` or `business`; any other value answers 400 `INVALID_USER_TYPE`. */
+                /** @description Only users of this account type: `individual` or `business`; any other value of at most 64 characters answers 400 `INVALID_USER_TYPE`, a longer one 422. */
                 user_type?: components["parameters"]["ListUsersQuery.user_type"];
                 /** @description Only users with this verification status. */
                 verification_status?: components["parameters"]["ListUsersQuery.verification_status"];
                 /** @description Only active (`true`) or inactive (`false`) users. */
                 is_active?: components["parameters"]["ListUsersQuery.is_active"];
-                /** @description Case-insensitive match on first name, last name or email. */
+                /** @description Case-insensitive match on first name, last name or email; at most 254 characters (the longest email). */
                 search?: components["parameters"]["ListUsersQuery.search"];
                 /** @description Page size in the form the navigation links use (reference: Users › the navigation links); takes precedence over `limit`. */
                 "filter[limit]"?: components["parameters"]["ListUsersQuery.filterLimit"];
@@ -6101,7 +6247,12 @@ export interface operations {
                 "filter[skip]"?: components["parameters"]["ListUsersQuery.filterSkip"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -6212,7 +6363,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path?: never;
@@ -6398,12 +6554,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -6524,12 +6685,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -6669,12 +6835,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -6800,16 +6971,21 @@ export interface operations {
                 "filter[sort]"?: components["parameters"]["ListWithdrawalsQuery.sort"];
                 /** @description Only withdrawals in this status. */
                 "filter[where][status]"?: components["parameters"]["ListWithdrawalsQuery.status"];
-                /** @description Only withdrawals of this currency (case-insensitive). */
+                /** @description Only withdrawals of this currency (case-insensitive), at most 16 characters. */
                 "filter[where][currency]"?: components["parameters"]["ListWithdrawalsQuery.currency"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -6930,17 +7106,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
                 /**
-                 * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted.
+                 * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters (the stored key's column); a longer key answers 422.
                  * @example wd-2026-01-15-0001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -7105,17 +7286,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
                 /**
-                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
                  * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
                  */
                 withdrawal_id: components["parameters"]["WithdrawalIdParam"];
@@ -7236,17 +7422,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
                 /**
-                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
                  * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
                  */
                 withdrawal_id: components["parameters"]["WithdrawalIdParam"];
@@ -7365,17 +7556,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
                 /**
-                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
                  * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
                  */
                 withdrawal_id: components["parameters"]["WithdrawalIdParam"];
@@ -7505,17 +7701,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
                 /**
-                 * @description The withdrawal id (`withdraw.id` of the initiate response).
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
                  * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
                  */
                 withdrawal_id: components["parameters"]["WithdrawalIdParam"];
@@ -7636,12 +7837,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -7762,12 +7968,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -7888,12 +8099,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -8035,12 +8251,17 @@ export interface operations {
                 "filter[skip]"?: components["parameters"]["FilterPage.skip"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -8161,12 +8382,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403.
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
                  */
                 user_id: components["parameters"]["UserIdParam"];
@@ -8362,12 +8588,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
+                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];
@@ -8496,11 +8727,11 @@ export interface operations {
                 "filter[skip]"?: components["parameters"]["ListWalletTransactionsQuery.skip"];
                 /** @description Sort by date: `ASC` or `DESC` (default). */
                 "filter[sort]"?: components["parameters"]["ListWalletTransactionsQuery.sort"];
-                /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`). */
+                /** @description Type (action), for example `deposit`; a comma-separated list is allowed (`deposit,withdrawal`); at most 128 characters. */
                 "filter[where][type]"?: components["parameters"]["ListWalletTransactionsQuery.type"];
-                /** @description Currency code (case-insensitive). */
+                /** @description Currency code (case-insensitive), at most 16 characters. */
                 "filter[where][currency]"?: components["parameters"]["ListWalletTransactionsQuery.currency"];
-                /** @description Transaction status, for example `done`. */
+                /** @description Transaction status, for example `done`; at most 32 characters. */
                 "filter[where][status]"?: components["parameters"]["ListWalletTransactionsQuery.status"];
                 /** @description Start date, Unix time in milliseconds, inclusive; at most 253402300799999 (9999-12-31T23:59:59.999Z). */
                 "filter[where][from]"?: components["parameters"]["ListWalletTransactionsQuery.from"];
@@ -8512,12 +8743,17 @@ export interface operations {
                 "filter[where][amount][lte]"?: components["parameters"]["ListWalletTransactionsQuery.amountLte"];
             };
             header?: {
-                /** @description Correlation id of the request, echoed in `meta.trace_id`; one is generated when omitted. */
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data.
+                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];

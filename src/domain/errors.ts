@@ -43,3 +43,37 @@ export class ValidationFailed extends Error {
 export function assertNoProblems(problems: FieldProblem[]): void {
   if (problems.length > 0) throw new ValidationFailed(problems);
 }
+
+/** Longest prefix of a caller's value, in characters, that an error message repeats ({@link quote}). */
+export const QUOTE_MAX = 32;
+
+/** Characters JSON leaves as they are but a reader would not see: zero-width and bidirectional controls. */
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u061c]/g;
+
+/**
+ * A caller's value as an error message repeats it: its first {@link QUOTE_MAX} characters (code
+ * points, so an astral character is never split), followed by `…` when the value is longer,
+ * JSON-quoted (quotes, backslashes and control characters escaped), with zero-width and
+ * bidirectional-control characters escaped as `\uXXXX` too. The result is always a JSON string
+ * literal of at most 34 characters plus escapes, however large the value: a 160 000-character
+ * address is repeated as `"tb1qqqqq…"`, never whole. Reads at most 33 characters of `value`.
+ */
+export function quote(value: string): string {
+  return JSON.stringify(clip(value)).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * The first {@link QUOTE_MAX} characters (code points) of `value`, followed by `…` when it is
+ * longer; not quoted. For places that name a caller's key rather than quote it in a sentence (the
+ * `field` of a validation problem for a stray body key). Reads at most 33 characters of `value`.
+ */
+export function clip(value: string): string {
+  let prefix = "";
+  let count = 0;
+  for (const ch of value) {
+    if (count === QUOTE_MAX) return `${prefix}…`;
+    prefix += ch;
+    count++;
+  }
+  return prefix;
+}

@@ -3,7 +3,7 @@
  * User", error codes of the User group). No I/O: the users service asks these functions.
  */
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { DomainError, type FieldProblem } from "./errors.js";
+import { DomainError, quote, type FieldProblem } from "./errors.js";
 
 /** Allowed `account_type` on create (reference: User). Others → 400 `INVALID_ACCOUNT_TYPE`. */
 export const USER_ACCOUNT_TYPES = ["individual", "business"] as const;
@@ -87,9 +87,14 @@ export function sanitisationProblem(field: string, value: string, kind: TextKind
   return null;
 }
 
+/** Longest `phone_number` (reference: User › phone_number, max 20; the customer's follows it). */
+export const PHONE_NUMBER_MAX = 20;
+
 /**
  * Parses `phoneNumber` as a mobile number of `countryCode` (ISO 3166-1 alpha-2) with
- * libphonenumber's full metadata.
+ * libphonenumber's full metadata. A number longer than {@link PHONE_NUMBER_MAX} characters, or a
+ * country code that is not two letters, is refused before libphonenumber sees it (callers that
+ * bypass the schema stay bounded).
  * @returns the E.164 form, or a problem naming `field`.
  */
 export function parseMobileNumber(
@@ -97,10 +102,13 @@ export function parseMobileNumber(
   countryCode: string,
   field = "phone_number",
 ): { e164: string } | { problem: FieldProblem } {
-  const parsed = parsePhoneNumberFromString(phoneNumber, countryCode as CountryCode);
+  if (phoneNumber.length > PHONE_NUMBER_MAX) {
+    return { problem: { field, message: `${field} must be at most ${PHONE_NUMBER_MAX} characters.` } };
+  }
+  const parsed = /^[A-Z]{2}$/.test(countryCode) ? parsePhoneNumberFromString(phoneNumber, countryCode as CountryCode) : undefined;
   const type = parsed?.getType();
   if (!parsed || !parsed.isValid() || parsed.country !== countryCode || (type !== "MOBILE" && type !== "FIXED_LINE_OR_MOBILE")) {
-    return { problem: { field, message: `${field} must be a valid mobile number for ${countryCode}.` } };
+    return { problem: { field, message: `${field} must be a valid mobile number for ${quote(countryCode)}.` } };
   }
   return { e164: parsed.number };
 }

@@ -4,7 +4,7 @@
  * schedule. No I/O; randomness and time are passed in.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { DomainError } from "./errors.js";
+import { DomainError, quote } from "./errors.js";
 
 /** A configured header as sent on Create and Update Webhook. */
 export interface WebhookHeaderInput {
@@ -21,10 +21,6 @@ export const RESERVED_HEADERS: readonly string[] = [
   "connection", "transfer-encoding",
 ];
 
-/** At most this many characters of a client's value are echoed in an error message. */
-const ECHO = 64;
-const echo = (value: string): string => (value.length > ECHO ? `${value.slice(0, ECHO)}…` : value);
-
 /**
  * Checks a webhook configuration beyond its schema (reference: "400 (invalid URL or header key)").
  * @returns the parsed URL.
@@ -37,10 +33,10 @@ export function checkWebhookConfig(url: string, headers: readonly WebhookHeaderI
   try {
     parsed = new URL(url);
   } catch {
-    throw new DomainError("BAD_REQUEST", `url '${echo(url)}' is not an absolute URL.`, "url");
+    throw new DomainError("BAD_REQUEST", `url ${quote(url)} is not an absolute URL.`, "url");
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new DomainError("BAD_REQUEST", `url must be an http:// or https:// URL, got '${echo(parsed.protocol)}'.`, "url");
+    throw new DomainError("BAD_REQUEST", `url must be an http:// or https:// URL, got ${quote(parsed.protocol)}.`, "url");
   }
   if (parsed.username !== "" || parsed.password !== "") {
     throw new DomainError("BAD_REQUEST", "url must not carry a user name or password; send credentials as a configured header.", "url");
@@ -48,13 +44,13 @@ export function checkWebhookConfig(url: string, headers: readonly WebhookHeaderI
   const seen = new Set<string>();
   headers.forEach((h, i) => {
     if (!HEADER_KEY.test(h.key)) {
-      throw new DomainError("BAD_REQUEST", `headers[${i}].key '${echo(h.key)}' may hold only letters, digits, '-' and '_'.`, `headers.${i}.key`);
+      throw new DomainError("BAD_REQUEST", `headers[${i}].key ${quote(h.key)} may hold only letters, digits, '-' and '_'.`, `headers.${i}.key`);
     }
     const lower = h.key.toLowerCase();
     if (RESERVED_HEADERS.includes(lower)) {
-      throw new DomainError("BAD_REQUEST", `headers[${i}].key '${h.key}' is set by the service and cannot be configured.`, `headers.${i}.key`);
+      throw new DomainError("BAD_REQUEST", `headers[${i}].key ${quote(h.key)} is set by the service and cannot be configured.`, `headers.${i}.key`);
     }
-    if (seen.has(lower)) throw new DomainError("BAD_REQUEST", `headers[${i}].key '${h.key}' is given twice.`, `headers.${i}.key`);
+    if (seen.has(lower)) throw new DomainError("BAD_REQUEST", `headers[${i}].key ${quote(h.key)} is given twice.`, `headers.${i}.key`);
     seen.add(lower);
     if (/[\r\n\0]/.test(h.value)) {
       throw new DomainError("BAD_REQUEST", `headers[${i}].value must not contain line breaks or NUL characters.`, `headers.${i}.value`);

@@ -25,8 +25,11 @@ declare module "express-serve-static-core" {
 
 /**
  * Sets `req.traceId` and the `x-trace-id` response header. Platform: the client's id when well
- * formed, else a generated UUID. Credit core: the client's id must be a UUID v4, else 422
- * `VALIDATION_ERROR` on field `traceId` (with a fresh trace id).
+ * formed (the `x-trace-id` schema of the platform document: 1–128 characters of `[A-Za-z0-9._:-]`),
+ * else a generated UUID; a malformed id is dropped from the request's headers too, so it is never
+ * echoed, logged or validated further (the request goes on as if it had sent none). Credit core:
+ * the client's id must be a UUID v4, else 422 `VALIDATION_ERROR` on field `traceId` (with a fresh
+ * trace id; the sent value is not echoed).
  */
 export function traceIds(): RequestHandler {
   return (req, res, next) => {
@@ -41,6 +44,7 @@ export function traceIds(): RequestHandler {
       return;
     }
     const valid = surface === "credit" ? sent !== undefined : sent !== undefined && PLATFORM_TRACE.test(sent);
+    if (sent !== undefined && !valid) delete req.headers["x-trace-id"];
     req.traceId = valid && sent ? sent : randomUUID();
     res.setHeader("x-trace-id", req.traceId);
     next();

@@ -10,7 +10,7 @@ import type { ErrorObject } from "ajv";
 import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { DomainError, type FieldProblem } from "../domain/errors.js";
+import { DomainError, clip, quote, type FieldProblem } from "../domain/errors.js";
 import type { AuthOutcome, Authenticator, PrincipalKind } from "../modules/identity/auth.js";
 import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js";
 import { renderError, renderValidation, type RenderedError } from "./errors.js";
@@ -54,6 +54,8 @@ export interface SurfaceOptions<Ops> {
 /**
  * Converts ajv errors of openapi-backend's combined request object into field problems: one per
  * invalid field (the first rule it breaks), named by its dotted path within the body or parameters.
+ * A stray key (`additionalProperties`) is the caller's text: the field names it clipped to its
+ * first 32 characters and the message quotes it (`quote`), so a 300-character key is never echoed.
  */
 export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
   const seen = new Set<string>();
@@ -62,13 +64,15 @@ export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
     const segments = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
     const location = segments.shift();
     if (e.keyword === "required" && typeof e.params.missingProperty === "string") segments.push(e.params.missingProperty);
-    if (e.keyword === "additionalProperties" && typeof e.params.additionalProperty === "string") segments.push(e.params.additionalProperty);
+    const stray = e.keyword === "additionalProperties" && typeof e.params.additionalProperty === "string" ? e.params.additionalProperty : undefined;
+    if (stray !== undefined) segments.push(clip(stray));
     const field = segments.length > 0 ? segments.join(".") : location === "requestBody" || e.keyword === "parse" ? "body" : (location ?? "request");
     if (e.keyword === "if" || e.keyword === "anyOf" || e.keyword === "oneOf") continue;
     const message =
       e.keyword === "required" ? `${field} is required.` :
       e.keyword === "enum" ? `${field} must be one of: ${(e.params.allowedValues as unknown[]).join(", ")}.` :
       e.keyword === "parse" ? `Malformed JSON body: ${e.message ?? ""}` :
+      stray !== undefined ? `${quote(stray)} is not a field of ${segments.length > 1 ? segments.slice(0, -1).join(".") : "the request body"}.` :
       `${field} ${e.message ?? "is invalid"}.`;
     if (seen.has(field)) continue;
     seen.add(field);
@@ -212,7 +216,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   api.register({
     ...operationHandlers,
     notFound: async (_c: Context, state: RequestState) => {
-      await sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${state.req.originalUrl.split("?")[0]}.` }] });
+      await sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
     },
     methodNotAllowed: async (_c: Context, state: RequestState) => {
       const allowed = api.router
@@ -220,7 +224,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
         .filter((o) => api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
         .map((o) => o.method.toUpperCase());
       if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
-      await sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${state.req.originalUrl.split("?")[0]}.` }] });
+      await sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
     },
     unauthorizedHandler: async (_c: Context, state: RequestState) => {
       const outcome = await authenticate(state);

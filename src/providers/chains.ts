@@ -110,8 +110,18 @@ export function deriveDepositAddress(
 }
 
 /**
+ * Longest destination address {@link isValidAddress} decodes: no address of a supported network is
+ * longer (bitcoin bech32 P2WSH/P2TR 62, solana ≤ 44, ethereum/polygon 42, tron 34), and the
+ * contract's `address` has the same bound. Longer input is refused before any library sees it:
+ * bitcoinjs-lib's base58 and bech32 decoding is quadratic in the length (a 160 000-character
+ * string held the event loop for 23 s), so callers that bypass the HTTP layer are bounded too.
+ */
+export const MAX_ADDRESS_LENGTH = 128;
+
+/**
  * Whether `address` is a valid withdrawal destination on `network` (checksums included), as the
- * network's own library decodes it. Whitespace is not trimmed: `" 0xab…"` is invalid.
+ * network's own library decodes it. Whitespace is not trimmed: `" 0xab…"` is invalid. Anything
+ * longer than {@link MAX_ADDRESS_LENGTH} is invalid without being decoded.
  *
  * - bitcoin (testnet only; mainnet `1…`/`3…`/`bc1…` are rejected): base58check P2PKH `m…`/`n…`,
  *   P2SH `2…`, bech32 P2WPKH/P2WSH `tb1q…`, bech32m P2TR `tb1p…` (its key must be a valid
@@ -122,6 +132,7 @@ export function deriveDepositAddress(
  * - solana: base58 of exactly 32 bytes (any 32-byte key, on-curve or not).
  */
 export function isValidAddress(network: NetworkId, address: string): boolean {
+  if (typeof address !== "string" || address.length === 0 || address.length > MAX_ADDRESS_LENGTH) return false;
   switch (network) {
     case "networks/bitcoin":
       return isValidBitcoinTestnetAddress(address);

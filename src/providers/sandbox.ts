@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DomainError } from "../domain/errors.js";
+import { DomainError, quote } from "../domain/errors.js";
 import { NETWORKS, deriveDepositAddress, hdSeedFrom, isNetworkId, isValidAddress, transactionHash } from "./chains.js";
 import type { CatalogueCurrency, CataloguePair, CustodyProvider, UpstreamCustomer } from "./provider.js";
 import { SANDBOX_CURRENCIES, SANDBOX_PAIRS } from "./sandbox-catalogue.js";
@@ -61,7 +61,7 @@ export class SandboxProvider implements CustodyProvider {
   }
 
   async createDepositAddress(em: EntityManager, vaultWalletId: string, network: string): Promise<string> {
-    if (!isNetworkId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${network}.`);
+    if (!isNetworkId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${quote(network)}.`);
     // One derivation index after another per network: serialise allocators of the same network.
     await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`sandbox_deposit_address:${network}`]);
     const [row] = await em.execute<{ next: number }[]>(
@@ -85,13 +85,13 @@ export class SandboxProvider implements CustodyProvider {
     request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
   ): Promise<{ hash: string }> {
     if (!this.isValidAddress(request.network, request.address)) {
-      throw new DomainError("CRYPTO_WITHDRAWAL_FAILED", `The sandbox refused to send to ${request.address} on ${request.network}.`);
+      throw new DomainError("CRYPTO_WITHDRAWAL_FAILED", `The sandbox refused to send to ${quote(request.address)} on ${quote(request.network)}.`);
     }
     return { hash: this.newTransactionHash(request.network) };
   }
 
   newTransactionHash(network: string): string {
-    if (!isNetworkId(network)) throw new DomainError("BAD_REQUEST", `Unknown network ${network}.`);
+    if (!isNetworkId(network)) throw new DomainError("BAD_REQUEST", `Unknown network ${quote(network)}.`);
     return transactionHash(network, randomBytes(32));
   }
 

@@ -42,6 +42,20 @@ describe("platform envelope and trace ids", () => {
     expect(generated.headers["x-trace-id"]).toBe(generated.body.meta.trace_id);
   });
 
+  it("drops a malformed x-trace-id (not 1–128 of [A-Za-z0-9._:-]): the request succeeds with a generated id, the value is never echoed", async () => {
+    const longest = "t".repeat(128);
+    const kept = await api().get(`${BASE}/users`).set("x-api-key", key).set("x-trace-id", longest);
+    expect(kept.status).toBe(200);
+    expect(kept.body.meta.trace_id).toBe(longest);
+    for (const bad of ["t".repeat(129), "x".repeat(6000), "two words", "<script>", "a;b=c", "trace\u00e9"]) {
+      const res = await api().post(`${BASE}/users`).set("x-api-key", key).set("x-trace-id", bad).send(userBody({ first_name: "Trace" }));
+      expect(res.status, bad.slice(0, 40)).toBe(201);
+      expect(res.headers["x-trace-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(res.body.meta.trace_id).toBe(res.headers["x-trace-id"]);
+      expect(JSON.stringify(res.body)).not.toContain(bad);
+    }
+  });
+
   it("answers 404 NOT_FOUND for an unknown route and 405 with Allow for a wrong method", async () => {
     expectPlatformError(await api().get(`${BASE}/no-such-thing`), 404, "NOT_FOUND");
     const res = await api().patch(`${BASE}/customers`);
@@ -75,6 +89,17 @@ describe("bad input answers 4xx, never 500 (issue 8 items)", () => {
     const user = await new Walk(t.express).user(key);
     const updated = await api().put(`${BASE}/users/${user.user_id as string}`).set("x-api-key", key).send({ email });
     expectPlatformError(updated, 422, "UNPROCESSABLE_ENTITY");
+  });
+
+  it("error messages repeat at most a 32-character quoted prefix of a caller's path or key", async () => {
+    const unknown = await api().get(`${BASE}/${"x".repeat(1500)}`).set("x-api-key", key);
+    expectPlatformError(unknown, 404, "NOT_FOUND");
+    expect(unknown.body.errors[0].message).toBe(`No route for GET "/api/v1/${"x".repeat(24)}…".`);
+    const user = await new Walk(t.express).user(key);
+    const stray = `k${"e".repeat(299)}`;
+    const res = await api().put(`${BASE}/users/${user.user_id as string}`).set("x-api-key", key).send({ [stray]: 1 });
+    expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+    expect(res.body.errors[0]).toEqual({ code: "UNPROCESSABLE_ENTITY", field: `k${"e".repeat(31)}…`, message: `"k${"e".repeat(31)}…" cannot be changed by Update User.` });
   });
 
   it("a NUL character in a body string, a query value or the path answers 400 BAD_REQUEST", async () => {

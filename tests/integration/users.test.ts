@@ -327,7 +327,7 @@ describe("POST /users (createUser)", () => {
     const { key } = await tenant("bad-phone");
     const res = await createUser(key, { phone_country_code: country, phone_number: number });
     expect(fieldsOf(res)).toEqual(["phone_number"]);
-    expect(res.body.errors[0].message).toMatch(new RegExp(`mobile number for ${country}`));
+    expect(res.body.errors[0].message).toMatch(new RegExp(`mobile number for "${country}"`));
   });
 
   it("keeps email unique per customer, case-insensitively (409 EMAIL_ALREADY_EXISTS); another customer may reuse it", async () => {

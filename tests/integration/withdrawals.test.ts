@@ -427,6 +427,36 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       const pending = await api.user(key, true);
       expectPlatformError(await api.initiate(apiKey(key), pending.userId, body), 404, "RESOURCE_NOT_FOUND");
     });
+
+    it("answers a 160 000-character address with 422 on field address at once (it held the process 23 s), in a short message that does not repeat it; other requests are not held up", async () => {
+      const api = A();
+      const s = await api.scene("init-huge-address", [BTC]);
+      const address = `tb1q${"q".repeat(160_000)}`;
+      const started = performance.now();
+      const [res, meanwhile] = await Promise.all([
+        api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: 0.1, address }),
+        request(t.express).get(`${BASE}/currencies`).set("x-api-key", s.key),
+      ]);
+      const elapsed = performance.now() - started;
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.body.errors).toEqual([{ code: "UNPROCESSABLE_ENTITY", field: "address", message: expect.any(String) }]);
+      expect(meanwhile.status).toBe(200);
+      expect(JSON.stringify(res.body).length).toBeLessThan(1000);
+      expect(JSON.stringify(res.body)).not.toContain("q".repeat(64));
+      // generous: a 160 000-character body crosses the HTTP stack, the decoders never see it
+      expect(elapsed).toBeLessThan(2000);
+      expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
+    });
+
+    it("repeats at most a 32-character quoted prefix of an invalid address in the 400 INVALID_CRYPTO_ADDRESS message", async () => {
+      const api = A();
+      const s = await api.scene("init-long-address", [BTC]);
+      const address = `tb1q${"z".repeat(124)}`; // 128 characters: within the schema, not an address
+      const res = await api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: 0.1, address });
+      expectPlatformError(res, 400, "INVALID_CRYPTO_ADDRESS");
+      expect(res.body.errors[0].message).toContain(`"tb1q${"z".repeat(28)}…"`);
+      expect(res.body.errors[0].message).not.toContain("z".repeat(29));
+    });
   });
 
   describe("the wallet withdrawn from (decisions.md §4)", () => {
@@ -679,14 +709,17 @@ describe("POST …/{withdrawal_id}/confirm (confirmWithdrawal)", () => {
     const s = await api.scene("confirm-wrong");
     const { id, code } = await api.started(s, { currency: "btc", amount: 0.1, address: TO.btc });
     const other = await api.started(s, { currency: "btc", amount: 0.2, address: TO.btc });
-    // a near miss, too short, not digits: three wrong attempts
-    for (const attempt of [wrong(code), code.slice(1), "abcdef"]) {
+    // a near miss, a shorter code (5 digits: still of the 4–8 digit form), another near miss: three wrong attempts
+    for (const attempt of [wrong(code), code.slice(1), wrong(code, 3)]) {
       expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, attempt), 400, "CONFIRMATION_CODE_INVALID");
     }
     // another withdrawal's code does not work here (codes are bound to their withdrawal): the fourth
     const foreign = other.code === code ? wrong(code, 2) : other.code;
     expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, foreign), 400, "CONFIRMATION_CODE_INVALID");
-    expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, ""), 422, "UNPROCESSABLE_ENTITY");
+    // not a code at all (empty, not digits, too short or long: the schema's 4–8 digits): 422, and no attempt is used
+    for (const notACode of ["", "abcdef", "123", "123456789"]) {
+      expectPlatformError(await api.confirm(apiKey(s.key), s.userId, id, notACode), 422, "UNPROCESSABLE_ENTITY");
+    }
     expect((await api.get(apiKey(s.key), s.userId, id)).body.data.status).toBe("PENDING");
     expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "0.70000000", "0.30000000"));
     // the right code still works (4 of 5 attempts used), and the other withdrawal's code on its own

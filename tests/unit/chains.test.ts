@@ -7,11 +7,14 @@ import { sha512 } from "@noble/hashes/sha2.js";
 import { base58, bech32, bech32m, hex } from "@scure/base";
 import { getIcapAddress } from "ethers";
 import { describe, expect, it } from "vitest";
+import { DomainError, quote } from "../../src/domain/errors.js";
+import { SandboxProvider } from "../../src/providers/sandbox.js";
 import {
   deriveDepositAddress,
   hdSeedFrom,
   isNetworkId,
   isValidAddress,
+  MAX_ADDRESS_LENGTH,
   NETWORKS,
   transactionHash,
   type NetworkId,
@@ -254,6 +257,50 @@ describe("isValidAddress", () => {
       expect(valid(`${VECTORS["networks/solana"].address.slice(0, -1)}0`)).toBe(false); // '0' is not base58
       expect(valid(VECTORS["networks/tron"].address)).toBe(false); // 25 bytes
       expect(valid("")).toBe(false);
+    });
+  });
+
+  describe("length guard (issue 8: a 160 000-character address held the event loop for 23 s)", () => {
+    /** Inputs that reach the quadratic decoders of bitcoinjs-lib (bech32, base58) and the others' parsers. */
+    const huge = (n: number) => [`tb1q${"q".repeat(n)}`, `tb1p${"p".repeat(n)}`, `2${"1".repeat(n)}`, `m${"z".repeat(n)}`, `T${"1".repeat(n)}`, `0x${"a".repeat(n)}`, "1".repeat(n)];
+
+    it("refuses a 160 000-character address on every network in well under 50 ms, without decoding it", () => {
+      for (const network of NETWORKS) {
+        for (const address of huge(160_000)) {
+          const started = performance.now();
+          expect(isValidAddress(network, address)).toBe(false);
+          const elapsed = performance.now() - started;
+          // generous bound: the guard is a length check; decoding this input took seconds (bitcoin: 23 s)
+          expect(elapsed, `${network} ${address.slice(0, 8)}…`).toBeLessThan(50);
+        }
+      }
+    });
+
+    it(`decodes up to ${MAX_ADDRESS_LENGTH} characters (every valid address is far shorter) and refuses anything longer`, () => {
+      const p2wsh = bech32.encode("tb", [0, ...bech32.toWords(new Uint8Array(32).fill(7))]);
+      expect(p2wsh.length).toBe(62);
+      expect(isValidAddress("networks/bitcoin", p2wsh)).toBe(true);
+      for (const network of NETWORKS) {
+        for (const address of huge(MAX_ADDRESS_LENGTH)) expect(isValidAddress(network, address.slice(0, MAX_ADDRESS_LENGTH + 1))).toBe(false);
+        const own = deriveDepositAddress(network, seed, 0).address;
+        expect(own.length).toBeLessThanOrEqual(MAX_ADDRESS_LENGTH);
+        expect(isValidAddress(network, own + " ".repeat(MAX_ADDRESS_LENGTH))).toBe(false);
+      }
+    });
+
+    it("the sandbox provider refuses a 160 000-character destination fast, and its error repeats only a short quoted prefix", async () => {
+      const provider = new SandboxProvider("sandbox-default-seed");
+      const address = `tb1q${"q".repeat(160_000)}`;
+      const started = performance.now();
+      expect(provider.isValidAddress("networks/bitcoin", address)).toBe(false);
+      const error = await provider
+        .executeWithdrawal(null as never, { vaultWalletId: "v", network: "networks/bitcoin", currency: "btc", amount: "1", address })
+        .then(() => null, (e: unknown) => e);
+      expect(performance.now() - started).toBeLessThan(50);
+      if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
+      expect(error.code).toBe("CRYPTO_WITHDRAWAL_FAILED");
+      expect(error.message).toContain(quote(address));
+      expect(error.message.length).toBeLessThan(120);
     });
   });
 });

@@ -221,7 +221,7 @@ describe("parseMobileNumber", () => {
     ["too many digits", "20255501431234", "US"],
   ])("rejects %s (%j, %s)", (_label, number, country) => {
     expect(parseMobileNumber(number, country)).toEqual({
-      problem: { field: "phone_number", message: `phone_number must be a valid mobile number for ${country}.` },
+      problem: { field: "phone_number", message: `phone_number must be a valid mobile number for "${country}".` },
     });
   });
 

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DomainError } from "../../domain/errors.js";
+import { DomainError, quote } from "../../domain/errors.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { components } from "../../../generated/types/platform.js";
@@ -111,9 +111,9 @@ export class IdentityService {
    */
   async createCustomer(em: EntityManager, body: { customer_id: string; email: string; entity_name: string }): Promise<CustomerView> {
     const upstream = await this.provider.lookupCustomer(body.customer_id);
-    if (!upstream) throw new DomainError("CUSTOMER_NOT_FOUND", `customer_id '${body.customer_id}' is not known to the custody provider.`);
+    if (!upstream) throw new DomainError("CUSTOMER_NOT_FOUND", `customer_id ${quote(body.customer_id)} is not known to the custody provider.`);
     if (await em.findOne(Customer, { customerId: body.customer_id })) {
-      throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer '${body.customer_id}' already exists.`);
+      throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer ${quote(body.customer_id)} already exists.`);
     }
     const customer = em.create(Customer, {
       customerId: body.customer_id,
@@ -134,7 +134,7 @@ export class IdentityService {
       await em.flush();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
-        throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer '${body.customer_id}' already exists.`);
+        throw new DomainError("CUSTOMER_ALREADY_EXISTS", `Customer ${quote(body.customer_id)} already exists.`);
       }
       throw error;
     }
@@ -159,7 +159,7 @@ export class IdentityService {
   /** @throws DomainError CUSTOMER_NOT_FOUND when absent or deleted. */
   async getActiveCustomer(em: EntityManager, customerId: string): Promise<Customer> {
     const customer = await em.findOne(Customer, { customerId });
-    if (!customer || !customer.isActive) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer '${customerId}' not found.`);
+    if (!customer || !customer.isActive) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer ${quote(customerId)} not found.`);
     return customer;
   }
 
@@ -236,7 +236,7 @@ export class IdentityService {
   async revokeCredential(em: EntityManager, customerId: string, credentialId: string): Promise<void> {
     await this.getActiveCustomer(em, customerId);
     const credential = isUuid(credentialId) ? await em.findOne(Credential, { credentialId, customerId }) : null;
-    if (!credential) throw new DomainError("CREDENTIAL_NOT_FOUND", `Credential '${credentialId}' not found.`);
+    if (!credential) throw new DomainError("CREDENTIAL_NOT_FOUND", `Credential ${quote(credentialId)} not found.`);
     if (credential.isActive) {
       credential.isActive = false;
       credential.revokedAt = new Date();

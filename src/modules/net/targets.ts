@@ -11,6 +11,7 @@ import { lookup } from "node:dns/promises";
 import type { Agent } from "node:http";
 import ipaddr from "ipaddr.js";
 import { useAgent } from "request-filtering-agent";
+import { quote } from "../../domain/errors.js";
 
 /** A target refused by the guard, or a host that does not resolve. `message` says which and why. */
 export class TargetRefused extends Error {
@@ -40,13 +41,13 @@ export async function resolvePublicHost(host: string, allowPrivate: boolean): Pr
   try {
     addresses = ipaddr.isValid(bare) ? [{ address: bare }] : await lookup(bare, { all: true, verbatim: true });
   } catch {
-    throw new TargetRefused(`Host '${host.slice(0, 255)}' does not resolve.`);
+    throw new TargetRefused(`Host ${quote(host)} does not resolve.`);
   }
-  if (addresses.length === 0) throw new TargetRefused(`Host '${host.slice(0, 255)}' does not resolve.`);
+  if (addresses.length === 0) throw new TargetRefused(`Host ${quote(host)} does not resolve.`);
   if (!allowPrivate) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
     if (blocked) {
-      throw new TargetRefused(`Host '${host.slice(0, 255)}' resolves to ${blocked.address}, a private, loopback, link-local or reserved address; such targets are refused.`);
+      throw new TargetRefused(`Host ${quote(host)} resolves to ${blocked.address}, a private, loopback, link-local or reserved address; such targets are refused.`);
     }
   }
   return (addresses[0] as { address: string }).address;

@@ -14,7 +14,7 @@ import type { ImapFlow } from "imapflow";
 import { simpleParser } from "mailparser";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
-import { DomainError, ValidationFailed } from "../../domain/errors.js";
+import { DomainError, ValidationFailed, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { extractPin, htmlToText } from "../../domain/pins.js";
 import type { JobScheduler } from "../../jobs/scheduler.js";
@@ -100,7 +100,7 @@ export class EmailPollerService {
   async create(em: EntityManager, customerId: string, input: CreatePollerInput): Promise<PollerView> {
     await this.identity.getActiveCustomer(em, customerId);
     const owner = await em.findOne(Credential, { customerId, isOwner: true, isActive: true }, { orderBy: { createdAt: "asc", credentialId: "asc" } });
-    if (!owner) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer '${customerId}' has no active owner credential, so its mailbox email was not found.`);
+    if (!owner) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer ${quote(customerId)} has no active owner credential, so its mailbox email was not found.`);
     if (await em.count(EmailPoller, { customerId })) throw this.exists(customerId);
     await this.checkHost(input.imap.host);
     const pollerId = randomUUID();
@@ -189,7 +189,7 @@ export class EmailPollerService {
   async setEnabled(em: EntityManager, customerId: string, pollerId: string, enabled: boolean): Promise<{ message: string }> {
     const poller = await this.find(em, customerId);
     if (!isUuid(pollerId) || poller.pollerId !== pollerId.toLowerCase()) {
-      throw new DomainError("POLLER_NOT_FOUND", `Email poller '${pollerId.slice(0, 64)}' not found for customer '${customerId}'.`);
+      throw new DomainError("POLLER_NOT_FOUND", `Email poller ${quote(pollerId)} not found for customer ${quote(customerId)}.`);
     }
     poller.enabled = enabled;
     await em.flush();
@@ -268,14 +268,14 @@ export class EmailPollerService {
   // --- internals -----------------------------------------------------------------------------------
 
   private exists(customerId: string): DomainError {
-    return new DomainError("POLLER_ALREADY_EXISTS", `Customer '${customerId}' already has an email poller; update it instead.`);
+    return new DomainError("POLLER_ALREADY_EXISTS", `Customer ${quote(customerId)} already has an email poller; update it instead.`);
   }
 
   /** The customer's poller. @throws DomainError CUSTOMER_NOT_FOUND, POLLER_NOT_FOUND. */
   private async find(em: EntityManager, customerId: string): Promise<EmailPoller> {
     await this.identity.getActiveCustomer(em, customerId);
     const poller = await em.findOne(EmailPoller, { customerId });
-    if (!poller) throw new DomainError("POLLER_NOT_FOUND", `Customer '${customerId}' has no email poller.`);
+    if (!poller) throw new DomainError("POLLER_NOT_FOUND", `Customer ${quote(customerId)} has no email poller.`);
     return poller;
   }
 

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DomainError, assertNoProblems, type FieldProblem } from "../../domain/errors.js";
+import { DomainError, assertNoProblems, clip, quote, type FieldProblem } from "../../domain/errors.js";
 import {
   INITIAL_USER_STATE,
   USER_ACCOUNT_TYPES,
@@ -177,14 +177,14 @@ export class UserService {
    */
   async find(em: EntityManager, customerId: string, userId: string): Promise<User> {
     const user = isUuidV4(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
-    if (!user) throw new DomainError("USER_NOT_FOUND", `User '${userId}' not found.`);
+    if (!user) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
     return user;
   }
 
   /** @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (404, user deleted). */
   async findLive(em: EntityManager, customerId: string, userId: string): Promise<User> {
     const user = await this.find(em, customerId, userId);
-    if (user.deletedAt) throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' has been deleted.`);
+    if (user.deletedAt) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
     return user;
   }
 
@@ -205,7 +205,7 @@ export class UserService {
     if (user.deletedAt) throw new DomainError("CANNOT_UPDATE_DELETED_USER", "A deleted user cannot be updated.");
     const problems: FieldProblem[] = Object.keys(input)
       .filter((field) => !UPDATABLE_USER_FIELDS.has(field))
-      .map((field) => ({ field, message: `${field} cannot be changed by Update User.` }));
+      .map((field) => ({ field: clip(field), message: `${quote(field)} cannot be changed by Update User.` }));
     assertUserEnums({ account_purpose: input.account_purpose });
     problems.push(...textProblems(input, ""));
     const phoneChanged = input.phone_number !== undefined || input.phone_country_code !== undefined;
@@ -275,7 +275,7 @@ export class UserService {
   async issueToken(em: EntityManager, customerId: string, credentialId: string, userId: string) {
     const user = await this.findLive(em, customerId, userId);
     if (user.status !== "VERIFIED" || !user.isActive) {
-      throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' is not active; activate the user first.`);
+      throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active; activate the user first.`);
     }
     try {
       const { token, expiresAt } = await this.box.issueToken({ kind: "user", userId: user.userId, customerId, credentialId }, this.userTokenTtlS);

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
-import { DomainError } from "../../domain/errors.js";
+import { DomainError, quote } from "../../domain/errors.js";
 import { decimalsOf, format8, money, toNumber, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
@@ -86,7 +86,7 @@ export class WalletService {
    */
   async create(em: EntityManager, customerId: string, userId: string, input: CreateWalletInput): Promise<WalletView> {
     const user = await this.users.findLive(em, customerId, userId);
-    if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' is not active; activate the user first.`);
+    if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active; activate the user first.`);
     const name = input.name.trim();
     if (name === "") throw new DomainError("WALLET_NAME_REQUIRED", "The wallet name is required.", "name");
     if ([...name].length > WALLET_NAME_MAX) {
@@ -94,7 +94,7 @@ export class WalletService {
     }
     const networks = await this.checkNetworks(input.networks);
     if (await em.count(Wallet, { userId: user.userId, name })) {
-      throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named '${name}'.`, "name");
+      throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
     }
     const walletId = randomUUID();
     try {
@@ -124,7 +124,7 @@ export class WalletService {
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "wallet_user_name_unique") {
-        throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named '${name}'.`, "name");
+        throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
       }
       throw error;
     }
@@ -141,7 +141,7 @@ export class WalletService {
       { userId: user.userId, customerId },
       { orderBy: { createdAt: "desc", walletId: "asc" }, limit: page.limit, offset: page.skip },
     );
-    if (total === 0) throw new DomainError("WALLET_NOT_FOUND", `User '${userId}' has no wallets.`);
+    if (total === 0) throw new DomainError("WALLET_NOT_FOUND", `User ${quote(userId)} has no wallets.`);
     const items: WalletView[] = [];
     for (const wallet of rows) items.push(await this.view(em, wallet));
     return { items, total };
@@ -151,7 +151,7 @@ export class WalletService {
   async visibleWallet(em: EntityManager, caller: WalletCaller, walletId: string): Promise<Wallet> {
     const wallet = isUuid(walletId) ? await em.findOne(Wallet, { walletId: walletId.toLowerCase(), customerId: caller.customerId }) : null;
     if (!wallet || (caller.userId !== undefined && wallet.userId !== caller.userId)) {
-      throw new DomainError("WALLET_NOT_FOUND", `Wallet '${walletId}' not found.`);
+      throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
     }
     return wallet;
   }
@@ -222,7 +222,7 @@ export class WalletService {
     checkAmount(deposit.amount, currency);
     return em.transactional(async (tx) => {
       const target = await tx.findOne(WalletAddress, { network: deposit.network, address: deposit.address, currency: currency.code });
-      if (!target) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${deposit.address} on ${deposit.network}.`);
+      if (!target) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${quote(deposit.address)} on ${quote(deposit.network)}.`);
       const wallet = await tx.findOneOrFail(Wallet, { walletId: target.walletId });
       const { entryId, after } = await this.ledger.post(tx, {
         kind: "deposit",
@@ -275,7 +275,7 @@ export class WalletService {
     const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id);
     const currency = (await this.currency(input.currency)).code;
     const address = await em.findOne(WalletAddress, { walletId: wallet.walletId, network: input.network, currency });
-    if (!address) throw new DomainError("ADDRESS_NOT_FOUND", `Wallet '${input.wallet_id}' has no ${currency} address on ${input.network}.`);
+    if (!address) throw new DomainError("ADDRESS_NOT_FOUND", `Wallet ${quote(input.wallet_id)} has no ${currency} address on ${quote(input.network)}.`);
     return this.recordConfirmedDeposit(em, {
       network: input.network,
       address: address.address,
@@ -288,7 +288,7 @@ export class WalletService {
   /** The catalogue entry of `code` (case-insensitive). @throws DomainError INVALID_CURRENCY (naming `field`). */
   async currency(code: string, field = "currency"): Promise<CatalogueCurrency> {
     const found = (await this.provider.listCurrencies()).find((c) => c.code === code.toLowerCase());
-    if (!found) throw new DomainError("INVALID_CURRENCY", `Unknown currency '${code}'.`, field);
+    if (!found) throw new DomainError("INVALID_CURRENCY", `Unknown currency ${quote(code)}.`, field);
     return found;
   }
 
@@ -298,14 +298,14 @@ export class WalletService {
     const result: WalletNetworkEntry[] = [];
     for (const [i, entry] of entries.entries()) {
       if (!supported.includes(entry.name)) {
-        throw new DomainError("BAD_REQUEST", `Unknown network '${entry.name}'; supported: ${supported.join(", ")}.`, `networks.${i}.name`);
+        throw new DomainError("BAD_REQUEST", `Unknown network ${quote(entry.name)}; supported: ${supported.join(", ")}.`, `networks.${i}.name`);
       }
       const currency = await this.currency(entry.currency, `networks.${i}.currency`);
       if (!currency.canDeposit || !currency.networks.includes(entry.name)) {
-        throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be held on ${entry.name}.`, `networks.${i}.currency`);
+        throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be held on ${quote(entry.name)}.`, `networks.${i}.currency`);
       }
       const key = `${entry.name} ${currency.code}`;
-      if (seen.has(key)) throw new DomainError("BAD_REQUEST", `${currency.code} on ${entry.name} is listed twice.`, `networks.${i}`);
+      if (seen.has(key)) throw new DomainError("BAD_REQUEST", `${currency.code} on ${quote(entry.name)} is listed twice.`, `networks.${i}`);
       seen.add(key);
       result.push({ name: entry.name, currency: currency.code });
     }

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
-import { DomainError } from "../../domain/errors.js";
+import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import {
   MAX_DELIVERY_ATTEMPTS,
@@ -296,7 +296,7 @@ export class WebhookService implements PinPush {
       throw new DomainError("BAD_REQUEST", "The webhook is disabled after its receiver answered HTTP 410 Gone; update the webhook to enable it, then retry.");
     }
     const delivery = isUuid(deliveryId) ? await em.findOne(WebhookDelivery, { id: deliveryId.toLowerCase(), customerId }) : null;
-    if (!delivery) throw new DomainError("NOT_FOUND", `Delivery '${deliveryId.slice(0, 64)}' not found.`);
+    if (!delivery) throw new DomainError("NOT_FOUND", `Delivery ${quote(deliveryId)} not found.`);
     await this.attempt(delivery.id, customerId, true);
     const fresh = em.fork();
     const row = await fresh.findOneOrFail(WebhookDelivery, { id: delivery.id });
@@ -307,7 +307,7 @@ export class WebhookService implements PinPush {
   // --- internals -----------------------------------------------------------------------------------
 
   private notFound(customerId: string): DomainError {
-    return new DomainError("WEBHOOK_NOT_FOUND", `Customer '${customerId}' has no webhook configured.`);
+    return new DomainError("WEBHOOK_NOT_FOUND", `Customer ${quote(customerId)} has no webhook configured.`);
   }
 
   /** The customer's webhook. @throws DomainError CUSTOMER_NOT_FOUND, WEBHOOK_NOT_FOUND. */

@@ -13,7 +13,7 @@ import { LockMode, UniqueConstraintViolationException, type FilterQuery } from "
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
 import type { WithdrawalCap } from "../../config.js";
-import { DomainError } from "../../domain/errors.js";
+import { DomainError, quote } from "../../domain/errors.js";
 import { format8, money, toNumber, type Money } from "../../domain/money.js";
 import {
   assertCancellable,
@@ -150,7 +150,7 @@ export class WithdrawalService {
     }
     const networks = currency.networks.filter((n) => this.provider.isValidAddress(n, input.address));
     if (networks.length === 0) {
-      throw new DomainError("INVALID_CRYPTO_ADDRESS", `'${input.address}' is not a valid ${currency.code} address on ${currency.networks.join(" or ")}.`, "address");
+      throw new DomainError("INVALID_CRYPTO_ADDRESS", `${quote(input.address)} is not a valid ${currency.code} address on ${currency.networks.join(" or ")}.`, "address");
     }
 
     let code = "";
@@ -364,7 +364,7 @@ export class WithdrawalService {
   async get(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<WithdrawalView> {
     const user = await this.users.find(em, customerId, userId);
     const w = isUuid(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId }) : null;
-    if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal '${withdrawalId}' not found.`);
+    if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return withdrawalView(w);
   }
 
@@ -382,7 +382,7 @@ export class WithdrawalService {
   /** The user, live and active. @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (deleted or not active). */
   private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<User> {
     const user = await this.users.findLive(em, customerId, userId);
-    if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User '${userId}' is not active.`);
+    if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active.`);
     return user;
   }
 
@@ -470,7 +470,7 @@ export class WithdrawalService {
     const w = isUuid(withdrawalId)
       ? await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: userId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
       : null;
-    if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal '${withdrawalId}' not found.`);
+    if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return w;
   }
 
@@ -510,7 +510,7 @@ export class WithdrawalService {
       if (walletId || (balance && balance.available.gte(amount))) return { wallet, network };
     }
     if (walletId && !holdsCurrency) {
-      throw new DomainError("INSUFFICIENT_BALANCE", `Wallet '${walletId}' holds no ${currency} on ${networks.join(" or ")}.`, "wallet_id");
+      throw new DomainError("INSUFFICIENT_BALANCE", `Wallet ${quote(walletId)} holds no ${currency} on ${networks.join(" or ")}.`, "wallet_id");
     }
     throw new DomainError("INSUFFICIENT_BALANCE", `No wallet of the user has enough available ${currency} for this withdrawal.`, "amount");
   }
