@@ -69,7 +69,8 @@ export interface paths {
          *     `customer_id` is validated against the upstream customer registry, which fills the remaining
          *     fields. Errors: 400 `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
          *     `CUSTOMER_NOT_FOUND` (`customer_id` unknown upstream); 409 `CUSTOMER_ALREADY_EXISTS`;
-         *     422 `UNPROCESSABLE_ENTITY` (one entry per invalid field).
+         *     422 `UNPROCESSABLE_ENTITY` (one entry per invalid field; a zero-width or bidirectional-control
+         *     character in `entity_name` included).
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -97,7 +98,9 @@ export interface paths {
          *     `business` fields included. Answers with the full updated customer (never 204).
          *     Errors: 400 `BAD_REQUEST` (malformed JSON); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
          *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (for example `business` without `entity_name`
-         *     or `incorporation_country`). The reference's row lists 409, but no field of this body can
+         *     or `incorporation_country`; a `phone_number` that is not a mobile number of `phone_country_code`,
+         *     the stored value standing in for the one not sent, as on Update User; a zero-width or
+         *     bidirectional-control character in `first_name`, `last_name` or `business.entity_name`). The reference's row lists 409, but no field of this body can
          *     conflict (`customer_id` cannot change), so the service never answers it.
          */
         put: operations["updateCustomer"];
@@ -845,7 +848,7 @@ export interface components {
             email: string;
             /** @description Unique customer id: 1–48 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. It must be known upstream. */
             customer_id: string;
-            /** @description Legal name of the business, 1–255 characters. */
+            /** @description Legal name of the business, 1–255 characters; zero-width and bidirectional-control characters answer 422. */
             entity_name: string;
         };
         /** @description Body of Create Email Poller. Any `email` sent is ignored: the mailbox address is derived server-side. */
@@ -911,7 +914,7 @@ export interface components {
              * @description Name, unique per user (409 `RESOURCE_CONFLICT` when taken), 1–100 characters. An empty name
              *     answers 400 `WALLET_NAME_REQUIRED`, a longer one 400 `WALLET_NAME_MAX_LENGTH` (so the product's
              *     limit is not the schema's). The schema only refuses what cannot be a name at all: more than
-             *     1000 characters answers 422.
+             *     1000 characters answers 422. Zero-width and bidirectional-control characters answer 422.
              */
             name: string;
             /** @description Network/currency pairs to hold; 1–16 (more than the five sandbox networks can use). Unknown networks or currencies answer 400. */
@@ -1062,7 +1065,7 @@ export interface components {
         CustomerAccountType: "individual" | "corporation";
         /** @description Business profile of a customer, filled from the upstream customer registry on create. */
         CustomerBusiness: {
-            /** @description Legal name, at most 255 characters. */
+            /** @description Legal name, at most 255 characters; zero-width and bidirectional-control characters answer 422. */
             entity_name: string;
             /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
             incorporation_country: string;
@@ -1567,7 +1570,7 @@ export interface components {
          *     required; every other field is optional and keeps its stored value when omitted.
          */
         UpdateCustomerBusiness: {
-            /** @description Legal name, at most 255 characters. */
+            /** @description Legal name, at most 255 characters; zero-width and bidirectional-control characters answer 422. */
             entity_name: string;
             /** @description Country of incorporation, ISO 3166-1 alpha-2 (for example `US`). */
             incorporation_country: string;
@@ -1611,18 +1614,18 @@ export interface components {
             account_role?: components["schemas"]["CustomerAccountRole"];
             /** @description Purpose of the account, free text, at most 1000 characters. */
             account_purpose?: string;
-            /** @description First name of the primary contact, at most 100 characters. */
+            /** @description First name of the primary contact, at most 100 characters; zero-width and bidirectional-control characters answer 422. */
             first_name?: string;
-            /** @description Last name of the primary contact, at most 100 characters. */
+            /** @description Last name of the primary contact, at most 100 characters; zero-width and bidirectional-control characters answer 422. */
             last_name?: string;
             /**
              * Format: email
              * @description Primary contact email, at most 254 characters (the longest address RFC 5321 allows).
              */
             email?: string;
-            /** @description Country of the phone number, ISO 3166-1 alpha-2. */
+            /** @description Country of the phone number, ISO 3166-1 alpha-2. With `phone_number` (sent or stored) it must make a valid mobile number of that country, as for users (else 422 on `phone_number`, also when only the country is sent). */
             phone_country_code?: string;
-            /** @description Phone number of the primary contact, at most 20 characters (as a user's). */
+            /** @description Mobile number of the primary contact, at most 20 characters, valid for `phone_country_code` (sent or stored) as for users, else 422. */
             phone_number?: string;
             /** @description Business profile; when present `entity_name` and `incorporation_country` are required and omitted nested fields keep their values. */
             business?: components["schemas"]["UpdateCustomerBusiness"];

@@ -19,9 +19,14 @@ import { SandboxDepositAddress, SandboxVaultWallet } from "./sandbox-entities.js
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"];
 const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"];
+/**
+ * Places of the registry's profiles. Each `phone` is a mobile number of its `country` by the rule of
+ * users and customers (src/domain/users.ts `parseMobileNumber`), so a customer's stored phone always
+ * passes Update Customer's check (GB: 07400 123456; 07911 123456 is a Guernsey number to libphonenumber).
+ */
 const COUNTRIES = [
   { country: "US", state: "DE", city: "Wilmington", phone: "2025550143", postal: "19801" },
-  { country: "GB", state: "LND", city: "London", phone: "7911123456", postal: "EC1A 1BB" },
+  { country: "GB", state: "LND", city: "London", phone: "7400123456", postal: "EC1A 1BB" },
   { country: "MX", state: "CMX", city: "Ciudad de México", phone: "5512345678", postal: "06600" },
   { country: "ES", state: "MD", city: "Madrid", phone: "612345678", postal: "28013" },
 ] as const;

@@ -243,3 +243,91 @@ describe("bad input on customers (issue 8 items)", () => {
     }
   });
 });
+
+describe("customer phone and names (issue 8: the user's rules)", () => {
+  /** A mobile number of each country the sandbox registry fills customers with (its own numbers). */
+  const MOBILE: Record<string, string> = { US: "2025550143", GB: "7400123456", MX: "5512345678", ES: "612345678" };
+  const put = (id: string, body: Record<string, unknown>) => asOperator(api().put(`${BASE}/customers/${id}`)).send(body);
+  const get = async (id: string) => (await asOperator(api().get(`${BASE}/customers/${id}`))).body.data as Record<string, unknown>;
+  const fieldsOf = (res: request.Response) => (res.body.errors as { field: string }[]).map((e) => e.field).sort();
+
+  it("the registry's phone is a valid mobile of its country, so updating other fields never trips on it", async () => {
+    const created = await walk.customer("phone-reg-co", operator);
+    const country = created.phone_country_code as string;
+    expect(Object.keys(MOBILE)).toContain(country);
+    expect(created.phone_number).toBe(MOBILE[country]);
+    const res = await put("phone-reg-co", { first_name: "Grace", account_purpose: "custody" });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ phone_country_code: country, phone_number: MOBILE[country] });
+  });
+
+  it.each([
+    ["letters", { phone_number: "abc" }],
+    ["too few digits", { phone_number: "12345" }],
+    ["a Spanish landline", { phone_country_code: "ES", phone_number: "912345678" }],
+    ["a US number sent as GB", { phone_country_code: "GB", phone_number: "2025550143" }],
+    ["an unknown country", { phone_country_code: "XX", phone_number: "2025550143" }],
+  ])("answers 422 on phone_number for %s and changes nothing", async (_label, body) => {
+    const id = `phone-bad-${Math.random().toString(36).slice(2, 10)}`;
+    const before = await walk.customer(id, operator);
+    const res = await put(id, { ...body, first_name: "Changed" });
+    expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+    expect(fieldsOf(res)).toEqual(["phone_number"]);
+    expect(res.body.errors[0].message).toMatch(/valid mobile number/);
+    expect(await get(id)).toMatchObject({ first_name: before.first_name, phone_country_code: before.phone_country_code, phone_number: before.phone_number });
+  });
+
+  it("checks a country sent alone against the stored (registry) number, and a number sent alone against the stored country", async () => {
+    const created = await walk.customer("phone-pair-co", operator);
+    const country = created.phone_country_code as string;
+    const other = Object.keys(MOBILE).find((c) => c !== country) as string;
+    // the registry's number is not a mobile of another country
+    const moved = await put("phone-pair-co", { phone_country_code: other });
+    expectPlatformError(moved, 422, "UNPROCESSABLE_ENTITY");
+    expect(fieldsOf(moved)).toEqual(["phone_number"]);
+    // another country's number alone is not a mobile of the stored country
+    const foreign = await put("phone-pair-co", { phone_number: MOBILE[other] });
+    expectPlatformError(foreign, 422, "UNPROCESSABLE_ENTITY");
+    expect(fieldsOf(foreign)).toEqual(["phone_number"]);
+    // both together: accepted and stored as sent; then a number alone of that country
+    const both = await put("phone-pair-co", { phone_country_code: other, phone_number: MOBILE[other] });
+    expect(both.status).toBe(200);
+    expect(both.body.data).toMatchObject({ phone_country_code: other, phone_number: MOBILE[other] });
+    const formatted = other === "US" ? "(202) 555-0188" : MOBILE[other];
+    const alone = await put("phone-pair-co", { phone_number: formatted });
+    expect(alone.status, JSON.stringify(alone.body)).toBe(200);
+    expect(await get("phone-pair-co")).toMatchObject({ phone_country_code: other, phone_number: formatted });
+  });
+
+  it("refuses a phone_country_code that is not ISO alpha-2 and a phone_number over 20 characters (schema, 422)", async () => {
+    await walk.customer("phone-schema-co", operator);
+    for (const body of [{ phone_country_code: "usa" }, { phone_country_code: "us" }, { phone_number: "2".repeat(21) }]) {
+      const res = await put("phone-schema-co", body);
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(fieldsOf(res)).toEqual(Object.keys(body));
+    }
+  });
+
+  it("refuses zero-width and bidirectional-control characters in entity_name on create, and in first_name, last_name and business.entity_name on update, naming each field", async () => {
+    const created = await asOperator(api().post(`${BASE}/customers`)).send({ customer_id: "bidi-co", email: "ops@bidi.example", entity_name: "Acme\u202eroC" });
+    expectPlatformError(created, 422, "UNPROCESSABLE_ENTITY");
+    expect(fieldsOf(created)).toEqual(["entity_name"]);
+    expect(created.body.errors[0].message).toMatch(/zero-width or bidirectional-control/);
+    // nothing was created: the id is still free
+    const before = await walk.customer("bidi-co", operator);
+    const res = await put("bidi-co", {
+      first_name: "Ada\u202e",
+      last_name: "Love\u200blace",
+      business: { entity_name: "\u2066Bidi Co", incorporation_country: "US" },
+    });
+    expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+    expect(fieldsOf(res)).toEqual(["business.entity_name", "first_name", "last_name"]);
+    expect(await get("bidi-co")).toMatchObject({ first_name: before.first_name, last_name: before.last_name, business: before.business });
+    for (const ch of ["\u200c", "\u200d", "\u2060", "\ufeff", "\u202a", "\u2069", "\u200e", "\u200f", "\u061c"]) {
+      const one = await put("bidi-co", { first_name: `Ada${ch}` });
+      expectPlatformError(one, 422, "UNPROCESSABLE_ENTITY");
+      expect(fieldsOf(one)).toEqual(["first_name"]);
+    }
+    expect((await put("bidi-co", { first_name: "José", last_name: "Núñez-O’Brien" })).status).toBe(200);
+  });
+});

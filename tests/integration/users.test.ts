@@ -288,6 +288,18 @@ describe("POST /users (createUser)", () => {
     expect((await listUsers(key)).body.data).toEqual([]);
   });
 
+  it("rejects zero-width and bidirectional-control characters in first and last names with 422 naming the field, on create and update", async () => {
+    const { key } = await tenant("bidi");
+    const created = await createUser(key, { first_name: "Jane\u202e", last_name: "Do\u200be" });
+    expect(fieldsOf(created)).toEqual(["first_name", "last_name"]);
+    for (const e of created.body.errors as { message: string }[]) expect(e.message).toMatch(/zero-width or bidirectional-control/);
+    expect((await listUsers(key)).body.data).toEqual([]);
+    const user = await newUser(key);
+    const updated = await updateUser(key, user.user_id as string, { first_name: "\u2066Jane", last_name: "Doe\ufeff" });
+    expect(fieldsOf(updated)).toEqual(["first_name", "last_name"]);
+    expect((await getUser(key, user.user_id as string)).body.data).toMatchObject({ first_name: user.first_name, last_name: user.last_name });
+  });
+
   it("rejects control characters and blank names with 422", async () => {
     const { key } = await tenant("control");
     expect(fieldsOf(await createUser(key, { first_name: "Jane\u0007" }))).toEqual(["first_name"]);

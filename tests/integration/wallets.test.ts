@@ -329,6 +329,16 @@ describe("POST /users/{user_id}/wallets (createWallet)", () => {
     expect(accents.name).toBe("é".repeat(100));
   });
 
+  it("answers 422 on name for zero-width and bidirectional-control characters (a name that would read reversed or look like another)", async () => {
+    const { key, userId } = await scene("name-bidi");
+    for (const name of ["Savings\u202egnivas", "Sav\u200bings", "\u2066Main\u2069", "Main\ufeff"]) {
+      const res = await createWallet(apiKey(key), userId, { name, networks: [BTC] });
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.body.errors).toEqual([{ code: "UNPROCESSABLE_ENTITY", field: "name", message: expect.stringMatching(/zero-width or bidirectional-control/) }]);
+    }
+    expectPlatformError(await listWallets(apiKey(key), userId), 404, "WALLET_NOT_FOUND");
+  });
+
   it("answers 409 RESOURCE_CONFLICT for a name the user already has (trimmed); another user may reuse it", async () => {
     const { key, userId } = await scene("name-taken");
     const first = await newWallet(apiKey(key), userId, [BTC], { name: "Savings" });

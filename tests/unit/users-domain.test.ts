@@ -17,6 +17,7 @@ import {
   type LifecycleState,
   type TextKind,
 } from "../../src/domain/users.js";
+import { SandboxProvider } from "../../src/providers/sandbox.js";
 import { expectDomainError } from "../support/assertions.js";
 
 
@@ -314,5 +315,27 @@ describe("lifecycle", () => {
     expect([s1.status, s2.status, s3.status]).toEqual(["VERIFIED", "SUSPENDED", "VERIFIED"]);
     expect([s1.isActive, s2.isActive, s3.isActive]).toEqual([true, false, true]);
     expect(() => assertDeletable(s2)).not.toThrow();
+  });
+});
+
+describe("the sandbox registry's customer phones follow the user's phone rule (customers share it, issue 8)", () => {
+  it("fills every customer with a mobile number of its phone_country_code, for every country it uses", async () => {
+    const provider = new SandboxProvider("sandbox-default-seed");
+    const countries = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const upstream = await provider.lookupCustomer(`registry-${i}`);
+      if (!upstream) throw new Error(`registry-${i} unknown upstream`);
+      countries.add(upstream.phoneCountryCode);
+      expect(parseMobileNumber(upstream.phoneNumber, upstream.phoneCountryCode), `${upstream.phoneCountryCode} ${upstream.phoneNumber}`).toHaveProperty("e164");
+    }
+    expect([...countries].sort()).toEqual(["ES", "GB", "MX", "US"]);
+  });
+
+  it("refuses a number over 20 characters before parsing it, and a country code that is not two capital letters", () => {
+    expect(parseMobileNumber(`2025550143${" ".repeat(11)}`, "US")).toEqual({ problem: { field: "phone_number", message: "phone_number must be at most 20 characters." } });
+    expect(parseMobileNumber("2".repeat(160_000), "US")).toHaveProperty("problem.field", "phone_number");
+    expect(parseMobileNumber("2025550143", "us")).toHaveProperty("problem.field", "phone_number");
+    expect(parseMobileNumber("2025550143", "USA")).toHaveProperty("problem.field", "phone_number");
+    expect(parseMobileNumber("(202) 555-0143", "US")).toEqual({ e164: "+12025550143" });
   });
 });

@@ -23,6 +23,7 @@ import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 import { isUuidV4 } from "../../domain/ids.js";
+import { invisibleCharacterProblem } from "../../domain/text.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
 export type UserView = components["schemas"]["User"];
@@ -76,7 +77,7 @@ export function userView(u: User): UserView {
   };
 }
 
-/** Sanitisation problems of the free-text fields present in `input` (reference: User). */
+/** Sanitisation problems of the free-text fields present in `input` (reference: User); names also refuse zero-width and bidirectional-control characters (src/domain/text.ts). */
 function textProblems(input: Partial<Record<string, unknown>>, prefix: string): FieldProblem[] {
   const checks: [string, "name" | "place" | "address"][] = [
     ["first_name", "name"], ["last_name", "name"], ["residential_city", "place"], ["residential_state", "place"],
@@ -87,7 +88,8 @@ function textProblems(input: Partial<Record<string, unknown>>, prefix: string): 
     const value = input[field];
     if (typeof value !== "string") continue;
     const path = field.startsWith("residential_") ? `${prefix}${field}` : field;
-    const problem = sanitisationProblem(path, value, kind);
+    // zero-width and bidirectional controls first (src/domain/text.ts): the same rule as every name
+    const problem = (kind === "name" ? invisibleCharacterProblem(path, value) : null) ?? sanitisationProblem(path, value, kind);
     if (problem) problems.push(problem);
   }
   return problems;

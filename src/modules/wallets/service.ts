@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
-import { DomainError, quote } from "../../domain/errors.js";
+import { DomainError, assertNoProblems, quote } from "../../domain/errors.js";
+import { invisibleCharacterProblems } from "../../domain/text.js";
 import { decimalsOf, format8, money, toNumber, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
@@ -82,7 +83,8 @@ export class WalletService {
    *   WALLET_NAME_REQUIRED / WALLET_NAME_MAX_LENGTH (400), BAD_REQUEST (unknown network or a
    *   repeated network/currency pair), INVALID_CURRENCY (unknown code), UNSUPPORTED_CURRENCY (not
    *   depositable on that network), RESOURCE_CONFLICT (409, name taken by another wallet of the
-   *   user), CLIENT_NO_SUPPLIER_ID (400, no custody vault).
+   *   user), CLIENT_NO_SUPPLIER_ID (400, no custody vault); ValidationFailed (422) for a name
+   *   holding a zero-width or bidirectional-control character (src/domain/text.ts).
    */
   async create(em: EntityManager, customerId: string, userId: string, input: CreateWalletInput): Promise<WalletView> {
     const user = await this.users.findLive(em, customerId, userId);
@@ -92,6 +94,7 @@ export class WalletService {
     if ([...name].length > WALLET_NAME_MAX) {
       throw new DomainError("WALLET_NAME_MAX_LENGTH", `The wallet name must be at most ${WALLET_NAME_MAX} characters.`, "name");
     }
+    assertNoProblems(invisibleCharacterProblems({ name: input.name })); // as sent: trim() would drop a U+FEFF at either end
     const networks = await this.checkNetworks(input.networks);
     if (await em.count(Wallet, { userId: user.userId, name })) {
       throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
