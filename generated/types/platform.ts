@@ -843,7 +843,7 @@ export interface components {
         CreateCustomerRequest: {
             /**
              * Format: email
-             * @description Primary contact email, at most 254 characters (the longest address RFC 5321 allows).
+             * @description Primary contact email, at most 255 characters (reference: Limits).
              */
             email: string;
             /** @description Unique customer id: 1–48 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. It must be known upstream. */
@@ -898,7 +898,7 @@ export interface components {
             last_name: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`), at most 254 characters (the longest address RFC 5321 allows).
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS`), at most 255 characters (reference: Limits).
              */
             email: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
@@ -1620,7 +1620,7 @@ export interface components {
             last_name?: string;
             /**
              * Format: email
-             * @description Primary contact email, at most 254 characters (the longest address RFC 5321 allows).
+             * @description Primary contact email, at most 255 characters (reference: Limits).
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. With `phone_number` (sent or stored) it must make a valid mobile number of that country, as for users (else 422 on `phone_number`, also when only the country is sent). */
@@ -1652,7 +1652,7 @@ export interface components {
             last_name?: string;
             /**
              * Format: email
-             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use), at most 254 characters (the longest address RFC 5321 allows).
+             * @description Email, unique within the customer account (409 `EMAIL_ALREADY_EXISTS` when already in use), at most 255 characters (reference: Limits).
              */
             email?: string;
             /** @description Country of the phone number, ISO 3166-1 alpha-2. */
@@ -2419,7 +2419,7 @@ export interface components {
         "ListUsersQuery.limit": number;
         /** @description Page number, 1-based; default 1, at most 1000000. */
         "ListUsersQuery.page": number;
-        /** @description Case-insensitive match on first name, last name or email; at most 254 characters (the longest email). */
+        /** @description Case-insensitive match on first name, last name or email; at most 255 characters (the longest email). */
         "ListUsersQuery.search": string;
         /** @description Only users in this status. */
         "ListUsersQuery.status": components["schemas"]["UserStatus"];
@@ -5982,7 +5982,7 @@ export interface operations {
     listSandboxMail: {
         parameters: {
             query?: {
-                /** @description Only emails sent to this address (exact match, case-insensitive), at most 254 characters; all emails when omitted. */
+                /** @description Only emails sent to this address (exact match, case-insensitive), at most 255 characters; all emails when omitted. */
                 to?: string;
             };
             header?: {
@@ -6242,7 +6242,7 @@ export interface operations {
                 verification_status?: components["parameters"]["ListUsersQuery.verification_status"];
                 /** @description Only active (`true`) or inactive (`false`) users. */
                 is_active?: components["parameters"]["ListUsersQuery.is_active"];
-                /** @description Case-insensitive match on first name, last name or email; at most 254 characters (the longest email). */
+                /** @description Case-insensitive match on first name, last name or email; at most 255 characters (the longest email). */
                 search?: components["parameters"]["ListUsersQuery.search"];
                 /** @description Page size in the form the navigation links use (reference: Users › the navigation links); takes precedence over `limit`. */
                 "filter[limit]"?: components["parameters"]["ListUsersQuery.filterLimit"];
