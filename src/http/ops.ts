@@ -2,6 +2,7 @@
 import express, { type RequestHandler, type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
 
 /** Per-app Prometheus registry with default process metrics and HTTP request metrics. */
 export class Metrics {
@@ -29,7 +30,10 @@ export class Metrics {
   }
 }
 
-/** Health routes: `/healthz` (process up), `/readyz` (database reachable and no pending migration). */
+/**
+ * Health routes: `/healthz` (process up), `/readyz` (database reachable and no pending migration:
+ * 200, else 503 `{status: "unavailable", reason}` whose reason never carries connection details).
+ */
 export function opsRouter(orm: MikroORM, metrics: Metrics): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
@@ -44,8 +48,9 @@ export function opsRouter(orm: MikroORM, metrics: Metrics): Router {
         return;
       }
       res.json({ status: "ready" });
-    } catch (error) {
-      res.status(503).json({ status: "unavailable", reason: (error as Error).message });
+    } catch {
+      // No host, port or driver message: the probe is often public (issue 8, "Database down").
+      res.status(503).set("Retry-After", String(DATABASE_RETRY_AFTER_S)).json({ status: "unavailable", reason: "database unreachable" });
     }
   });
   router.get("/metrics", async (_req, res) => {
