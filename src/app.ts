@@ -203,7 +203,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       }),
     );
     app.use(metrics.middleware());
-    app.use(opsRouter(orm, metrics));
+    app.use(opsRouter(orm, metrics, { metricsToken: config.metricsToken }));
     app.use(docsRouter());
     app.use(...jsonBodies(config.bodyLimitBytes));
     app.use(bodyErrors());
