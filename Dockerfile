@@ -1,5 +1,6 @@
-# Image of the service for docker-compose.yml. The service runs TypeScript through tsx on the
-# Node 24 that the `node` devDependency installs, exactly as `npm start` does on a machine.
+# Image of the service for docker-compose.yml. The service runs TypeScript through tsx's loader on
+# the image's Node 24, as `npm start` does on a machine. CMD runs node itself, not npm or a shell,
+# so `docker stop`'s SIGTERM reaches the service and it shuts down cleanly (src/main.ts).
 FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -11,4 +12,4 @@ COPY src ./src
 ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080
 USER node
-CMD ["npm", "start"]
+CMD ["node", "--import", "tsx", "src/main.ts"]

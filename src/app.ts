@@ -18,6 +18,7 @@ import { SandboxProvider } from "./providers/sandbox.js";
 import type { CustodyProvider } from "./providers/provider.js";
 import { docsRouter, loadDocument } from "./http/docs.js";
 import { errorBody } from "./http/envelope.js";
+import { renderError } from "./http/errors.js";
 import { bodyErrors, jsonBodies, rejectUnsafeInput, surfaceOf, traceIds } from "./http/middleware.js";
 import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
@@ -202,7 +203,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       }),
     );
     app.use(metrics.middleware());
-    app.use(opsRouter(orm, metrics));
+    app.use(opsRouter(orm, metrics, { metricsToken: config.metricsToken }));
     app.use(docsRouter());
     app.use(...jsonBodies(config.bodyLimitBytes));
     app.use(bodyErrors());
@@ -218,9 +219,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app.use("/api/v1", platformRouter);
     app.use(creditRouter);
     app.use((error: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      logger.error({ err: error, traceId: req.traceId }, "unhandled error");
+      // Errors that escape a surface (an authentication lookup in openapi-backend's security
+      // handler, middleware): a lost database answers 503 like inside the surfaces, anything else 500.
+      const rendered = renderError(surfaceOf(req.path), error);
+      if (rendered.unavailable !== undefined) logger.warn({ err: error, traceId: req.traceId }, "database unavailable: answered 503");
+      else logger.error({ err: error, traceId: req.traceId }, "unhandled error");
       if (res.headersSent) return;
-      res.status(500).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred." }]));
+      if (rendered.headers) res.set(rendered.headers);
+      res.status(rendered.status).json(errorBody(surfaceOf(req.path), req.traceId, rendered.errors));
     });
 
     // Background jobs (decisions.md §1): every process defines them; workers run them.

@@ -71,6 +71,8 @@ export interface Config {
   sandboxSeed: string;
   /** `BODY_LIMIT_BYTES` (default 1 MiB): larger request bodies answer 413. */
   bodyLimitBytes: number;
+  /** `METRICS_TOKEN` (≥ 16 characters): when set, `/metrics` requires `Authorization: Bearer <token>` (401 otherwise); unset: `/metrics` is open. */
+  metricsToken: string | undefined;
   /** `LOG_LEVEL` (default info; `silent` turns logs off). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** `ALLOW_PRIVATE_NETWORK_TARGETS` (default false; decisions.md §5). */
@@ -210,6 +212,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "SECRETS_KEY must be set (at least 32 characters) when DATABASE_URL is set; an install whose earlier version generated it keeps it in the secrets_key row of service_setting: set SECRETS_KEY to that value to keep its API keys and tokens valid",
     );
   }
+  const metricsToken = (): string | undefined => {
+    const v = optional("METRICS_TOKEN");
+    if (v !== undefined && (v.length < 16 || !/^[\x21-\x7e]+$/.test(v))) problems.push("METRICS_TOKEN must be at least 16 printable characters without spaces");
+    return v;
+  };
   const smtpUrl = optional("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
@@ -226,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     custodyProvider: oneOf("CUSTODY_PROVIDER", "sandbox", ["sandbox"] as const),
     sandboxSeed: str("SANDBOX_SEED", "sandbox-default-seed"),
     bodyLimitBytes: int("BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
+    metricsToken: metricsToken(),
     logLevel: oneOf("LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
     allowPrivateNetworkTargets: bool("ALLOW_PRIVATE_NETWORK_TARGETS", false),
     smtpUrl,

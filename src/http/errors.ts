@@ -3,6 +3,7 @@
  * status: services throw {@link DomainError} with a code, and the code's status is looked up here.
  */
 import { DomainError, ValidationFailed, type ErrorCode, type FieldProblem } from "../domain/errors.js";
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "../db/unavailable.js";
 import type { CreditErrorItem, PlatformErrorItem, Surface } from "./envelope.js";
 
 /** HTTP status of every platform error code (reference: "Codes of the platform API"). */
@@ -121,6 +122,8 @@ export interface RenderedError {
   errors: (PlatformErrorItem | CreditErrorItem)[];
   /** Set when the error was not a typed one (logged with its stack, never sent). */
   unexpected?: unknown;
+  /** Set when the database could not be reached (logged as a warning without its details, never sent). */
+  unavailable?: unknown;
   /** Response headers the error carries (`Retry-After` of 429 and 503). */
   headers?: Record<string, string>;
 }
@@ -136,10 +139,18 @@ export function renderValidation(surface: Surface, problems: FieldProblem[]): Re
 
 /**
  * Turns anything thrown by a handler into a status and error items of `surface`.
- * Typed errors keep their code (the credit core uses its status-derived codes); anything else is
- * a 500 whose details stay in the log.
+ * Typed errors keep their code (the credit core uses its status-derived codes); an error that says
+ * the database cannot be reached (src/db/unavailable.ts) is a 503 `SERVICE_UNAVAILABLE` with
+ * `Retry-After: 2` whose message names no host, port or driver error (issue 8, "Database down");
+ * anything else is a 500 whose details stay in the log.
  */
 export function renderError(surface: Surface, error: unknown): RenderedError {
+  if (!(error instanceof DomainError) && isDatabaseUnavailable(error)) {
+    return {
+      ...renderError(surface, new DomainError("SERVICE_UNAVAILABLE", "The service cannot reach its database for now; retry shortly.", undefined, DATABASE_RETRY_AFTER_S)),
+      unavailable: error,
+    };
+  }
   if (error instanceof ValidationFailed) return renderValidation(surface, error.problems);
   if (error instanceof DomainError) {
     const status = STATUS_OF[error.code];

@@ -1,7 +1,9 @@
 /** `/healthz`, `/readyz` and `/metrics` (decisions.md §1). */
+import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type RequestHandler, type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
 
 /** Per-app Prometheus registry with default process metrics and HTTP request metrics. */
 export class Metrics {
@@ -29,8 +31,25 @@ export class Metrics {
   }
 }
 
-/** Health routes: `/healthz` (process up), `/readyz` (database reachable and no pending migration). */
-export function opsRouter(orm: MikroORM, metrics: Metrics): Router {
+/**
+ * Whether an `Authorization` header carries `Bearer <token>`. Both sides are hashed (SHA-256) and
+ * compared with `timingSafeEqual`, so the time taken tells nothing about the token or its length.
+ */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? "");
+  const digest = (v: string): Buffer => createHash("sha256").update(v, "utf8").digest();
+  const expected = digest(token);
+  const given = digest(match?.[1] ?? "");
+  return timingSafeEqual(given, expected) && match !== null;
+}
+
+/**
+ * Health routes: `/healthz` (process up), `/readyz` (database reachable and no pending migration:
+ * 200, else 503 `{status: "unavailable", reason}` whose reason never carries connection details)
+ * and `/metrics` (Prometheus text; with `metricsToken` (`METRICS_TOKEN`) it requires
+ * `Authorization: Bearer <token>` and answers 401 with `WWW-Authenticate: Bearer` otherwise).
+ */
+export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsToken?: string | undefined } = {}): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -44,11 +63,16 @@ export function opsRouter(orm: MikroORM, metrics: Metrics): Router {
         return;
       }
       res.json({ status: "ready" });
-    } catch (error) {
-      res.status(503).json({ status: "unavailable", reason: (error as Error).message });
+    } catch {
+      // No host, port or driver message: the probe is often public (issue 8, "Database down").
+      res.status(503).set("Retry-After", String(DATABASE_RETRY_AFTER_S)).json({ status: "unavailable", reason: "database unreachable" });
     }
   });
-  router.get("/metrics", async (_req, res) => {
+  router.get("/metrics", async (req, res) => {
+    if (options.metricsToken !== undefined && !bearerMatches(req.headers.authorization, options.metricsToken)) {
+      res.status(401).set("WWW-Authenticate", 'Bearer realm="metrics"').json({ status: "unauthorized", reason: "/metrics requires Authorization: Bearer <METRICS_TOKEN>" });
+      return;
+    }
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   return router;

@@ -117,6 +117,9 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     if (rendered.unexpected !== undefined) {
       logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
     }
+    if (rendered.unavailable !== undefined) {
+      logger.warn({ err: rendered.unavailable, traceId: state.traceId }, "database unavailable: answered 503");
+    }
     if (rendered.headers) state.res.set(rendered.headers);
     state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
   };

@@ -85,6 +85,14 @@ describe("loadConfig", () => {
     expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
+  it("reads METRICS_TOKEN: unset by default, at least 16 printable characters without spaces (issue 8)", () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: "m".repeat(16) }).metricsToken).toBe("m".repeat(16));
+    for (const bad of ["short", `${"m".repeat(16)} x`]) {
+      expect(() => loadConfig({ METRICS_TOKEN: bad }), bad).toThrow(/METRICS_TOKEN must be at least 16 printable characters/);
+    }
+  });
+
   it("reads the job, webhook and poller settings with their defaults and bounds (issue 7)", () => {
     expect(loadConfig({})).toMatchObject({
       pollerIntervalS: 30,

@@ -1,0 +1,99 @@
+/**
+ * SIGTERM to `npm start` (issue 8, "Start, stop and crash"): the signal sent to the npm process
+ * reaches the service (package.json's `start` execs node itself: no shell or tsx wrapper in
+ * between), which lets a request in flight finish with its normal status, exits 0 and stops its
+ * embedded PostgreSQL. Spawns the real `npm start` on a data directory and port of its own.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
+import { freePort } from "../support/service-process.js";
+import { sleep, waitFor } from "../support/wait.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const dir = mkdtempSync(join(tmpdir(), "npm-start-signal-"));
+chmodSync(dir, 0o755);
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const leftovers: number[] = [];
+
+afterAll(() => {
+  const [group, ...others] = leftovers;
+  if (group !== undefined && alive(group)) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  for (const pid of others) if (alive(pid)) process.kill(pid, "SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("SIGTERM to the npm process: the request in flight completes with 201, exit 0, the embedded PostgreSQL stopped", async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const npm = spawn("npm", ["start", "--silent"], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dir, DATABASE_URL: "", MASTER_API_KEY: TEST_MASTER_KEY, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: "info", SHUTDOWN_TIMEOUT_S: "20" },
+      stdio: ["ignore", "pipe", "pipe"],
+      // a process group of its own, so that a failed run can be cleaned up whole; the signal of the
+      // test goes to the npm process alone
+      detached: true,
+    });
+    leftovers.push(npm.pid as number);
+    let output = "";
+    npm.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    npm.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const exited = once(npm, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    await waitFor("npm start to serve /healthz", async () => {
+      if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${output}`);
+      return (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
+    }, 90_000);
+    const postmaster = Number(readFileSync(join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    leftovers.push(postmaster);
+    expect(alive(postmaster)).toBe(true);
+
+    const session = await fetch(`${base}/api/v1/sessions`, { method: "POST", headers: { "x-master-api-key": TEST_MASTER_KEY } });
+    expect(session.status).toBe(201);
+    const token = ((await session.json()) as { data: { token: string } }).data.token;
+
+    // a request in flight: headers and half of the body before the signal, the rest after it
+    const body = JSON.stringify({ customer_id: "npm-signal-corp", email: "ops@npm-signal.example", entity_name: "Npm Signal Inc" });
+    const inFlight = httpRequest(`${base}/api/v1/customers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    });
+    const response = once(inFlight, "response") as Promise<[IncomingMessage]>;
+    inFlight.write(body.slice(0, 20));
+    await sleep(300);
+
+    npm.kill("SIGTERM");
+    await waitFor("the service to start shutting down", () => (output.includes("shutting down") ? true : undefined), 10_000);
+    await sleep(300);
+    inFlight.end(body.slice(20));
+    const [res] = await response;
+    let text = "";
+    for await (const chunk of res) text += String(chunk);
+    expect(res.statusCode, text).toBe(201);
+    expect((JSON.parse(text) as { data: { customer_id: string } }).data.customer_id).toBe("npm-signal-corp");
+
+    const [code, signal] = await exited;
+    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+    expect(output).toContain('"msg":"stopped"');
+    await waitFor("the embedded PostgreSQL to be gone", () => (alive(postmaster) ? undefined : true), 10_000);
+    expect(output).not.toContain("Failed");
+  }, 150_000);
+});
