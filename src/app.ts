@@ -4,7 +4,8 @@
  */
 import { resolve } from "node:path";
 import express, { type Express } from "express";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger, redactUrl } from "./logging.js";
 import { pinoHttp } from "pino-http";
 import type { Document } from "openapi-backend";
 import type { Config } from "./config.js";
@@ -89,12 +90,7 @@ const printMasterKey = (key: string): void => {
 
 /** Builds the service. @throws when the database is unreachable or a migration fails. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logger =
-    options.logger ??
-    pino({
-      level: config.logLevel,
-      redact: { paths: ["req.headers.authorization", 'req.headers["x-api-key"]', 'req.headers["x-master-api-key"]'], censor: "[redacted]" },
-    });
+  const logger = options.logger ?? createLogger(config.logLevel);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -199,7 +195,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         logger,
         genReqId: (req) => (req as express.Request).traceId,
         customProps: (req) => ({ traceId: (req as express.Request).traceId }),
-        serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
+        // query values may be emails (`/sandbox/mail?to=…`) or other personal data: never logged
+        serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }) },
       }),
     );
     app.use(metrics.middleware());

@@ -1,0 +1,56 @@
+/**
+ * Logs carry no email addresses at info level (issue 8): the real app with the service's logger
+ * (src/logging.ts) writing into a stream of this test; requests that carry emails in their query
+ * (Sandbox Mail's `to`) and bodies (Create User) leave request log lines with the path and
+ * `[redacted]` query values, and no line holds the addresses.
+ */
+import { Writable } from "node:stream";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type App } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/logging.js";
+import { TEST_MASTER_KEY, TEST_SECRETS_KEY, createTestDatabase } from "../support/app.js";
+import { BASE, Walk } from "../support/fixtures.js";
+
+const lines: string[] = [];
+let app: App;
+let db: { url: string; drop(): Promise<void> };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split("\n").filter((l) => l !== ""));
+      done();
+    },
+  });
+  const config = loadConfig({ DATABASE_URL: db.url, MASTER_API_KEY: TEST_MASTER_KEY, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: "info", RATE_LIMIT_IP: "off", RATE_LIMIT_CREDENTIAL: "off", RATE_LIMIT_AUTH_FAILURES: "off", RATE_LIMIT_CODES: "off" });
+  app = await createApp(config, { logger: createLogger("info", sink), validateResponses: true });
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+describe("request logs", () => {
+  it("log the path with redacted query values and no email address", async () => {
+    const walk = new Walk(app.express);
+    const { key } = await walk.tenant("log-redaction-co");
+    const email = "jane.logged@example.com";
+    await walk.user(key, { email });
+    const mail = await request(app.express).get(`${BASE}/sandbox/mail`).query({ to: email }).set("x-api-key", key);
+    expect(mail.status).toBe(200);
+    const encoded = await request(app.express).get(`${BASE}/sandbox/mail?to=${encodeURIComponent(email)}`).set("x-api-key", key);
+    expect(encoded.status).toBe(200);
+
+    const requestLines = lines.map((l) => JSON.parse(l) as { msg?: string; req?: { url?: string } }).filter((l) => l.req?.url?.startsWith(`${BASE}/sandbox/mail`));
+    expect(requestLines.map((l) => l.req?.url)).toEqual([`${BASE}/sandbox/mail?to=[redacted]`, `${BASE}/sandbox/mail?to=[redacted]`]);
+    expect(lines.some((l) => l.includes(`"url":"${BASE}/users"`)), "the Create User request was logged").toBe(true);
+    const all = lines.join("\n");
+    expect(all).not.toContain(email);
+    expect(all).not.toContain(encodeURIComponent(email));
+    expect(all).not.toContain("ops@log-redaction-co.example");
+    expect(all).not.toContain(key);
+  });
+});
