@@ -1554,7 +1554,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -1743,7 +1748,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -1884,7 +1894,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2035,7 +2050,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2170,7 +2190,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2298,7 +2323,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2433,7 +2463,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2583,7 +2618,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2722,7 +2762,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2851,7 +2896,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3041,7 +3091,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3182,7 +3237,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3334,7 +3394,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3544,7 +3609,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3696,7 +3766,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3842,7 +3917,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4004,7 +4084,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4165,7 +4250,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4365,7 +4455,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4511,7 +4606,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4663,7 +4763,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed. */
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */

@@ -2584,8 +2584,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2691,8 +2693,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2812,8 +2816,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2998,8 +3004,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3129,8 +3137,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3273,8 +3283,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3402,8 +3414,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3533,8 +3547,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3679,8 +3695,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3813,8 +3831,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -3944,8 +3964,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4085,8 +4107,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4240,8 +4264,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4369,8 +4395,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4500,8 +4528,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4636,8 +4666,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4772,8 +4804,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -4903,8 +4937,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5043,8 +5079,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5189,8 +5227,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5318,8 +5358,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5447,8 +5489,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5574,8 +5618,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5696,8 +5742,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5827,8 +5875,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -5964,8 +6014,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6092,8 +6144,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6212,8 +6266,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6347,8 +6403,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6538,8 +6596,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6669,8 +6729,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6819,8 +6881,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -6948,8 +7012,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7090,8 +7156,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7270,8 +7338,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7406,8 +7476,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7540,8 +7612,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7685,8 +7759,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7821,8 +7897,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -7952,8 +8030,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8083,8 +8163,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8230,8 +8312,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8366,8 +8450,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8572,8 +8658,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8703,8 +8791,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -8858,8 +8948,10 @@ export interface operations {
                 };
             };
             /**
-             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now; nothing was changed.
-             *     Retry after a short delay.
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds.
              */
             503: {
                 headers: {
