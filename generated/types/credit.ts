@@ -154,8 +154,8 @@ export interface paths {
          * @description Create a credit wallet for a user of the calling tenant. Prerequisites: the credit product
          *     exists for the tenant (else 422 on `creditProductCode`) and a notification callback URL is
          *     registered with NotificationsEnlist (else 409). The wallet starts `active` with
-         *     `availableAmount` = `limit`; its `interestSpecs` and `minimumPaymentSpecs` are copied from the
-         *     product. Its creation instant is the tenant's sandbox clock while the sandbox is active.
+         *     `availableAmount` = `limit`; its `interestSpecs` and `minimumPaymentSpecs` are the product's
+         *     (a later product change applies from the wallet's next cut). Its creation instant is the tenant's sandbox clock while the sandbox is active.
          */
         post: operations["createCreditWallet"];
         delete?: never;
@@ -392,7 +392,7 @@ export interface components {
         AdvanceSandboxClockRequest: {
             /**
              * Format: int32
-             * @description Whole days to move forward.
+             * @description Whole days to move forward, 1 to 3660 (ten years) per request.
              */
             days?: number;
             /**
@@ -408,22 +408,22 @@ export interface components {
         ChangeInterestCreditCapitalRequest: {
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent.
+             * @description Nominal annual interest rate, in percent, at most 1000.
              */
             interestRateNominal?: number;
             /**
              * Format: double
-             * @description Penal annual interest rate applied while in default, in percent.
+             * @description Penal annual interest rate applied while in default, in percent, at most 1000.
              */
             interestRateMoroso?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             * @description Fixed amount added to the nominal interest of every cycle, in cents. At most 10¹².
              */
             fixedInterestNominal?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the penal interest while in default, in cents.
+             * @description Fixed amount added to the penal interest while in default, in cents. At most 10¹².
              */
             fixedInterestMoroso?: number;
             /**
@@ -433,7 +433,7 @@ export interface components {
             minimumPaymentRate?: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, in cents.
+             * @description Fixed part of the minimum payment, in cents. At most 10¹².
              */
             fixedMinimumPayment?: number;
         };
@@ -520,7 +520,7 @@ export interface components {
             description?: string;
             /**
              * Format: int64
-             * @description Credit limit, in cents.
+             * @description Credit limit, in cents, 0 to 10¹² (ten billion currency units).
              */
             limit: number;
             /**
@@ -530,7 +530,7 @@ export interface components {
             firstCutDate?: string;
             /**
              * Format: int32
-             * @description Days the credit line stays open for new charges; omit to keep it open indefinitely.
+             * @description Days the credit line stays open for new charges, 1 to 36500; omit to keep it open indefinitely.
              */
             time?: number;
             /** @description Three-digit code of one of the tenant's credit products (else 422 on `creditProductCode`). */
@@ -640,7 +640,11 @@ export interface components {
          * @enum {string}
          */
         CreditInterestOverrideStatus: "pending" | "ignored";
-        /** @description Interest settings of one wallet: copied from its product at creation, changed only by ChangeInterestCreditCapital. */
+        /**
+         * @description Interest settings in force for one wallet: its product's, or, on products with `variableSpecs`,
+         *     the wallet's own once a ChangeInterestCreditCapital override has activated. A change of the
+         *     product (Update Credit Product Settings) applies to the wallets that follow it from their next cut.
+         */
         CreditInterestSpecs: {
             /**
              * Format: double
@@ -681,7 +685,11 @@ export interface components {
              */
             traceId: string;
         };
-        /** @description Minimum payment settings of one wallet: copied from its product at creation, changed only by ChangeInterestCreditCapital. */
+        /**
+         * @description Minimum payment settings in force for one wallet: its product's, or the wallet's own once a
+         *     ChangeInterestCreditCapital override has activated. A change of the product applies to the
+         *     wallets that follow it from their next cut.
+         */
         CreditMinimumPaymentSpecs: {
             /**
              * Format: double
@@ -1342,7 +1350,7 @@ export interface components {
         PayOutCreditRequest: {
             /**
              * Format: int64
-             * @description Amount charged, in cents; at most the wallet's `availableAmount` (else 422 on `amount`).
+             * @description Amount charged, in cents: 1 to 10¹² (ten billion currency units) by the schema, and at most the wallet's `availableAmount` (else 422 on `amount`).
              */
             amount: number;
             /** @description What the charge is for (for example the merchant). */
@@ -1352,7 +1360,7 @@ export interface components {
         ReportPayCreditRequest: {
             /**
              * Format: int64
-             * @description Amount paid, in cents; at most the wallet's `totalDebt` (else 422 on `amount`).
+             * @description Amount paid, in cents: 1 to 10¹² (ten billion currency units) by the schema, and at most the wallet's `totalDebt` (else 422 on `amount`).
              */
             amount: number;
         };
@@ -1429,7 +1437,7 @@ export interface components {
     parameters: {
         /** @description Page size: 1 to 100 items. */
         "CreditPageQuery.limit": number;
-        /** @description Number of items to skip from the start of the list. */
+        /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
         "CreditPageQuery.offset": number;
         /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
         CreditTraceHeader: string;
@@ -1445,7 +1453,7 @@ export interface operations {
             query?: {
                 /** @description Page size: 1 to 100 items. */
                 limit?: components["parameters"]["CreditPageQuery.limit"];
-                /** @description Number of items to skip from the start of the list. */
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
@@ -2787,7 +2795,7 @@ export interface operations {
             query?: {
                 /** @description Page size: 1 to 100 items. */
                 limit?: components["parameters"]["CreditPageQuery.limit"];
-                /** @description Number of items to skip from the start of the list. */
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
@@ -3791,7 +3799,7 @@ export interface operations {
             query?: {
                 /** @description Page size: 1 to 100 items. */
                 limit?: components["parameters"]["CreditPageQuery.limit"];
-                /** @description Number of items to skip from the start of the list. */
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
@@ -4480,7 +4488,7 @@ export interface operations {
             query?: {
                 /** @description Page size: 1 to 100 items. */
                 limit?: components["parameters"]["CreditPageQuery.limit"];
-                /** @description Number of items to skip from the start of the list. */
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
                 offset?: components["parameters"]["CreditPageQuery.offset"];
             };
             header?: {
