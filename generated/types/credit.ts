@@ -220,6 +220,8 @@ export interface paths {
          *     by `amount`. Only an `active` wallet before its `expiresAt` accepts charges; a blocked,
          *     in-default, dissolved or expired wallet answers 409. An amount above `availableAmount` answers
          *     422. The reference defines no notification for a charge, so none is emitted.
+         *     `Idempotency-Key`: a repeat with the same key and body returns the first charge
+         *     (`isDuplicate: true`); the same key with another body answers 409.
          */
         post: operations["payOutCredit"];
         delete?: never;
@@ -335,7 +337,8 @@ export interface paths {
          *     is withheld until the default is cured (`Credito Reintegrado`). Accepted in every state, dissolved included,
          *     so that the debt can be cleared. Emits `Reporte de Pago`; a payment that cures a default also
          *     emits `Interes cancelado` and, on revolving products, `Credito Reintegrado`.
-         *     An amount above `totalDebt` answers 422.
+         *     An amount above `totalDebt` answers 422. `Idempotency-Key`: a repeat with the same key and body
+         *     returns the first payment (`isDuplicate: true`); the same key with another body answers 409.
          */
         post: operations["reportPayCredit"];
         delete?: never;
@@ -549,6 +552,10 @@ export interface components {
             amount: number;
             /** @description What the charge is for. */
             description: string;
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotencyKey: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier charge is returned (nothing was booked again). */
+            isDuplicate: boolean;
             /**
              * Format: date-time
              * @description When the charge was made (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
@@ -821,6 +828,10 @@ export interface components {
              * @description Part of the amount that reduced `amountOverdraft` (debt above the limit), in cents. Already counted in `appliedToInterest` / `appliedToPrincipal`; on revolving products it is the part not restored to `availableAmount`.
              */
             appliedToOverdraft: number;
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotencyKey: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier payment is returned (nothing was booked again). */
+            isDuplicate: boolean;
             /**
              * Format: date-time
              * @description When the payment was reported (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
@@ -1022,10 +1033,62 @@ export interface components {
              */
             cycleEnd: string;
             /**
+             * Format: int32
+             * @description Number of days of the cycle (whole UTC days from `cycleStart` to `cycleEnd`; a cycle that starts mid-day counts its first, partial day).
+             */
+            daysInCycle: number;
+            /**
              * Format: int64
              * @description Sum of the end-of-day principal of every day of the cycle, in cents (daily close at 00:00 UTC).
              */
             sumOfDailyBalance: number;
+            /**
+             * Format: int64
+             * @description AO at the cut, before the cut's interest: outstanding principal, in cents.
+             */
+            principalAtCut: number;
+            /**
+             * Format: int64
+             * @description IO at the cut, before the cut's interest: outstanding applied interest, in cents.
+             */
+            interestOutstandingAtCut: number;
+            /**
+             * @description Accrual method the cut used (the product's `interestAccrualMethod` at the cut).
+             * @enum {string}
+             */
+            interestAccrualMethod: "ADB" | "BAC";
+            /** @description Whether the product was `compound` at the cut: the interest is then capitalised into principal when applied, and the basis includes the interest owed. */
+            compound: boolean;
+            /**
+             * Format: int64
+             * @description The interest basis in cent-days: ADB `sumOfDailyBalance`; BAC `daysInCycle` × principal at the cut (plus interest owed on compound products). `interestGenerated` = round(`interestRateNominal`/100/`dailyRateDivisor` × this + `fixedInterestNominal`).
+             */
+            interestBasis: number;
+            /**
+             * Format: double
+             * @description Nominal annual rate used at the cut, in percent.
+             */
+            interestRateNominal: number;
+            /**
+             * @description Days per year used to turn the annual rate into a daily rate: 360 or 365.
+             * @enum {number}
+             */
+            dailyRateDivisor: 360 | 365;
+            /**
+             * Format: int64
+             * @description Fixed interest added at the cut, in cents.
+             */
+            fixedInterestNominal: number;
+            /**
+             * Format: double
+             * @description Minimum payment rate used at the cut, in percent.
+             */
+            minimumPaymentRate: number;
+            /**
+             * Format: int64
+             * @description Fixed part of the minimum payment used at the cut, in cents.
+             */
+            fixedMinimumPayment: number;
             /**
              * Format: int64
              * @description Nominal interest calculated at the cut (`Interes Nominal Calculado`), in cents, rounded half-even once. ADB: rate/100/divisor × `sumOfDailyBalance` + fixed; BAC: rate/100/divisor × days in the cycle × principal at the cut + fixed.
@@ -1048,6 +1111,36 @@ export interface components {
             paidInCycle: number;
             /** @description Standing of the minimum payment. */
             status: components["schemas"]["CreditStatementStatus"];
+            /**
+             * Format: int64
+             * @description Nominal interest applied at the grace end (`Interes Nominal Aplicado`), in cents; 0 until then. Equals `interestGenerated` once applied.
+             */
+            interestApplied: number;
+            /**
+             * Format: date-time
+             * @description When the nominal interest was applied (the grace end), ISO 8601 UTC; null before.
+             */
+            interestAppliedAt: string | null;
+            /**
+             * Format: int64
+             * @description Penal interest booked when the statement defaulted (`Interes Moroso Aplicado`), in cents; 0 when it did not: round(`interestRateMoroso`/100/`dailyRateDivisor` × `interestBasis` + `fixedInterestMoroso`).
+             */
+            penalInterest: number;
+            /**
+             * Format: double
+             * @description Penal annual rate used at the default, in percent; null when the statement did not default.
+             */
+            interestRateMoroso: number | null;
+            /**
+             * Format: int64
+             * @description Fixed penal amount used at the default, in cents; null when the statement did not default.
+             */
+            fixedInterestMoroso: number | null;
+            /**
+             * Format: date-time
+             * @description When payments since the cut reached `minimumPayment` + `penalInterest` and the default was cured (`Interes cancelado`), ISO 8601 UTC; null otherwise.
+             */
+            curedAt: string | null;
         };
         /** @description One page of statements. */
         CreditStatementList: {
@@ -1435,6 +1528,8 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description Client-chosen key, 1–255 visible ASCII characters (else 422). */
+        CreditIdempotencyKeyHeader: string;
         /** @description Page size: 1 to 100 items. */
         "CreditPageQuery.limit": number;
         /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
@@ -1692,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -2562,7 +2657,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3035,7 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3338,7 +3433,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3428,6 +3523,8 @@ export interface operations {
             header?: {
                 /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+                /** @description Client-chosen key, 1–255 visible ASCII characters (else 422). */
+                "Idempotency-Key"?: components["parameters"]["CreditIdempotencyKeyHeader"];
             };
             path: {
                 /**
@@ -3466,6 +3563,8 @@ export interface operations {
                      *         "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
                      *         "amount": 15000,
                      *         "description": "Hardware store",
+                     *         "idempotencyKey": "chg-2026-01-16-0001",
+                     *         "isDuplicate": false,
                      *         "createdAt": "2026-01-16T10:00:00Z",
                      *         "wallet": {
                      *           "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
@@ -3553,7 +3652,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -3710,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4028,7 +4127,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4194,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
@@ -4284,6 +4383,8 @@ export interface operations {
             header?: {
                 /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
                 "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+                /** @description Client-chosen key, 1–255 visible ASCII characters (else 422). */
+                "Idempotency-Key"?: components["parameters"]["CreditIdempotencyKeyHeader"];
             };
             path: {
                 /**
@@ -4323,6 +4424,8 @@ export interface operations {
                      *         "appliedToInterest": 0,
                      *         "appliedToPrincipal": 5500,
                      *         "appliedToOverdraft": 0,
+                     *         "idempotencyKey": "pay-2026-02-05-0001",
+                     *         "isDuplicate": false,
                      *         "createdAt": "2026-02-05T12:00:00Z",
                      *         "wallet": {
                      *           "walletId": "c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f",
@@ -4401,6 +4504,17 @@ export interface operations {
             };
             /** @description 404 `NOT_FOUND`: resource does not exist. */
             404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4707,7 +4821,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
-            /** @description 409 `CONFLICT`: conflicts with current state. */
+            /** @description The request conflicts with the current state of the server. */
             409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
