@@ -514,7 +514,7 @@ export interface components {
         CreateCreditWalletRequest: {
             /**
              * Format: uuid
-             * @description The wallet holder: an existing, not deleted platform user `user_id` (UUID v4, 36 characters) of the calling tenant (else 422 on `userId`).
+             * @description The wallet holder: an existing, active (`VERIFIED`) platform user `user_id` (UUID v4, 36 characters) of the calling tenant (a missing, deleted, pending or suspended user answers 422 on `userId`).
              */
             userId: string;
             /** @description Currency of the wallet, ISO 4217 code (for example `USD`): three capital letters. */
