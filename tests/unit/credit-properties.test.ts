@@ -1,6 +1,6 @@
 /**
  * Property test of the reference model (src/domain/credit/simulate.ts) over random products and random
- * charge / payment / advance / limit / override / block / unblock / dissolve sequences (issue 9, "The
+ * charge / payment / advance / limit / override / block / unblock / dissolve / product-update sequences (issue 9, "The
  * cycle engine"): counters never negative, AA + AO + IO ≤ limit + overdraft, payments never create a
  * positive balance, each statement's interest calculated and charged exactly once, totals reconcile
  * with the event log, sequences contiguous, and advancing in one go equals advancing in pieces.
@@ -41,7 +41,8 @@ type Op =
   | { kind: "advance"; dt: number }
   | { kind: "limit"; dt: number; delta: number }
   | { kind: "override"; dt: number; interestRateNominal: number; minimumPaymentRate: number }
-  | { kind: "block" | "unblock" | "dissolve"; dt: number };
+  | { kind: "block" | "unblock" | "dissolve"; dt: number }
+  | { kind: "update"; dt: number; changes: Partial<CreditProductRules> };
 
 /** Mostly null (the amount is then drawn from the wallet), sometimes a raw amount, possibly ≤ 0 or above what the wallet allows. */
 const rawAmount = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: -10, max: 300000 }) });
@@ -54,6 +55,26 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("override" as const), dt, interestRateNominal: rate, minimumPaymentRate: fc.integer({ min: 0, max: 100 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom("block" as const, "unblock" as const), dt }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("dissolve" as const), dt }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("update" as const),
+      dt,
+      // Update Credit Product Settings of the settings read at each cycle step (revolving is kept: the
+      // AA invariant of revolving wallets assumes it does not change under a wallet)
+      changes: fc.record(
+        {
+          cutFrequency: fc.constantFrom("daily", "weekly", "biweekly", "month", "year"),
+          gracePeriod: fc.integer({ min: 1, max: 40 }),
+          capitalInterestSplit: fc.integer({ min: 0, max: 99 }),
+          compound: fc.boolean(),
+          interestAccrualMethod: fc.constantFrom("ADB", "BAC"),
+          dailyRateDivisor: fc.constantFrom(360, 365),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+  },
 );
 
 const scenarioArb = fc.record({
@@ -107,7 +128,7 @@ interface Run {
 }
 
 function play(sc: Scenario, check: boolean): Run {
-  const { product } = sc;
+  let product = sc.product;
   const createdAt = new Date(Date.UTC(2026, 0, 1) + sc.createdMinute * 60_000);
   const created = createWallet(product, {
     walletId: "w",
@@ -169,6 +190,9 @@ function play(sc: Scenario, check: boolean): Run {
         break;
       case "dissolve":
         take(dissolveWallet(state, product, at));
+        break;
+      case "update":
+        product = { ...product, ...op.changes };
         break;
     }
     if (check) checkState(state, product);

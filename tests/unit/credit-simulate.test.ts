@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { CreditEvent } from "../../src/domain/credit/events.js";
 import type { Outcome } from "../../src/domain/credit/outcome.js";
 import { advance, blockWallet, changeLimit, charge, dissolveWallet, overrideSpecs, pay, unblockWallet, type StepResult } from "../../src/domain/credit/simulate.js";
-import { createWallet, type CreditProductRules, type WalletState } from "../../src/domain/credit/wallet.js";
+import { createWallet, nextCutDate, type CreditProductRules, type WalletState } from "../../src/domain/credit/wallet.js";
 
 const golden: CreditProductRules = {
   revolving: true,
@@ -68,7 +68,8 @@ describe("golden vector (decisions.md §6)", () => {
     const st = state.statements[0];
     expect(st).toMatchObject({ sumOfDailyBalance: 1125000, daysInCycle: 30, principalAtCut: 45000, interestGenerated: interest, minimumPayment: 5500, status: "pending" });
     expect(st?.paymentDueDate.toISOString()).toBe("2026-02-10T00:00:00.000Z");
-    expect(state).toMatchObject({ principalOutstanding: 45000, interestOutstanding: 0, availableAmount: 55000, sumOfDailyBalance: 0, nextCutIndex: 1 });
+    expect(state).toMatchObject({ principalOutstanding: 45000, interestOutstanding: 0, availableAmount: 55000, sumOfDailyBalance: 0 });
+    expect(nextCutDate(state, product.cutFrequency)?.toISOString()).toBe("2026-02-28T00:00:00.000Z");
     expect(events[0]?.walletDetails_after).toMatchObject({ principal_outstanding: 45000, interest_accrued: 0, totalDebt: 45000, limit: 100000, amountOverdraft: 0 });
   });
 
@@ -242,6 +243,21 @@ describe("cycle details", () => {
     const w = ok(charge(newWallet(golden), golden, d("2026-01-02T00:00:00Z"), 1000)).state;
     expect(pay(w, golden, d("2026-01-03T00:00:00Z"), 1001)).toMatchObject({ ok: false, code: "PAYMENT_EXCEEDS_DEBT", field: "amount" });
     expect(advance(w, golden, d("2026-01-01T00:00:00Z"))).toMatchObject({ ok: false, code: "CLOCK_BACKWARDS" });
+  });
+
+  it("a product update applies from the next cycle step: a new cutFrequency follows its own schedule from the wallet's clock, a new gracePeriod from the next cut", () => {
+    const first = ok(advance(newWallet(golden), golden, d("2026-02-03T12:00:00Z")));
+    expect(first.state.statements.map((s) => s.paymentDueDate.toISOString().slice(0, 10))).toEqual(["2026-02-10"]);
+    const weekly = { ...golden, cutFrequency: "weekly" as const, gracePeriod: 3 };
+    // weekly cuts from Jan 31: Feb 7, 14, …; the Feb 7 cut is the first after the clock (never Feb 7's predecessors)
+    const r = ok(advance(first.state, weekly, d("2026-02-14T00:00:00Z")));
+    expect(r.state.statements.map((s) => `${s.cutDate.toISOString().slice(0, 10)} due ${s.paymentDueDate.toISOString().slice(0, 10)}`)).toEqual([
+      "2026-01-31 due 2026-02-10",
+      "2026-02-07 due 2026-02-10",
+      "2026-02-14 due 2026-02-17",
+    ]);
+    expect(r.state.statements.map((s) => s.index)).toEqual([0, 1, 2]);
+    expect(r.state.statements[1]?.daysInCycle).toBe(7);
   });
 
   it.each([

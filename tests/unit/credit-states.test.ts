@@ -125,7 +125,6 @@ describe("wallet creation", () => {
       interestOutstanding: 0,
       sumOfDailyBalance: 0,
       sequence: 0,
-      nextCutIndex: 0,
       interestSpecs: { interestRateNominal: 36, interestRateMoroso: 12, fixedInterestNominal: 0, fixedInterestMoroso: 500 },
       minimumPaymentSpecs: { minimumPaymentRate: 10, fixedMinimumPayment: 1000 },
     });

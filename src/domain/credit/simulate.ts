@@ -6,7 +6,8 @@
  * sandbox test clock are checked against this model (issue 9, "The cycle engine").
  *
  * Order of the steps (decisions.md §6, plus the engine's choices where it is silent):
- * 1. Steps run in time order; at one instant: the daily close (00:00 UTC) first, then the grace ends
+ * 1. Steps run in time order (the next cut is the first cut of the product's current schedule after the
+ *    wallet's clock, so a `cutFrequency` update applies from the next cut and never reaches back); at one instant: the daily close (00:00 UTC) first, then the grace ends
  *    due at that instant (oldest cut first), then the cut. The close before the cut is decisions.md's
  *    ("the close runs first, so the cycle's last day counts"); the grace end before the cut is the
  *    engine's choice, so that a statement's interest, default and penal interest are booked before the
@@ -32,11 +33,11 @@ import { makeEvent, walletDetails, type CreditEvent, type CreditEventType } from
 import { dailyBalanceBasis, interestBasis, interestOn, minimumPayment, nominalInterestBucket, penalInterest, type InterestSpecs, type MinimumPaymentSpecs } from "./interest.js";
 import { accept, refuse, type Outcome } from "./outcome.js";
 import { applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, type Balances, type PaymentSplit } from "./payments.js";
-import { cutDate, daysInCycle, graceEnd, nextDailyClose } from "./schedule.js";
+import { daysInCycle, graceEnd, nextCutAfter, nextDailyClose } from "./schedule.js";
 import { block, chargeAllowed, cured, defaultsAtGraceEnd, dissolve, settingsChangeAllowed, unblock } from "./states.js";
 import type { CreditProductRules, Statement, WalletState } from "./wallet.js";
 
-/** What a step returns: the new state, the events in emission order, the statements created or changed (by cut index). */
+/** What a step returns: the new state, the events in emission order, the statements created or changed (oldest first). */
 export interface StepResult {
   state: WalletState;
   events: CreditEvent[];
@@ -97,7 +98,7 @@ function runCut(w: Work, product: CreditProductRules, at: Date): void {
   const interest = interestOn(basis, s.interestSpecs.interestRateNominal, product.dailyRateDivisor, s.interestSpecs.fixedInterestNominal);
   const minimum = minimumPayment(s.minimumPaymentSpecs, s.principalOutstanding, s.principalOutstanding + s.interestOutstanding);
   const statement: Statement = {
-    index: s.nextCutIndex,
+    index: s.statements.length,
     cutDate: at,
     cycleStart: s.cycleStart,
     cycleEnd: at,
@@ -126,7 +127,6 @@ function runCut(w: Work, product: CreditProductRules, at: Date): void {
   }
   s.sumOfDailyBalance = 0;
   s.cycleStart = at;
-  s.nextCutIndex += 1;
 }
 
 /** The grace end of `st` at `at`: applied interest, then the default and its penal interest (step 4). */
@@ -155,7 +155,7 @@ function runUntil(w: Work, product: CreditProductRules, to: Date): void {
   for (;;) {
     if (s.status === "dissolved") break;
     const close = nextDailyClose(s.asOf).getTime();
-    const cut = cutDate(s.firstCutDate, product.cutFrequency, s.nextCutIndex).getTime();
+    const cut = nextCutAfter(s.firstCutDate, product.cutFrequency, s.asOf).date.getTime();
     let grace = Infinity;
     for (const st of s.statements) if (!st.graceEnded) grace = Math.min(grace, st.paymentDueDate.getTime());
     const t = Math.min(close, cut, grace);

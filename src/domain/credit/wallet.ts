@@ -7,7 +7,7 @@
 import type { DailyRateDivisor, InterestAccrualMethod, InterestSpecs, MinimumPaymentSpecs } from "./interest.js";
 import { accept, cents, refuse, type Outcome } from "./outcome.js";
 import type { Balances } from "./payments.js";
-import { addDays, cutDate, graceEnd, startOfUtcDay, type CutFrequency } from "./schedule.js";
+import { addDays, cutDate, graceEnd, nextCutAfter, startOfUtcDay, type CutFrequency } from "./schedule.js";
 
 /** Wallet states (reference "States and transitions › Credit wallet"; spec `CreditWalletStatus`). */
 export type WalletStatus = "active" | "blocked" | "in_default" | "dissolved";
@@ -43,7 +43,7 @@ export type StatementStatus = "pending" | "paid" | "defaulted";
  * later). Amounts in cents, instants UTC.
  */
 export interface Statement {
-  /** Index n of the cut (cut date = firstCutDate + n × cutFrequency). */
+  /** Ordinal of the statement in the wallet: 0 for the first cut, 1 for the next, … (the statement's key is (wallet, cutDate)). */
   index: number;
   cutDate: Date;
   /** Start of the cycle (previous cut, or the wallet's creation), inclusive. */
@@ -91,8 +91,6 @@ export interface WalletState extends Balances {
   firstCutDate: Date;
   /** Charges are refused from this instant (createdAt + `time` days), or null without `time`. */
   expiresAt: Date | null;
-  /** Index of the next cut to run (0 before the first cut). */
-  nextCutIndex: number;
   /** Start of the running cycle: the last cut, or `createdAt`. */
   cycleStart: Date;
   /** Sum of the daily closes of the running cycle, cents. */
@@ -149,7 +147,6 @@ export function createWallet(product: CreditProductRules, input: NewWallet): Out
     createdAt: input.createdAt,
     firstCutDate,
     expiresAt: input.time === undefined ? null : addDays(input.createdAt, input.time),
-    nextCutIndex: 0,
     cycleStart: input.createdAt,
     sumOfDailyBalance: 0,
     interestSpecs: {
@@ -166,9 +163,14 @@ export function createWallet(product: CreditProductRules, input: NewWallet): Out
   });
 }
 
-/** The next cut date of a wallet (spec `CreditWallet.nextCutDate`): null once dissolved. */
-export function nextCutDate(state: WalletState, frequency: CutFrequency): Date | null {
-  return state.status === "dissolved" ? null : cutDate(state.firstCutDate, frequency, state.nextCutIndex);
+/**
+ * The next cut date of a wallet (spec `CreditWallet.nextCutDate`): the first cut of the product's
+ * current schedule (firstCutDate + n × cutFrequency) strictly after the wallet's clock `asOf`; null
+ * once dissolved. Derived, never stored: a product update of `cutFrequency` moves it to the new
+ * schedule from the next cut on, and it can never fall before the wallet's clock.
+ */
+export function nextCutDate(state: Pick<WalletState, "status" | "firstCutDate" | "asOf">, frequency: CutFrequency): Date | null {
+  return state.status === "dissolved" ? null : nextCutAfter(state.firstCutDate, frequency, state.asOf).date;
 }
 
 /** Grace end of a cut for a product: re-exported convenience over schedule.ts `graceEnd`. */
