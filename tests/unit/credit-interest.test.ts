@@ -3,7 +3,9 @@
  * vector (ADB 1125, BAC 1350, minimum 5500), the default-and-cure figures (interest 900, minimum 4000,
  * penal 800), half-even rounding once, the compound basis and where applied interest goes.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import * as credit from "../../src/domain/credit/index.js";
 import { Decimal } from "decimal.js";
 import {
   dailyBalanceBasis,
@@ -105,5 +107,23 @@ describe("minimum payment and penal interest", () => {
 
   it("penal interest of a BAC statement uses days × principal at the cut", () => {
     expect(penalInterest(interestBasis("BAC", 0, 30, 45000), 360, golden)).toBe(450 + 500);
+  });
+});
+
+describe("the SQL mirror of the rounding (src/domain/credit/index.ts)", () => {
+  /** `CASE WHEN x - floor(x) = 0.5 THEN 2 * round(x / 2) ELSE round(x) END`, with PostgreSQL's round(numeric) = half away from zero. */
+  const rheSql = (x: Decimal): number => {
+    const pgRound = (v: Decimal): Decimal => v.toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    return (x.minus(x.floor()).eq(0.5) ? pgRound(x.div(2)).times(2) : pgRound(x)).toNumber();
+  };
+
+  it("agrees with roundCents on non-negative amounts, halves included", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.constantFrom(1, 2, 4, 8, 10, 360, 365, 1000), (n, den) => {
+        const x = new Decimal(n).div(den);
+        expect(rheSql(x)).toBe(credit.roundCents(x));
+      }),
+      { numRuns: 500, seed: 6 },
+    );
   });
 });
