@@ -127,6 +127,48 @@ describe("default and cure (decisions.md §6 example)", () => {
     expect(second.statements.map((s) => s.index)).toEqual([0]);
   });
 
+  it("a second default while in default: the cure needs both statements covered, and cancels both penal interests", () => {
+    const { state, events } = run(golden, newWallet(golden), [
+      (s) => charge(s, golden, d("2026-01-01T10:00:00Z"), 30000),
+      (s) => advance(s, golden, d("2026-03-10T00:00:00Z")),
+    ]);
+    // Feb cycle: 28 closes × 30000 = 840000 → nominal 840, minimum 10 % × 30000 + 1000 = 4000,
+    // penal 12/100/360 × 840000 + 500 = 780
+    expect(brief(events).slice(5)).toEqual([
+      "6 Interes Nominal Calculado 840 debit/false",
+      "7 Interes Nominal Aplicado 840 debit/true",
+      "8 Interes Moroso Calculado 780 debit/false",
+      "9 Interes Moroso Aplicado 780 debit/true",
+      "10 Interes moroso ejecutado 780 debit/false",
+    ]);
+    expect(state.statements.map((s) => [s.status, s.minimumPayment, s.penalInterest])).toEqual([
+      ["defaulted", 4000, 800],
+      ["defaulted", 4000, 780],
+    ]);
+    const partly = ok(pay(state, golden, d("2026-03-11T00:00:00Z"), 4790)); // covers 4000 + 780, not 4000 + 800
+    expect(partly.state.status).toBe("in_default");
+    expect(brief(partly.events)).toEqual(["11 Reporte de Pago 4790 credit/true"]);
+    const cured = ok(pay(partly.state, golden, d("2026-03-11T00:00:00Z"), 10));
+    expect(brief(cured.events).slice(0, 2)).toEqual(["12 Reporte de Pago 10 credit/true", "13 Interes cancelado 1580 credit/false"]);
+    expect(cured.state.status).toBe("active");
+    expect(cured.state.statements.every((s) => s.cured)).toBe(true);
+  });
+
+  it("a payment counts toward every statement whose grace period is open", () => {
+    const daily = { ...golden, cutFrequency: "daily" as const, gracePeriod: 3, fixedMinimumPaymentAmount: 0 };
+    const w = ok(createWallet(daily, { walletId: "w1", createdAt: d("2026-01-01T00:00:00Z"), limit: 100000, firstCutDate: d("2026-01-02T00:00:00Z") }));
+    const { state } = run(daily, w, [
+      (s) => charge(s, daily, d("2026-01-01T10:00:00Z"), 30000),
+      (s) => pay(s, daily, d("2026-01-04T12:00:00Z"), 6000),
+    ]);
+    // cuts Jan 2, 3, 4 are in their grace period on Jan 4 12:00 (due Jan 5, 6, 7)
+    expect(state.statements.map((s) => [s.cutDate.toISOString().slice(0, 10), s.minimumPayment, s.paidInCycle, s.status])).toEqual([
+      ["2026-01-02", 3000, 6000, "paid"],
+      ["2026-01-03", 3000, 6000, "paid"],
+      ["2026-01-04", 3000, 6000, "paid"],
+    ]);
+  });
+
   it("a non-revolving product cures without Credito Reintegrado and restores nothing", () => {
     const product = { ...golden, revolving: false };
     const { state, events } = run(product, newWallet(product), [
