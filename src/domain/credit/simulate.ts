@@ -6,9 +6,10 @@
  * sandbox test clock are checked against this model (issue 9, "The cycle engine").
  *
  * Order of the steps (decisions.md §6, plus the engine's choices where it is silent):
- * 1. Steps run in time order (the next cut is the first cut of the product's current schedule after the
- *    wallet's clock, so a `cutFrequency` update applies from the next cut and never reaches back); at one instant: the daily close (00:00 UTC) first, then the grace ends
- *    due at that instant (oldest cut first), then the cut. The close before the cut is decisions.md's
+ * 1. Steps run in time order (the next cut is the first cut of the product's current schedule after
+ *    the wallet's clock, so a `cutFrequency` update applies from the next cut and never reaches back).
+ *    At one instant: the daily close (00:00 UTC) first, then the grace ends due at that instant (oldest
+ *    cut first), then the cut; an operation at that instant (charge, payment, …) runs after all three. The close before the cut is decisions.md's
  *    ("the close runs first, so the cycle's last day counts"); the grace end before the cut is the
  *    engine's choice, so that a statement's interest, default and penal interest are booked before the
  *    next statement reads the balances.
@@ -16,7 +17,9 @@
  * 3. Cut: `Interes Nominal Calculado` (amount = interest generated, provisional); then, when an override
  *    is pending, it takes effect and `Cambio Interest ejecutado` (amount 0) is emitted (spec: "that cut is
  *    still computed with the previous settings"); the next cycle starts at the cut with a zero sum.
- * 4. Grace end: `Interes Nominal Aplicado` (into principal on compound products, else into interest);
+ * 4. Grace end: `Interes Nominal Aplicado` (into principal on compound products, else into interest;
+ *    applied whatever was paid — decisions.md's example applies it to a defaulted statement, and the
+ *    reference has no interest-free grace);
  *    if the payments since the cut fall short of the minimum: the statement defaults, the wallet goes
  *    `in_default`, then `Interes Moroso Calculado`, `Interes Moroso Aplicado`, `Interes moroso ejecutado`
  *    (decisions.md §6 "Default and cure").
