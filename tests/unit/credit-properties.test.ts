@@ -60,8 +60,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("update" as const),
       dt,
-      // Update Credit Product Settings of the settings read at each cycle step (revolving is kept: the
-      // AA invariant of revolving wallets assumes it does not change under a wallet)
+      // Update Credit Product Settings (revolving is kept: the AA invariant of revolving wallets
+      // assumes it does not change under a wallet)
       changes: fc.record(
         {
           cutFrequency: fc.constantFrom("daily", "weekly", "biweekly", "month", "year"),
@@ -70,6 +70,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
           compound: fc.boolean(),
           interestAccrualMethod: fc.constantFrom("ADB", "BAC"),
           dailyRateDivisor: fc.constantFrom(360, 365),
+          baseInterestRate: rate,
+          morosidadRate: rate,
+          fixedInterestAmount: fc.integer({ min: 0, max: 2000 }),
+          baseMinimumPaymentRate: fc.integer({ min: 0, max: 100 }),
+          fixedMinimumPaymentAmount: fc.integer({ min: 0, max: 5000 }),
         },
         { requiredKeys: [] },
       ),
@@ -102,15 +107,17 @@ function violations(s: WalletState, product: CreditProductRules): string[] {
   if (product.revolving && (s.status === "active" || s.status === "blocked") && s.availableAmount !== Math.max(0, s.limit - debt(s))) {
     out.push(`revolving in good standing: AA = ${s.availableAmount}, limit − debt = ${s.limit - debt(s)}`);
   }
-  const openDefault = s.statements.some((st) => st.status === "defaulted" && !st.cured);
+  const openDefault = s.statements.some((st) => st.status === "defaulted" && st.curedAt === null);
   if (s.status !== "dissolved" && (s.status === "in_default") !== openDefault) out.push(`status ${s.status} with an open default: ${String(openDefault)}`);
   for (const st of s.statements) {
     if (st.paidInCycle < 0 || st.minimumPayment < 0 || st.interestGenerated < 0 || st.penalInterest < 0) out.push(`statement ${st.index} has a negative amount`);
     const shouldBePaid = st.status !== "defaulted" && (st.minimumPayment === 0 || st.paidInCycle >= st.minimumPayment);
     if ((st.status === "paid") !== shouldBePaid) out.push(`statement ${st.index} is ${st.status} with ${st.paidInCycle} paid of ${st.minimumPayment}`);
-    if (st.graceEnded && st.status === "pending") out.push(`statement ${st.index} still pending after its grace end`);
-    if (st.cured && st.paidInCycle < st.minimumPayment + st.penalInterest) out.push(`statement ${st.index} cured with ${st.paidInCycle} paid of ${st.minimumPayment} + ${st.penalInterest}`);
-    if (st.cured !== (st.status === "defaulted" && st.cured)) out.push(`statement ${st.index} cured without a default`);
+    if (st.interestAppliedAt !== null && st.status === "pending") out.push(`statement ${st.index} still pending after its grace end`);
+    if (st.interestApplied !== (st.interestAppliedAt === null ? 0 : st.interestGenerated)) out.push(`statement ${st.index} applied ${st.interestApplied} of ${st.interestGenerated}`);
+    if (st.curedAt !== null && st.paidInCycle < st.minimumPayment + st.penalInterest) out.push(`statement ${st.index} cured with ${st.paidInCycle} paid of ${st.minimumPayment} + ${st.penalInterest}`);
+    if (st.curedAt !== null && st.status !== "defaulted") out.push(`statement ${st.index} cured without a default`);
+    if ((st.status === "defaulted") !== (st.interestRateMoroso !== null)) out.push(`statement ${st.index}: penal rate recorded iff defaulted`);
   }
   return out;
 }
@@ -239,12 +246,12 @@ describe("credit engine properties", () => {
         for (const st of state.statements) {
           const of = (type: CreditEvent["type"]): CreditEvent[] => byStatement.get(`${st.cutDate.toISOString()} ${type}`) ?? [];
           expect(of("Interes Nominal Calculado").map((e) => e.amount)).toEqual([st.interestGenerated]);
-          expect(of("Interes Nominal Aplicado").map((e) => e.amount)).toEqual(st.graceEnded ? [st.interestGenerated] : []);
+          expect(of("Interes Nominal Aplicado").map((e) => e.amount)).toEqual(st.interestAppliedAt !== null ? [st.interestGenerated] : []);
           const penal = st.status === "defaulted" ? [st.penalInterest] : [];
           expect(of("Interes Moroso Calculado").map((e) => e.amount)).toEqual(penal);
           expect(of("Interes Moroso Aplicado").map((e) => e.amount)).toEqual(penal);
         }
-        expect(events.filter((e) => e.type === "Interes Nominal Aplicado")).toHaveLength(state.statements.filter((st) => st.graceEnded).length);
+        expect(events.filter((e) => e.type === "Interes Nominal Aplicado")).toHaveLength(state.statements.filter((st) => st.interestAppliedAt !== null).length);
 
         // a cure follows a payment: Reporte de Pago, Interes cancelado[, Credito Reintegrado]
         events.forEach((e, i) => {

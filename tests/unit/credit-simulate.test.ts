@@ -81,7 +81,7 @@ describe("golden vector (decisions.md §6)", () => {
       (s) => advance(s, golden, d("2026-02-10T00:00:00Z")),
     ]);
     expect(brief(events)).toEqual(["1 Interes Nominal Calculado 1125 debit/false", "2 Reporte de Pago 5500 credit/true", "3 Interes Nominal Aplicado 1125 debit/true"]);
-    expect(state.statements[0]).toMatchObject({ paidInCycle: 5500, status: "paid", graceEnded: true });
+    expect(state.statements[0]).toMatchObject({ paidInCycle: 5500, status: "paid", interestApplied: 1125, interestAppliedAt: d("2026-02-10T00:00:00Z"), penalInterest: 0, interestRateMoroso: null });
     expect(state).toMatchObject({ status: "active", principalOutstanding: 39500, interestOutstanding: 1125, availableAmount: 59375 });
   });
 });
@@ -123,7 +123,7 @@ describe("default and cure (decisions.md §6 example)", () => {
     expect(second.split).toEqual({ toInterest: 200, toPrincipal: 1600, toOverdraft: 0, restored: 0 });
     expect(brief(second.events)).toEqual(["7 Reporte de Pago 1800 credit/true", "8 Interes cancelado 800 credit/false", "9 Credito Reintegrado 4800 credit/true"]);
     expect(second.state).toMatchObject({ status: "active", principalOutstanding: 26900, interestOutstanding: 0, availableAmount: 73100 });
-    expect(second.state.statements[0]).toMatchObject({ paidInCycle: 4800, status: "defaulted", cured: true });
+    expect(second.state.statements[0]).toMatchObject({ paidInCycle: 4800, status: "defaulted", penalInterest: 800, interestRateMoroso: 12, fixedInterestMoroso: 500, curedAt: d("2026-02-12T09:00:00Z") });
     expect(second.statements.map((s) => s.index)).toEqual([0]);
   });
 
@@ -151,7 +151,7 @@ describe("default and cure (decisions.md §6 example)", () => {
     const cured = ok(pay(partly.state, golden, d("2026-03-11T00:00:00Z"), 10));
     expect(brief(cured.events).slice(0, 2)).toEqual(["12 Reporte de Pago 10 credit/true", "13 Interes cancelado 1580 credit/false"]);
     expect(cured.state.status).toBe("active");
-    expect(cured.state.statements.every((s) => s.cured)).toBe(true);
+    expect(cured.state.statements.map((s) => s.curedAt?.toISOString())).toEqual(["2026-03-11T00:00:00.000Z", "2026-03-11T00:00:00.000Z"]);
   });
 
   it("a payment counts toward every statement whose grace period is open", () => {
@@ -211,7 +211,7 @@ describe("cycle details", () => {
       "5 Interes moroso ejecutado 800 debit/false",
       "6 Interes Nominal Calculado 871 debit/false",
     ]);
-    expect(state.statements[1]).toMatchObject({ sumOfDailyBalance: 870600, daysInCycle: 28, principalAtCut: 30900, balanceAtCut: 31700 });
+    expect(state.statements[1]).toMatchObject({ sumOfDailyBalance: 870600, daysInCycle: 28, principalAtCut: 30900, interestOutstandingAtCut: 800, compound: true });
     expect(state).toMatchObject({ principalOutstanding: 30900, interestOutstanding: 800 });
   });
 
@@ -231,6 +231,28 @@ describe("cycle details", () => {
     ]);
     expect(state.interestSpecs.interestRateNominal).toBe(72);
     expect(events[1]?.walletDetails_after.interestSpecs.interestRateNominal).toBe(72);
+  });
+
+  it("a product's interest settings apply to its wallets from their next cut, until an override has activated", () => {
+    const dearer = { ...golden, baseInterestRate: 72, baseMinimumPaymentRate: 20 };
+    const followed = run(golden, newWallet(golden), [
+      (s) => charge(s, golden, d("2026-01-01T10:00:00Z"), 30000),
+      (s) => advance(s, golden, d("2026-01-20T00:00:00Z")),
+      (s) => advance(s, dearer, d("2026-01-31T00:00:00Z")),
+    ]);
+    // 72 % / 360 × 900000 = 1800; minimum 20 % × 30000 + 1000 = 7000
+    expect(brief(followed.events)).toEqual(["1 Interes Nominal Calculado 1800 debit/false"]);
+    expect(followed.state.statements[0]).toMatchObject({ interestRateNominal: 72, minimumPaymentRate: 20, interestGenerated: 1800, minimumPayment: 7000 });
+    expect(followed.events[0]?.walletDetails_after.interestSpecs.interestRateNominal).toBe(72);
+
+    const overridden = run(golden, newWallet(golden), [
+      (s) => charge(s, golden, d("2026-01-01T10:00:00Z"), 30000),
+      (s) => overrideSpecs(s, golden, d("2026-01-10T00:00:00Z"), { interestRateNominal: 48 }),
+      (s) => advance(s, golden, d("2026-02-05T00:00:00Z")),
+      (s) => advance(s, dearer, d("2026-02-28T00:00:00Z")),
+    ]);
+    expect(overridden.state.statements.map((s) => s.interestRateNominal)).toEqual([36, 48]);
+    expect(overridden.state).toMatchObject({ specsOverridden: true, interestSpecs: { interestRateNominal: 48 }, minimumPaymentSpecs: { minimumPaymentRate: 10 } });
   });
 
   it("an override is ignored on a product without variableSpecs", () => {

@@ -73,17 +73,27 @@ describe("default and cure rules", () => {
     cycleEnd: new Date("2026-01-31T00:00:00Z"),
     daysInCycle: 30,
     sumOfDailyBalance: 900000,
-    balanceAtCut: 30000,
     principalAtCut: 30000,
+    interestOutstandingAtCut: 0,
+    interestAccrualMethod: "ADB",
+    compound: false,
     interestBasis: 900000,
+    interestRateNominal: 36,
+    dailyRateDivisor: 360,
+    fixedInterestNominal: 0,
+    minimumPaymentRate: 10,
+    fixedMinimumPayment: 1000,
     interestGenerated: 900,
     minimumPayment: 4000,
     paymentDueDate: new Date("2026-02-10T00:00:00Z"),
     paidInCycle: 0,
     status: "defaulted",
-    graceEnded: true,
+    interestApplied: 900,
+    interestAppliedAt: new Date("2026-02-10T00:00:00Z"),
     penalInterest: 800,
-    cured: false,
+    interestRateMoroso: 12,
+    fixedInterestMoroso: 500,
+    curedAt: null,
     ...over,
   });
 
@@ -106,7 +116,7 @@ describe("default and cure rules", () => {
   it("a wallet is cured when every uncured defaulted statement is covered", () => {
     expect(cured("in_default", [st({ paidInCycle: 4800 })])).toBe(true);
     expect(cured("in_default", [st({ paidInCycle: 4800 }), st({ index: 1, paidInCycle: 100, minimumPayment: 3000, penalInterest: 700 })])).toBe(false);
-    expect(cured("in_default", [st({ paidInCycle: 0, cured: true }), st({ index: 1, paidInCycle: 3700, minimumPayment: 3000, penalInterest: 700 })])).toBe(true);
+    expect(cured("in_default", [st({ paidInCycle: 0, curedAt: new Date("2026-02-11T00:00:00Z") }), st({ index: 1, paidInCycle: 3700, minimumPayment: 3000, penalInterest: 700 })])).toBe(true);
     expect(cured("active", [st({ paidInCycle: 4800 })])).toBe(false);
     expect(cured("dissolved", [st({ paidInCycle: 4800 })])).toBe(false);
   });

@@ -25,15 +25,17 @@
  * - daily close at 00:00 UTC instant T, for wallets not dissolved whose last close is before T:
  *   `sum_of_daily_balance += principal_outstanding + CASE WHEN compound THEN interest_accrued ELSE 0 END`;
  * - grace ends due at T (before the cut of the same instant), per statement whose `payment_due_date` = T
- *   and grace not ended: book `interest_generated` into principal (compound) or interest, AA =
- *   greatest(0, AA − interest); when `paid_in_cycle < minimum_payment`: status `defaulted`, wallet
+ *   and `interest_applied_at` is null: book `interest_generated` into principal (the statement's
+ *   `compound`) or interest, AA = greatest(0, AA − interest); when `paid_in_cycle < minimum_payment`: status `defaulted`, wallet
  *   `in_default`, penal = rhe(morosidadRate/100/divisor × interest_basis) + fixedInterestMoroso into
  *   interest, AA = greatest(0, AA − penal);
- * - cut at T for wallets whose next cut (schedule.ts `nextCutAfter`) is T: insert the statement with
- *   days = T::date − cycle_start::date, basis = ADB ? sum : days × (principal [+ interest if compound]),
+ * - cut at T for wallets whose next cut (schedule.ts `nextCutAfter`) is T: take the product's interest and
+ *   minimum payment settings unless the wallet's override has activated; insert the statement with
+ *   days = (T AT TIME ZONE 'UTC')::date − (cycle_start AT TIME ZONE 'UTC')::date, basis = ADB ? sum : days × (principal [+ interest if compound]),
  *   interest = rhe(rate/100/divisor × basis) + fixed, minimum = least(rhe(minRate/100 × principal) +
  *   fixedMin, principal + interest_accrued), due = date_trunc('day', T) + gracePeriod days; then reset
- *   the sum and set cycle_start = T. A unique (wallet, cut_date) makes a rerun charge nothing twice;
+ *   the sum and set cycle_start = T; activate a pending override. A unique (wallet, cut_date) makes a
+ *   rerun charge nothing twice;
  * - events get `sequence` = the wallet's last sequence + row_number() over the batch's order of steps.
  */
 export * from "./outcome.js";

@@ -14,7 +14,9 @@
  *    engine's choice, so that a statement's interest, default and penal interest are booked before the
  *    next statement reads the balances.
  * 2. Daily close: `sumOfDailyBalance` += principal (+ outstanding interest on compound products).
- * 3. Cut: `Interes Nominal Calculado` (amount = interest generated, provisional); then, when an override
+ * 3. Cut: the wallet's interest and minimum payment settings are refreshed from the product unless an
+ *    override has activated (so a product update applies from the next cut); the statement is computed
+ *    and `Interes Nominal Calculado` emitted (amount = interest generated, provisional); then, when an override
  *    is pending, it takes effect and `Cambio Interest ejecutado` (amount 0) is emitted (spec: "that cut is
  *    still computed with the previous settings"); the next cycle starts at the cut with a zero sum.
  * 4. Grace end: `Interes Nominal Aplicado` (into principal on compound products, else into interest;
@@ -38,7 +40,7 @@ import { accept, refuse, type Outcome } from "./outcome.js";
 import { applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, type Balances, type PaymentSplit } from "./payments.js";
 import { daysInCycle, graceEnd, nextCutAfter, nextDailyClose } from "./schedule.js";
 import { block, chargeAllowed, cured, defaultsAtGraceEnd, dissolve, settingsChangeAllowed, unblock } from "./states.js";
-import type { CreditProductRules, Statement, WalletState } from "./wallet.js";
+import { productSpecs, type CreditProductRules, type Statement, type WalletState } from "./wallet.js";
 
 /** What a step returns: the new state, the events in emission order, the statements created or changed (oldest first). */
 export interface StepResult {
@@ -92,14 +94,16 @@ function runDailyClose(w: Work, product: CreditProductRules): void {
   w.s.sumOfDailyBalance += dailyBalanceBasis(w.s.principalOutstanding, w.s.interestOutstanding, product.compound);
 }
 
-/** The cut at `at`: a statement, `Interes Nominal Calculado`, then a pending override (step 3). */
+/** The cut at `at`: the product's specs refreshed, a statement, `Interes Nominal Calculado`, then a pending override (step 3). */
 function runCut(w: Work, product: CreditProductRules, at: Date): void {
   const s = w.s;
+  if (!s.specsOverridden) Object.assign(s, productSpecs(product));
   const days = daysInCycle(s.cycleStart, at);
   const balanceAtCut = dailyBalanceBasis(s.principalOutstanding, s.interestOutstanding, product.compound);
   const basis = interestBasis(product.interestAccrualMethod, s.sumOfDailyBalance, days, balanceAtCut);
-  const interest = interestOn(basis, s.interestSpecs.interestRateNominal, product.dailyRateDivisor, s.interestSpecs.fixedInterestNominal);
-  const minimum = minimumPayment(s.minimumPaymentSpecs, s.principalOutstanding, s.principalOutstanding + s.interestOutstanding);
+  const { interestSpecs: i, minimumPaymentSpecs: m } = s;
+  const interest = interestOn(basis, i.interestRateNominal, product.dailyRateDivisor, i.fixedInterestNominal);
+  const minimum = minimumPayment(m, s.principalOutstanding, s.principalOutstanding + s.interestOutstanding);
   const statement: Statement = {
     index: s.statements.length,
     cutDate: at,
@@ -107,17 +111,27 @@ function runCut(w: Work, product: CreditProductRules, at: Date): void {
     cycleEnd: at,
     daysInCycle: days,
     sumOfDailyBalance: s.sumOfDailyBalance,
-    balanceAtCut,
     principalAtCut: s.principalOutstanding,
+    interestOutstandingAtCut: s.interestOutstanding,
+    interestAccrualMethod: product.interestAccrualMethod,
+    compound: product.compound,
     interestBasis: basis,
+    interestRateNominal: i.interestRateNominal,
+    dailyRateDivisor: product.dailyRateDivisor,
+    fixedInterestNominal: i.fixedInterestNominal,
+    minimumPaymentRate: m.minimumPaymentRate,
+    fixedMinimumPayment: m.fixedMinimumPayment,
     interestGenerated: interest,
     minimumPayment: minimum,
     paymentDueDate: graceEnd(at, product.gracePeriod),
     paidInCycle: 0,
     status: minimum === 0 ? "paid" : "pending",
-    graceEnded: false,
+    interestApplied: 0,
+    interestAppliedAt: null,
     penalInterest: 0,
-    cured: false,
+    interestRateMoroso: null,
+    fixedInterestMoroso: null,
+    curedAt: null,
   };
   s.statements.push(statement);
   w.touched.add(statement.index);
@@ -126,17 +140,22 @@ function runCut(w: Work, product: CreditProductRules, at: Date): void {
     s.interestSpecs = s.pendingSpecs.interestSpecs;
     s.minimumPaymentSpecs = s.pendingSpecs.minimumPaymentSpecs;
     s.pendingSpecs = null;
+    s.specsOverridden = true;
     emit(w, "Cambio Interest ejecutado", 0, at, at);
   }
   s.sumOfDailyBalance = 0;
   s.cycleStart = at;
 }
 
-/** The grace end of `st` at `at`: applied interest, then the default and its penal interest (step 4). */
-function runGraceEnd(w: Work, product: CreditProductRules, st: Statement, at: Date): void {
+/**
+ * The grace end of `st` at `at`: applied interest (capitalised when the product was compound at the
+ * cut), then the default and its penal interest with the wallet's specs in force (step 4).
+ */
+function runGraceEnd(w: Work, st: Statement, at: Date): void {
   const s = w.s;
-  setBalances(s, bookInterest(balancesOf(s), st.interestGenerated, nominalInterestBucket(product.compound)).balances);
-  st.graceEnded = true;
+  setBalances(s, bookInterest(balancesOf(s), st.interestGenerated, nominalInterestBucket(st.compound)).balances);
+  st.interestApplied = st.interestGenerated;
+  st.interestAppliedAt = at;
   w.touched.add(st.index);
   emit(w, "Interes Nominal Aplicado", st.interestGenerated, at, st.cutDate);
   if (!defaultsAtGraceEnd(st)) return;
@@ -145,8 +164,10 @@ function runGraceEnd(w: Work, product: CreditProductRules, st: Statement, at: Da
     s.statusBeforeDefault = s.status;
     s.status = "in_default";
   }
-  const penal = penalInterest(st.interestBasis, product.dailyRateDivisor, s.interestSpecs);
+  const penal = penalInterest(st.interestBasis, st.dailyRateDivisor, s.interestSpecs);
   st.penalInterest = penal;
+  st.interestRateMoroso = s.interestSpecs.interestRateMoroso;
+  st.fixedInterestMoroso = s.interestSpecs.fixedInterestMoroso;
   emit(w, "Interes Moroso Calculado", penal, at, st.cutDate);
   setBalances(s, bookInterest(balancesOf(s), penal, "interest").balances);
   emit(w, "Interes Moroso Aplicado", penal, at, st.cutDate);
@@ -160,12 +181,12 @@ function runUntil(w: Work, product: CreditProductRules, to: Date): void {
     const close = nextDailyClose(s.asOf).getTime();
     const cut = nextCutAfter(s.firstCutDate, product.cutFrequency, s.asOf).date.getTime();
     let grace = Infinity;
-    for (const st of s.statements) if (!st.graceEnded) grace = Math.min(grace, st.paymentDueDate.getTime());
+    for (const st of s.statements) if (st.interestAppliedAt === null) grace = Math.min(grace, st.paymentDueDate.getTime());
     const t = Math.min(close, cut, grace);
     if (t > to.getTime()) break;
     const at = new Date(t);
     if (t === close) runDailyClose(w, product);
-    for (const st of s.statements) if (!st.graceEnded && st.paymentDueDate.getTime() === t) runGraceEnd(w, product, st, at);
+    for (const st of s.statements) if (st.interestAppliedAt === null && st.paymentDueDate.getTime() === t) runGraceEnd(w, st, at);
     if (t === cut) runCut(w, product, at);
     s.asOf = at;
   }
@@ -229,7 +250,7 @@ export function pay(state: WalletState, product: CreditProductRules, at: Date, a
   if (!applied.ok) return applied;
   setBalances(s, applied.value.balances);
   for (const st of s.statements) {
-    if (!st.graceEnded || (st.status === "defaulted" && !st.cured)) {
+    if (st.interestAppliedAt === null || (st.status === "defaulted" && st.curedAt === null)) {
       st.paidInCycle += amount;
       if (st.status === "pending" && st.paidInCycle >= st.minimumPayment) st.status = "paid";
       w.touched.add(st.index);
@@ -239,8 +260,8 @@ export function pay(state: WalletState, product: CreditProductRules, at: Date, a
   if (cured(s.status, s.statements)) {
     let penal = 0;
     for (const st of s.statements) {
-      if (st.status === "defaulted" && !st.cured) {
-        st.cured = true;
+      if (st.status === "defaulted" && st.curedAt === null) {
+        st.curedAt = at;
         penal += st.penalInterest;
         w.touched.add(st.index);
       }

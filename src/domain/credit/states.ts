@@ -84,6 +84,6 @@ export function defaultCovered(statement: Pick<Statement, "paidInCycle" | "minim
  */
 export function cured(status: WalletStatus, statements: readonly Statement[]): boolean {
   if (status !== "in_default") return false;
-  const open = statements.filter((s) => s.status === "defaulted" && !s.cured);
+  const open = statements.filter((s) => s.status === "defaulted" && s.curedAt === null);
   return open.length > 0 && open.every(defaultCovered);
 }

@@ -14,9 +14,11 @@ export type WalletStatus = "active" | "blocked" | "in_default" | "dissolved";
 
 /**
  * The product settings the engine reads (spec `CreditProductSettings`): rates in percent, fixed
- * amounts in cents, `gracePeriod` in days. The interest and minimum payment settings are copied into
- * the wallet at creation (`interestSpecs`, `minimumPaymentSpecs`); the others are read from the product
- * at each cycle step, so a product update applies from the wallet's next step (spec products.tsp).
+ * amounts in cents, `gracePeriod` in days. Every setting is read from the product as it is at each
+ * step, so Update Credit Product Settings applies from the wallet's next step; the interest and minimum
+ * payment settings are refreshed into the wallet at each cut (before computing it) until a
+ * ChangeInterestCreditCapital override has activated (spec wallets.tsp `CreditInterestSpecs`: "A change
+ * of the product applies to the wallets that follow it from their next cut").
  */
 export interface CreditProductRules {
   revolving: boolean;
@@ -39,11 +41,12 @@ export interface CreditProductRules {
 export type StatementStatus = "pending" | "paid" | "defaulted";
 
 /**
- * A statement: the outcome of one cut (spec `CreditStatement`, plus the figures the engine needs
- * later). Amounts in cents, instants UTC.
+ * A statement: the outcome of one cut, with every figure that shows how its amounts were reached
+ * (spec/credit/statements.tsp `CreditStatement`, same field names, plus the engine-only `index`).
+ * Amounts in cents, rates in percent, instants UTC; the statement's key is (wallet, `cutDate`).
  */
 export interface Statement {
-  /** Ordinal of the statement in the wallet: 0 for the first cut, 1 for the next, … (the statement's key is (wallet, cutDate)). */
+  /** Ordinal of the statement in the wallet: 0 for the first cut, 1 for the next, … (engine only). */
   index: number;
   cutDate: Date;
   /** Start of the cycle (previous cut, or the wallet's creation), inclusive. */
@@ -52,29 +55,45 @@ export interface Statement {
   cycleEnd: Date;
   /** Number of daily closes in the cycle (schedule.ts `daysInCycle`). */
   daysInCycle: number;
-  /** Sum of the daily closes of the cycle, cents. */
+  /** Sum of the daily closes of the cycle. */
   sumOfDailyBalance: number;
-  /** The balance read at the cut (principal, + outstanding interest on compound products), cents. */
-  balanceAtCut: number;
-  /** Principal outstanding at the cut, cents (basis of the minimum payment). */
+  /** AO at the cut, before the cut's interest (basis of the minimum payment). */
   principalAtCut: number;
-  /** ADB: `sumOfDailyBalance`; BAC: `daysInCycle` × `balanceAtCut` (cent-days). Basis of nominal and penal interest. */
+  /** IO at the cut, before the cut's interest. */
+  interestOutstandingAtCut: number;
+  /** The product's accrual method at the cut. */
+  interestAccrualMethod: InterestAccrualMethod;
+  /** Whether the product was `compound` at the cut: the basis included IO, and the interest is capitalised when applied. */
+  compound: boolean;
+  /** ADB: `sumOfDailyBalance`; BAC: `daysInCycle` × (`principalAtCut` [+ `interestOutstandingAtCut` if compound]), in cent-days. Basis of nominal and penal interest. */
   interestBasis: number;
-  /** Nominal interest calculated at the cut (`Interes Nominal Calculado`), cents. */
+  /** Nominal rate (percent a year), divisor and fixed interest used at the cut. */
+  interestRateNominal: number;
+  dailyRateDivisor: DailyRateDivisor;
+  fixedInterestNominal: number;
+  /** Minimum payment rate (percent) and fixed part used at the cut. */
+  minimumPaymentRate: number;
+  fixedMinimumPayment: number;
+  /** Nominal interest calculated at the cut (`Interes Nominal Calculado`). */
   interestGenerated: number;
-  /** Minimum payment, cents. */
+  /** Minimum payment. */
   minimumPayment: number;
-  /** Grace end: 00:00 UTC of the cut day + gracePeriod days. */
+  /** Grace end: 00:00 UTC of the cut day + gracePeriod days (the product's at the cut). */
   paymentDueDate: Date;
-  /** Payments counted toward the statement so far, cents (from the cut: during the grace period, and on after a default until the cure). */
+  /** Payments counted toward the statement so far: from the cut through the grace period, and on after a default until the cure. */
   paidInCycle: number;
   status: StatementStatus;
-  /** Whether the grace end has run (nominal interest applied, default decided). */
-  graceEnded: boolean;
-  /** Penal interest booked at the statement's default, cents (0 if it did not default). */
+  /** Nominal interest applied at the grace end (`Interes Nominal Aplicado`); 0 until then. */
+  interestApplied: number;
+  /** When the nominal interest was applied (the grace end); null before. The grace end has run iff this is set. */
+  interestAppliedAt: Date | null;
+  /** Penal interest booked at the statement's default; 0 when it did not default. */
   penalInterest: number;
-  /** Whether a default of this statement has been cured. */
-  cured: boolean;
+  /** Penal rate (percent a year) and fixed penal amount used at the default; null when the statement did not default. */
+  interestRateMoroso: number | null;
+  fixedInterestMoroso: number | null;
+  /** When the default was cured (`Interes cancelado`); null otherwise. */
+  curedAt: Date | null;
 }
 
 /**
@@ -95,8 +114,12 @@ export interface WalletState extends Balances {
   cycleStart: Date;
   /** Sum of the daily closes of the running cycle, cents. */
   sumOfDailyBalance: number;
+  /** Interest settings in force: the product's (refreshed at each cut) until an override has activated, then the wallet's own. */
   interestSpecs: InterestSpecs;
+  /** Minimum payment settings in force (same rule as `interestSpecs`). */
   minimumPaymentSpecs: MinimumPaymentSpecs;
+  /** Whether a ChangeInterestCreditCapital override has activated: the wallet no longer follows its product's interest and minimum payment settings. */
+  specsOverridden: boolean;
   /** ChangeInterestCreditCapital override waiting for the next cut, or null. */
   pendingSpecs: { interestSpecs: InterestSpecs; minimumPaymentSpecs: MinimumPaymentSpecs } | null;
   /** Last notification sequence used (0 before the first event). */
@@ -125,8 +148,27 @@ export function defaultFirstCutDate(createdAt: Date, frequency: CutFrequency): D
 }
 
 /**
- * A new wallet: `active`, AA = limit, no debt, specs copied from the product (reference "Credit
- * product"; spec `CreditInterestSpecs`/`CreditMinimumPaymentSpecs`), first cycle starting at creation
+ * The interest and minimum payment settings a product gives its wallets (spec `CreditInterestSpecs`,
+ * `CreditMinimumPaymentSpecs`: `baseInterestRate` → `interestRateNominal`, `morosidadRate` →
+ * `interestRateMoroso`, `fixedInterestAmount` → `fixedInterestNominal`, `baseInterestMorosidad` →
+ * `fixedInterestMoroso`, `baseMinimumPaymentRate` → `minimumPaymentRate`, `fixedMinimumPaymentAmount` →
+ * `fixedMinimumPayment`).
+ */
+export function productSpecs(product: CreditProductRules): { interestSpecs: InterestSpecs; minimumPaymentSpecs: MinimumPaymentSpecs } {
+  return {
+    interestSpecs: {
+      interestRateNominal: product.baseInterestRate,
+      interestRateMoroso: product.morosidadRate,
+      fixedInterestNominal: product.fixedInterestAmount,
+      fixedInterestMoroso: product.baseInterestMorosidad,
+    },
+    minimumPaymentSpecs: { minimumPaymentRate: product.baseMinimumPaymentRate, fixedMinimumPayment: product.fixedMinimumPaymentAmount },
+  };
+}
+
+/**
+ * A new wallet: `active`, AA = limit, no debt, the product's specs (`productSpecs`; spec wallets.tsp:
+ * "its `interestSpecs` and `minimumPaymentSpecs` are the product's"), first cycle starting at creation
  * (decisions.md §6). Refusals: `FIRST_CUT_NOT_AFTER_CREATION` (422 on `firstCutDate`) when the first cut
  * is not later than the creation instant.
  */
@@ -149,13 +191,8 @@ export function createWallet(product: CreditProductRules, input: NewWallet): Out
     expiresAt: input.time === undefined ? null : addDays(input.createdAt, input.time),
     cycleStart: input.createdAt,
     sumOfDailyBalance: 0,
-    interestSpecs: {
-      interestRateNominal: product.baseInterestRate,
-      interestRateMoroso: product.morosidadRate,
-      fixedInterestNominal: product.fixedInterestAmount,
-      fixedInterestMoroso: product.baseInterestMorosidad,
-    },
-    minimumPaymentSpecs: { minimumPaymentRate: product.baseMinimumPaymentRate, fixedMinimumPayment: product.fixedMinimumPaymentAmount },
+    ...productSpecs(product),
+    specsOverridden: false,
     pendingSpecs: null,
     sequence: 0,
     asOf: input.createdAt,
