@@ -218,6 +218,7 @@ function startAt(state: WalletState, product: CreditProductRules, at: Date): Out
  * reference defines none for a charge; spec/credit/charges.tsp). Refusals: `CLOCK_BACKWARDS`,
  * `AMOUNT_NOT_POSITIVE`, `WALLET_BLOCKED`, `WALLET_IN_DEFAULT`, `WALLET_DISSOLVED`, `WALLET_EXPIRED`
  * (states.ts `chargeAllowed`), `CHARGE_EXCEEDS_AVAILABLE`.
+ * @throws RangeError when `amount` is not a safe integer (the HTTP schema admits integers only).
  */
 export function charge(state: WalletState, product: CreditProductRules, at: Date, amount: number): Outcome<StepResult> {
   const started = startAt(state, product, at);
@@ -239,6 +240,7 @@ export function charge(state: WalletState, product: CreditProductRules, at: Date
  * emits `Reporte de Pago`, then cures the wallet when states.ts `cured` says so (`Interes cancelado` with
  * the covered penal interest, then on revolving products `Credito Reintegrado` with the AA restored).
  * Returns the split too. Refusals: `CLOCK_BACKWARDS`, `AMOUNT_NOT_POSITIVE`, `PAYMENT_EXCEEDS_DEBT`.
+ * @throws RangeError when `amount` is not a safe integer (the HTTP schema admits integers only).
  */
 export function pay(state: WalletState, product: CreditProductRules, at: Date, amount: number): Outcome<StepResult & { split: PaymentSplit }> {
   const started = startAt(state, product, at);
