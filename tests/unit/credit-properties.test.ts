@@ -1,0 +1,293 @@
+/**
+ * Property test of the reference model (src/domain/credit/simulate.ts) over random products and random
+ * charge / payment / advance / limit / override / block / unblock / dissolve / product-update sequences (issue 9, "The
+ * cycle engine"): counters never negative, AA + AO + IO ≤ limit + overdraft, payments never create a
+ * positive balance, each statement's interest calculated and charged exactly once, totals reconcile
+ * with the event log, sequences contiguous, and advancing in one go equals advancing in pieces.
+ * Bounded (200 runs, fixed seed) so CI stays fast and a failure is reproducible.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { CreditEvent } from "../../src/domain/credit/events.js";
+import type { Outcome } from "../../src/domain/credit/outcome.js";
+import { advance, blockWallet, changeLimit, charge, dissolveWallet, overrideSpecs, pay, unblockWallet, type StepResult } from "../../src/domain/credit/simulate.js";
+import { DAY_MS } from "../../src/domain/credit/schedule.js";
+import { createWallet, type CreditProductRules, type WalletState } from "../../src/domain/credit/wallet.js";
+
+const RUNS = { numRuns: 200, seed: 20260131 };
+
+const rate = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 12000 }).map((n) => n / 100));
+const productArb: fc.Arbitrary<CreditProductRules> = fc.record({
+  revolving: fc.boolean(),
+  compound: fc.boolean(),
+  cutFrequency: fc.constantFrom("daily", "weekly", "biweekly", "month", "year"),
+  fixedInterestAmount: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2000 })),
+  baseInterestRate: rate,
+  baseMinimumPaymentRate: fc.integer({ min: 0, max: 10000 }).map((n) => n / 100),
+  fixedMinimumPaymentAmount: fc.integer({ min: 0, max: 5000 }),
+  capitalInterestSplit: fc.integer({ min: 0, max: 99 }),
+  gracePeriod: fc.integer({ min: 1, max: 40 }),
+  variableSpecs: fc.boolean(),
+  morosidadRate: rate,
+  baseInterestMorosidad: fc.integer({ min: 0, max: 2000 }),
+  interestAccrualMethod: fc.constantFrom("ADB", "BAC"),
+  dailyRateDivisor: fc.constantFrom(360, 365),
+});
+
+/** An operation, `dt` minutes after the previous one; amounts are drawn as permille of what the wallet has, or raw. */
+type Op =
+  | { kind: "charge"; dt: number; permille: number; raw: number | null }
+  | { kind: "pay"; dt: number; permille: number; raw: number | null }
+  | { kind: "advance"; dt: number }
+  | { kind: "limit"; dt: number; delta: number }
+  | { kind: "override"; dt: number; interestRateNominal: number; minimumPaymentRate: number }
+  | { kind: "block" | "unblock" | "dissolve"; dt: number }
+  | { kind: "update"; dt: number; changes: Partial<CreditProductRules> };
+
+/** Mostly null (the amount is then drawn from the wallet), sometimes a raw amount, possibly ≤ 0 or above what the wallet allows. */
+const rawAmount = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: -10, max: 300000 }) });
+const dt = fc.integer({ min: 0, max: 45 * 24 * 60 });
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 20, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
+  { weight: 24, arbitrary: fc.record({ kind: fc.constant("pay" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
+  { weight: 16, arbitrary: fc.record({ kind: fc.constant("advance" as const), dt: fc.integer({ min: 0, max: 120 * 24 * 60 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("limit" as const), dt, delta: fc.integer({ min: -1000, max: 50000 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("override" as const), dt, interestRateNominal: rate, minimumPaymentRate: fc.integer({ min: 0, max: 100 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom("block" as const, "unblock" as const), dt }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("dissolve" as const), dt }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("update" as const),
+      dt,
+      // Update Credit Product Settings (revolving is kept: the AA invariant of revolving wallets
+      // assumes it does not change under a wallet)
+      changes: fc.record(
+        {
+          cutFrequency: fc.constantFrom("daily", "weekly", "biweekly", "month", "year"),
+          gracePeriod: fc.integer({ min: 1, max: 40 }),
+          capitalInterestSplit: fc.integer({ min: 0, max: 99 }),
+          compound: fc.boolean(),
+          interestAccrualMethod: fc.constantFrom("ADB", "BAC"),
+          dailyRateDivisor: fc.constantFrom(360, 365),
+          baseInterestRate: rate,
+          morosidadRate: rate,
+          fixedInterestAmount: fc.integer({ min: 0, max: 2000 }),
+          baseMinimumPaymentRate: fc.integer({ min: 0, max: 100 }),
+          fixedMinimumPaymentAmount: fc.integer({ min: 0, max: 5000 }),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+  },
+);
+
+const scenarioArb = fc.record({
+  product: productArb,
+  limit: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 9, arbitrary: fc.integer({ min: 1000, max: 5_000_000 }) }),
+  createdMinute: fc.integer({ min: 0, max: 24 * 60 - 1 }),
+  firstCutAfterMinutes: fc.integer({ min: 1, max: 200 * 24 * 60 }),
+  time: fc.option(fc.integer({ min: 1, max: 400 }), { freq: 2 }),
+  ops: fc.array(opArb, { minLength: 1, maxLength: 40, size: "max" }),
+});
+
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+const debt = (s: WalletState): number => s.principalOutstanding + s.interestOutstanding;
+const overdraft = (s: WalletState): number => Math.max(0, debt(s) - s.limit);
+
+/** The invariants one state breaks (empty when it keeps them all); collected as text so a step costs one `expect`. */
+function violations(s: WalletState, product: CreditProductRules): string[] {
+  const out: string[] = [];
+  for (const [name, v] of Object.entries({ limit: s.limit, AA: s.availableAmount, AO: s.principalOutstanding, IO: s.interestOutstanding, sum: s.sumOfDailyBalance })) {
+    if (!Number.isSafeInteger(v) || v < 0) out.push(`${name} = ${v} is not a non-negative safe integer`);
+  }
+  if (s.availableAmount + debt(s) > s.limit + overdraft(s)) out.push(`AA + AO + IO = ${s.availableAmount + debt(s)} > limit + overdraft = ${s.limit + overdraft(s)}`);
+  if (overdraft(s) > 0 && s.availableAmount !== 0) out.push(`AA = ${s.availableAmount} while overdrawn`);
+  if (product.revolving && (s.status === "active" || s.status === "blocked") && s.availableAmount !== Math.max(0, s.limit - debt(s))) {
+    out.push(`revolving in good standing: AA = ${s.availableAmount}, limit − debt = ${s.limit - debt(s)}`);
+  }
+  const openDefault = s.statements.some((st) => st.status === "defaulted" && st.curedAt === null);
+  if (s.status !== "dissolved" && (s.status === "in_default") !== openDefault) out.push(`status ${s.status} with an open default: ${String(openDefault)}`);
+  for (const st of s.statements) {
+    if (st.paidInCycle < 0 || st.minimumPayment < 0 || st.interestGenerated < 0 || st.penalInterest < 0) out.push(`statement ${st.index} has a negative amount`);
+    const shouldBePaid = st.status !== "defaulted" && (st.minimumPayment === 0 || st.paidInCycle >= st.minimumPayment);
+    if ((st.status === "paid") !== shouldBePaid) out.push(`statement ${st.index} is ${st.status} with ${st.paidInCycle} paid of ${st.minimumPayment}`);
+    if (st.interestAppliedAt !== null && st.status === "pending") out.push(`statement ${st.index} still pending after its grace end`);
+    if (st.interestApplied !== (st.interestAppliedAt === null ? 0 : st.interestGenerated)) out.push(`statement ${st.index} applied ${st.interestApplied} of ${st.interestGenerated}`);
+    if (st.curedAt !== null && st.paidInCycle < st.minimumPayment + st.penalInterest) out.push(`statement ${st.index} cured with ${st.paidInCycle} paid of ${st.minimumPayment} + ${st.penalInterest}`);
+    if (st.curedAt !== null && st.status !== "defaulted") out.push(`statement ${st.index} cured without a default`);
+    if ((st.status === "defaulted") !== (st.interestRateMoroso !== null)) out.push(`statement ${st.index}: penal rate recorded iff defaulted`);
+  }
+  return out;
+}
+
+function checkState(s: WalletState, product: CreditProductRules): void {
+  expect(violations(s, product)).toEqual([]);
+}
+
+interface Run {
+  start: WalletState;
+  state: WalletState;
+  events: CreditEvent[];
+  charged: number;
+  end: Date;
+}
+
+function play(sc: Scenario, check: boolean): Run {
+  let product = sc.product;
+  const createdAt = new Date(Date.UTC(2026, 0, 1) + sc.createdMinute * 60_000);
+  const created = createWallet(product, {
+    walletId: "w",
+    createdAt,
+    limit: sc.limit,
+    firstCutDate: new Date(createdAt.getTime() + sc.firstCutAfterMinutes * 60_000),
+    ...(sc.time === null ? {} : { time: sc.time }),
+  });
+  if (!created.ok) throw new Error(created.message);
+  let state = created.value;
+  let now = createdAt.getTime();
+  let charged = 0;
+  const events: CreditEvent[] = [];
+  const take = (r: Outcome<StepResult>): boolean => {
+    if (!r.ok) return false;
+    state = r.value.state;
+    events.push(...r.value.events);
+    return true;
+  };
+  for (const op of sc.ops) {
+    now += op.dt * 60_000;
+    const at = new Date(now);
+    switch (op.kind) {
+      case "charge": {
+        const amount = op.raw ?? Math.max(1, Math.floor((state.availableAmount * op.permille) / 1000));
+        const r = charge(state, product, at, amount);
+        if (r.ok) charged += amount;
+        else expect(["AMOUNT_NOT_POSITIVE", "CHARGE_EXCEEDS_AVAILABLE", "WALLET_BLOCKED", "WALLET_IN_DEFAULT", "WALLET_DISSOLVED", "WALLET_EXPIRED"]).toContain(r.code);
+        take(r);
+        break;
+      }
+      case "pay": {
+        const before = advance(state, product, at);
+        if (!before.ok) throw new Error(before.message);
+        const owed = debt(before.value.state);
+        const amount = op.raw ?? Math.max(1, Math.floor((owed * op.permille) / 1000));
+        const r = pay(state, product, at, amount);
+        // a payment is accepted exactly when 0 < amount ≤ debt: never a positive (credit) balance
+        expect(r.ok).toBe(amount > 0 && amount <= owed);
+        if (!r.ok) expect(r.code).toBe(amount <= 0 ? "AMOUNT_NOT_POSITIVE" : "PAYMENT_EXCEEDS_DEBT");
+        if (r.ok) expect(r.value.split.toInterest + r.value.split.toPrincipal).toBe(amount);
+        take(r);
+        break;
+      }
+      case "advance":
+        expect(take(advance(state, product, at))).toBe(true);
+        break;
+      case "limit":
+        take(changeLimit(state, product, at, state.limit + op.delta));
+        break;
+      case "override":
+        take(overrideSpecs(state, product, at, { interestRateNominal: op.interestRateNominal, minimumPaymentRate: op.minimumPaymentRate }));
+        break;
+      case "block":
+        take(blockWallet(state, product, at));
+        break;
+      case "unblock":
+        take(unblockWallet(state, product, at));
+        break;
+      case "dissolve":
+        take(dissolveWallet(state, product, at));
+        break;
+      case "update":
+        product = { ...product, ...op.changes };
+        break;
+    }
+    if (check) checkState(state, product);
+  }
+  // run every pending grace end (gracePeriod ≤ 40 days), so that each statement's interest is applied
+  now += 41 * DAY_MS;
+  const last = advance(state, product, new Date(now));
+  if (!last.ok) throw new Error(last.message);
+  state = last.value.state;
+  events.push(...last.value.events);
+  if (check) checkState(state, product);
+  return { start: created.value, state, events, charged, end: new Date(now) };
+}
+
+describe("credit engine properties", () => {
+  it("keeps the invariants after every step, and the event log reconciles with the balances", () => {
+    fc.assert(
+      fc.property(scenarioArb, (sc) => {
+        const { start, state, events, charged } = play(sc, true);
+
+        // sequence 1, 2, 3, … without gaps; payloads consistent
+        expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+        for (const e of events) {
+          const w = e.walletDetails_after;
+          expect(e.amount).toBeGreaterThanOrEqual(0);
+          expect(w.totalDebt).toBe(w.principal_outstanding + w.interest_accrued);
+          expect(w.amountOverdraft).toBe(Math.max(0, w.totalDebt - w.limit));
+        }
+
+        // totals reconcile: debt change = charges + debits that affect the balance − payments
+        const sum = (pred: (e: CreditEvent) => boolean): number => events.filter(pred).reduce((a, e) => a + e.amount, 0);
+        const debits = sum((e) => e.direction === "debit" && e.affectsBalance);
+        const payments = sum((e) => e.type === "Reporte de Pago");
+        expect(debt(state) - debt(start)).toBe(charged + debits - payments);
+        expect(state.limit - start.limit).toBe(sum((e) => e.type === "Cambio de Limite"));
+
+        // each statement's interest is calculated once, and charged once when its grace ended
+        const byStatement = new Map<string, CreditEvent[]>();
+        for (const e of events) {
+          if (e.statementCut === undefined) continue;
+          const key = `${e.statementCut.toISOString()} ${e.type}`;
+          byStatement.set(key, [...(byStatement.get(key) ?? []), e]);
+        }
+        for (const st of state.statements) {
+          const of = (type: CreditEvent["type"]): CreditEvent[] => byStatement.get(`${st.cutDate.toISOString()} ${type}`) ?? [];
+          expect(of("Interes Nominal Calculado").map((e) => e.amount)).toEqual([st.interestGenerated]);
+          expect(of("Interes Nominal Aplicado").map((e) => e.amount)).toEqual(st.interestAppliedAt !== null ? [st.interestGenerated] : []);
+          const penal = st.status === "defaulted" ? [st.penalInterest] : [];
+          expect(of("Interes Moroso Calculado").map((e) => e.amount)).toEqual(penal);
+          expect(of("Interes Moroso Aplicado").map((e) => e.amount)).toEqual(penal);
+        }
+        expect(events.filter((e) => e.type === "Interes Nominal Aplicado")).toHaveLength(state.statements.filter((st) => st.interestAppliedAt !== null).length);
+
+        // a cure follows a payment: Reporte de Pago, Interes cancelado[, Credito Reintegrado]
+        events.forEach((e, i) => {
+          if (e.type === "Interes cancelado") expect(events[i - 1]?.type).toBe("Reporte de Pago");
+          if (e.type === "Credito Reintegrado") expect(events[i - 1]?.type).toBe("Interes cancelado");
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it("advancing in one go equals advancing day by day (batches may run in any chunking)", () => {
+    fc.assert(
+      fc.property(productArb, fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 1, max: 60 * 24 * 60 }), fc.integer({ min: 1, max: 150 }), (product, limit, firstCutAfter, days) => {
+        const createdAt = new Date("2026-01-01T08:00:00Z");
+        const w = createWallet(product, { walletId: "w", createdAt, limit, firstCutDate: new Date(createdAt.getTime() + firstCutAfter * 60_000) });
+        if (!w.ok) throw new Error(w.message);
+        const charged = charge(w.value, product, new Date("2026-01-01T09:00:00Z"), limit);
+        const base = charged.ok ? charged.value.state : w.value;
+        const to = new Date(createdAt.getTime() + days * DAY_MS);
+        const once = advance(base, product, to);
+        let stepwise = base;
+        const stepEvents: CreditEvent[] = [];
+        for (let t = createdAt.getTime() + DAY_MS / 2; t < to.getTime(); t += DAY_MS / 2) {
+          const r = advance(stepwise, product, new Date(t));
+          if (!r.ok) throw new Error(r.message);
+          stepwise = r.value.state;
+          stepEvents.push(...r.value.events);
+        }
+        const final = advance(stepwise, product, to);
+        if (!once.ok || !final.ok) throw new Error("advance refused");
+        stepEvents.push(...final.value.events);
+        expect(final.value.state).toEqual(once.value.state);
+        expect(stepEvents).toEqual(once.value.events);
+      }),
+      { numRuns: 100, seed: 20260210 },
+    );
+  });
+});
