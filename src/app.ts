@@ -35,6 +35,8 @@ import { WalletService } from "./modules/wallets/service.js";
 import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credit/wiring.js";
 import { JobScheduler } from "./jobs/scheduler.js";
 import { WebhookService } from "./modules/webhooks/service.js";
+import { CreditProductService } from "./modules/credit/products.js";
+import { CreditNotificationService } from "./modules/credit/notifications.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
 import { pollerHandlers } from "./http/platform/poller-handlers.js";
@@ -60,6 +62,8 @@ export interface AppServices {
   mail: MailService;
   webhooks: WebhookService;
   pollers: EmailPollerService;
+  creditProducts: CreditProductService;
+  creditNotifications: CreditNotificationService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -144,6 +148,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       allowPrivate: config.allowPrivateNetworkTargets,
     }, logger);
     const validateResponses = options.validateResponses ?? false;
+    const creditProducts = new CreditProductService();
+    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets);
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -174,7 +180,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const credit = await buildSurface<CreditOps>({
       surface: "credit",
       definition: loadDocument("credit") as unknown as Document,
-      handlers: creditHandlers,
+      handlers: creditHandlers({ products: creditProducts, notifications: creditNotifications }),
       notImplemented: creditNotImplemented,
       access: creditAccess,
       orm,
@@ -246,7 +252,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications },
       logger,
       databaseUrl,
       scheduler,

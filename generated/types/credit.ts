@@ -13,15 +13,18 @@ export interface paths {
         };
         /**
          * List credit products
-         * @description List the credit products of the calling tenant (owner API key), ordered by `creditProductCode`.
+         * @description List the credit products of the calling tenant (owner API key; the master key answers 403), ordered by `creditProductCode`.
          */
         get: operations["listCreditProducts"];
         put?: never;
         /**
          * Create a credit product (operator)
          * @description Create a credit product for a tenant. Operator operation: takes the master key in `x-api-key`
-         *     (a tenant key answers 403). The tenant's wallets can then be tied to the product by its
-         *     `creditProductCode`. A code the tenant already uses answers 409.
+         *     (a tenant key answers 403). `customerId` must name an existing, not deleted customer (else 422
+         *     on `customerId`). The tenant's wallets can then be tied to the product by its
+         *     `creditProductCode`. A code the tenant already uses answers 409 `CONFLICT`. Every settings
+         *     field is required; a value out of its bounds answers 422 `VALIDATION_ERROR` with the field's
+         *     name in `field`. `interestAccrualMethod` accepts both spellings and is returned as `ADB`/`BAC`.
          */
         post: operations["createCreditProduct"];
         delete?: never;
@@ -39,7 +42,7 @@ export interface paths {
         };
         /**
          * Get a credit product
-         * @description Read one credit product of the calling tenant (owner API key). A code the tenant does not have answers 404.
+         * @description Read one credit product of the calling tenant (owner API key; the master key answers 403). A code the tenant does not have (another tenant's included) answers 404 `NOT_FOUND`.
          */
         get: operations["getCreditProduct"];
         put?: never;
@@ -51,10 +54,17 @@ export interface paths {
          * Update credit product settings (operator)
          * @description Update Credit Product Settings (operator): change some settings of a tenant's product. Takes the
          *     master key in `x-api-key` (a tenant key answers 403); `customerId` in the body names the tenant.
-         *     Only the fields sent change; the answer is the whole product. Existing wallets keep the interest
-         *     and minimum payment settings copied at their creation (`interestSpecs`, `minimumPaymentSpecs`);
-         *     the other settings (cycle, grace period, split, revolving, compound, accrual method, divisor)
-         *     are read from the product at each cycle event and apply from the next one.
+         *     An unknown or deleted customer answers 422 on `customerId`; a code the tenant does not have
+         *     answers 404 `NOT_FOUND`. Only the fields sent change (a body with `customerId` alone changes
+         *     nothing and returns the product as it is); the answer is the whole product.
+         *
+         *     A product update applies to every wallet of the tenant on this product from that wallet's next
+         *     cut: the cut that ends the current cycle, its statement (interest, minimum payment) and that
+         *     statement's grace period are still computed with the settings in force during the cycle; from
+         *     then on the new settings apply, the interest and minimum payment values included (they replace
+         *     the wallet's `interestSpecs` and `minimumPaymentSpecs` at that cut). A ChangeInterestCreditCapital
+         *     override of the wallet that activates at the same cut wins for the values it sets; one sent
+         *     later overrides the product's values again, as usual.
          */
         patch: operations["updateCreditProductSettings"];
         trace?: never;
@@ -68,16 +78,18 @@ export interface paths {
         };
         /**
          * Get the credit notification settings
-         * @description Read the tenant's credit notification target (without the signing secret). No URL registered yet answers 404.
+         * @description Read the tenant's credit notification target, without the signing secret (owner API key; the master key answers 403). No URL registered yet answers 404 `NOT_FOUND`.
          */
         get: operations["getNotificationsSettings"];
         /**
          * Register the credit notification callback URL
          * @description NotificationsEnlist: register the tenant's credit notification callback URL (one per tenant and
-         *     environment). Registering a URL different from the current one (or the first one) creates a new
-         *     target with a new signing secret, returned once in `signingSecret`; the old target stops
-         *     receiving. Sending the current URL again changes nothing except enabling a disabled target, and
-         *     returns no secret. Required before a credit wallet can be created.
+         *     environment; tenant operation, owner API key; the master key answers 403). Every call replaces
+         *     the tenant's target: the URL sent, enabled, and a fresh signing secret returned once in
+         *     `signingSecret` (decisions.md §5: a `whsec_` secret per target, returned once when the target is
+         *     registered). The previous secret stops signing at once; notifications not yet delivered go to
+         *     the new URL signed with the new secret. Sending the current URL again is how a lost secret is
+         *     replaced. Required before a credit wallet can be created.
          */
         put: operations["notificationsEnlist"];
         post?: never;
@@ -452,7 +464,7 @@ export interface components {
         CreateCreditProductRequest: {
             /** @description The tenant to create the product for: an existing, not deleted platform customer `customer_id` of 1–48 characters (else 422 on `customerId`). */
             customerId: string;
-            /** @description Three-digit code of the product; must not be used yet by the tenant (else 409). */
+            /** @description Three-digit code of the product; must not be used yet by the tenant (else 409 `CONFLICT`). */
             creditProductCode: string;
             /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
             revolving: boolean;
@@ -462,53 +474,55 @@ export interface components {
             cutFrequency: components["schemas"]["CutFrequency"];
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             * @description Fixed amount added to the nominal interest of every cycle, in cents, 0 to 1 000 000 000.
              */
             fixedInterestAmount: number;
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year), 0 to 1000 with at most 4 decimal places; turned into a daily rate by `dailyRateDivisor`.
              */
             baseInterestRate: number;
             /**
              * Format: double
-             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100 with at most 4 decimal places.
              */
             baseMinimumPaymentRate: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents, 0 to 1 000 000 000. The minimum payment is at most the total debt.
              */
             fixedMinimumPaymentAmount: number;
             /**
              * Format: double
-             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             * @description Share of a reported payment applied to outstanding interest, in percent, 0 to 99 with at most 4 decimal places; the rest goes to principal. What one bucket cannot take goes to the other.
              */
             capitalInterestSplit: number;
             /**
              * Format: int32
-             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default, 1 to 365. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
              */
             gracePeriod: number;
             /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
             variableSpecs: boolean;
             /**
              * Format: double
-             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             * @description Penal (default) nominal annual interest rate, in percent, 0 to 1000 with at most 4 decimal places, added to the interest calculation while a wallet is in default.
              */
             morosidadRate: number;
             /**
              * Format: int64
-             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents, 0 to 1 000 000 000.
              */
             baseInterestMorosidad: number;
-            /** @description Interest accrual method. */
-            interestAccrualMethod: components["schemas"]["InterestAccrualMethod"];
+            /** @description Interest accrual method: `ADB` (average daily balance) or `BAC` (balance at cut); requests may also send `average_daily_balance` / `balance_at_cut`, answers always carry the short name. */
+            interestAccrualMethod: components["schemas"]["InterestAccrualMethodInput"];
             /**
-             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @description Days counted as a year when turning an annual rate into a daily rate: 360 or 365.
              * @enum {number}
              */
             dailyRateDivisor: 360 | 365;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of Create Credit Wallet (reference "Credit core" endpoint table). */
         CreateCreditWalletRequest: {
@@ -764,7 +778,41 @@ export interface components {
          * @enum {string}
          */
         CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado";
-        /** @description The tenant's credit notification target. */
+        /** @description Answer of NotificationsEnlist: the target and its new signing secret, shown only in this answer. */
+        CreditNotificationsEnlisted: {
+            /**
+             * Format: uri
+             * @description URL that receives the credit notifications.
+             */
+            creditNotificationsURL: string;
+            /** @description `false` once the target answered HTTP 410 (deliveries stopped); NotificationsEnlist enables it again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the tenant first registered a URL, ISO 8601 UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change (enlist or disable), ISO 8601 UTC.
+             */
+            updatedAt: string;
+            /** @description Standard Webhooks signing secret `whsec_…` (base64 of 32 random bytes) created by this call. Returned only here: store it now; Get Notifications Settings never returns it. */
+            signingSecret: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditNotificationsEnlistedCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditNotificationsEnlisted"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description The tenant's credit notification target, as read back (never with the signing secret). */
         CreditNotificationsSettings: {
             /**
              * Format: uri
@@ -773,16 +821,14 @@ export interface components {
             creditNotificationsURL: string;
             /** @description `false` once the target answered HTTP 410 (deliveries stopped); NotificationsEnlist enables it again. */
             enabled: boolean;
-            /** @description Standard Webhooks signing secret `whsec_…`. Returned once, only by the NotificationsEnlist call that registered this URL as a new target; never by later calls nor by Get Notifications Settings. */
-            signingSecret?: string;
             /**
              * Format: date-time
-             * @description When the current URL was registered, ISO 8601 UTC.
+             * @description When the tenant first registered a URL, ISO 8601 UTC.
              */
             createdAt: string;
             /**
              * Format: date-time
-             * @description Last change (re-enlist or disable), ISO 8601 UTC.
+             * @description Last change (enlist or disable), ISO 8601 UTC.
              */
             updatedAt: string;
         };
@@ -866,50 +912,50 @@ export interface components {
             cutFrequency: components["schemas"]["CutFrequency"];
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             * @description Fixed amount added to the nominal interest of every cycle, in cents, 0 to 1 000 000 000.
              */
             fixedInterestAmount: number;
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year), 0 to 1000 with at most 4 decimal places; turned into a daily rate by `dailyRateDivisor`.
              */
             baseInterestRate: number;
             /**
              * Format: double
-             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100 with at most 4 decimal places.
              */
             baseMinimumPaymentRate: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents, 0 to 1 000 000 000. The minimum payment is at most the total debt.
              */
             fixedMinimumPaymentAmount: number;
             /**
              * Format: double
-             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             * @description Share of a reported payment applied to outstanding interest, in percent, 0 to 99 with at most 4 decimal places; the rest goes to principal. What one bucket cannot take goes to the other.
              */
             capitalInterestSplit: number;
             /**
              * Format: int32
-             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default, 1 to 365. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
              */
             gracePeriod: number;
             /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
             variableSpecs: boolean;
             /**
              * Format: double
-             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             * @description Penal (default) nominal annual interest rate, in percent, 0 to 1000 with at most 4 decimal places, added to the interest calculation while a wallet is in default.
              */
             morosidadRate: number;
             /**
              * Format: int64
-             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents, 0 to 1 000 000 000.
              */
             baseInterestMorosidad: number;
-            /** @description Interest accrual method. */
+            /** @description Interest accrual method: `ADB` (average daily balance) or `BAC` (balance at cut); requests may also send `average_daily_balance` / `balance_at_cut`, answers always carry the short name. */
             interestAccrualMethod: components["schemas"]["InterestAccrualMethod"];
             /**
-             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @description Days counted as a year when turning an annual rate into a daily rate: 360 or 365.
              * @enum {number}
              */
             dailyRateDivisor: 360 | 365;
@@ -1424,20 +1470,34 @@ export interface components {
          */
         CutFrequency: "daily" | "weekly" | "biweekly" | "month" | "year";
         /**
-         * @description How interest is computed at a cut (reference "Credit product", decisions.md §6):
+         * @description How interest is computed at a cut (reference "Credit product", decisions.md §6), as returned:
          *     `ADB` (average daily balance): rate/100/`dailyRateDivisor` × `sumOfDailyBalance` + `fixedInterestAmount`;
          *     `BAC` (balance at cut): rate/100/`dailyRateDivisor` × days in the cycle × principal at the cut + `fixedInterestAmount`.
-         *     The long names `average_daily_balance` / `balance_at_cut` of the reference are not accepted.
+         *     The service always returns the short names `ADB` / `BAC`, whichever spelling was sent.
          * @enum {string}
          */
         InterestAccrualMethod: "ADB" | "BAC";
+        /**
+         * @description Interest accrual method as accepted in requests: the short names `ADB` / `BAC`, or the long names
+         *     `average_daily_balance` / `balance_at_cut` that the reference's second description uses (issue 9:
+         *     both spellings are accepted). Stored and returned as the short name (`average_daily_balance` → `ADB`,
+         *     `balance_at_cut` → `BAC`).
+         * @enum {string}
+         */
+        InterestAccrualMethodInput: "ADB" | "BAC" | "average_daily_balance" | "balance_at_cut";
         /** @description Body of NotificationsEnlist. */
         NotificationsEnlistRequest: {
             /**
              * Format: uri
-             * @description Absolute `http` or `https` URL that receives the credit notifications, at most 2048 characters. A URL resolving to a private, loopback or link-local address answers 422 unless `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
+             * @description Absolute `http` or `https` URL that receives the credit notifications, at most 2048 characters,
+             *     without a user name or password. Anything else answers 422 `VALIDATION_ERROR` on
+             *     `creditNotificationsURL`, as does a URL whose host does not resolve or resolves to a private,
+             *     loopback, link-local or reserved address (SSRF guard, decisions.md §5) unless the service runs
+             *     with `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
              */
             creditNotificationsURL: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Body of PayOutCredit. */
         PayOutCreditRequest: {
@@ -1465,9 +1525,9 @@ export interface components {
              */
             now: string;
         };
-        /** @description Body of Update Credit Product Settings (operator): `customerId` names the tenant; every other field is optional and only the fields sent change. */
+        /** @description Body of Update Credit Product Settings (operator): `customerId` names the tenant; every other field is optional and only the fields sent change (same bounds as at creation). */
         UpdateCreditProductSettingsRequest: {
-            /** @description The tenant whose product is updated (products codes are unique per tenant only), 1–48 characters; it cannot be changed. */
+            /** @description The tenant whose product is updated (product codes are unique per tenant only), 1–48 characters; it cannot be changed. An unknown or deleted customer answers 422 on `customerId`. */
             customerId: string;
             /** @description When `true` the credit line is reinstated after a payment report (the paid amount returns to `availableAmount`); when `false` the reported value is not restored. */
             revolving?: boolean;
@@ -1477,53 +1537,55 @@ export interface components {
             cutFrequency?: components["schemas"]["CutFrequency"];
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents.
+             * @description Fixed amount added to the nominal interest of every cycle, in cents, 0 to 1 000 000 000.
              */
             fixedInterestAmount?: number;
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent (36 means 36 % a year); turned into a daily rate by `dailyRateDivisor`.
+             * @description Nominal annual interest rate, in percent (36 means 36 % a year), 0 to 1000 with at most 4 decimal places; turned into a daily rate by `dailyRateDivisor`.
              */
             baseInterestRate?: number;
             /**
              * Format: double
-             * @description Share of the principal at the cut that the minimum payment covers, in percent (0 to 100).
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100 with at most 4 decimal places.
              */
             baseMinimumPaymentRate?: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents. The minimum payment is at most the total debt.
+             * @description Fixed part of the minimum payment, added to the rate-based part at the cut, in cents, 0 to 1 000 000 000. The minimum payment is at most the total debt.
              */
             fixedMinimumPaymentAmount?: number;
             /**
              * Format: double
-             * @description Share of a reported payment applied to outstanding interest, in percent (0 to 99); the rest goes to principal. What one bucket cannot take goes to the other.
+             * @description Share of a reported payment applied to outstanding interest, in percent, 0 to 99 with at most 4 decimal places; the rest goes to principal. What one bucket cannot take goes to the other.
              */
             capitalInterestSplit?: number;
             /**
              * Format: int32
-             * @description Days after a cut in which payments must cover the minimum payment to avoid default. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
+             * @description Days after a cut in which payments must cover the minimum payment to avoid default, 1 to 365. The grace period of a cut at day D ends at 00:00 UTC of day D + `gracePeriod`.
              */
             gracePeriod?: number;
             /** @description Whether ChangeInterestCreditCapital may override the interest settings of a single wallet after it is created. */
             variableSpecs?: boolean;
             /**
              * Format: double
-             * @description Penal (default) nominal annual interest rate, in percent, added to the interest calculation while a wallet is in default.
+             * @description Penal (default) nominal annual interest rate, in percent, 0 to 1000 with at most 4 decimal places, added to the interest calculation while a wallet is in default.
              */
             morosidadRate?: number;
             /**
              * Format: int64
-             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents.
+             * @description Fixed penal amount added to the interest calculation while a wallet is in default, in cents, 0 to 1 000 000 000.
              */
             baseInterestMorosidad?: number;
-            /** @description Interest accrual method. */
-            interestAccrualMethod?: components["schemas"]["InterestAccrualMethod"];
+            /** @description Interest accrual method: `ADB` (average daily balance) or `BAC` (balance at cut); requests may also send `average_daily_balance` / `balance_at_cut`, answers always carry the short name. */
+            interestAccrualMethod?: components["schemas"]["InterestAccrualMethodInput"];
             /**
-             * @description Days counted as a year when turning an annual rate into a daily rate.
+             * @description Days counted as a year when turning an annual rate into a daily rate: 360 or 365.
              * @enum {number}
              */
             dailyRateDivisor?: 360 | 365;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -2325,6 +2387,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "creditNotificationsURL": "https://hooks.acme-bank.example/credit"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationsEnlistRequest"];
             };
         };
@@ -2337,7 +2404,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreditNotificationsSettingsCreditEnvelope"];
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "creditNotificationsURL": "https://hooks.acme-bank.example/credit",
+                     *         "enabled": true,
+                     *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7bd4YQ8v0Ss=",
+                     *         "createdAt": "2025-12-20T09:30:00Z",
+                     *         "updatedAt": "2025-12-20T09:30:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2025-12-20T09:30:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "0b6f8f5e-3c2d-4a8e-9f1b-2d7c6e5a4b3c"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditNotificationsEnlistedCreditEnvelope"];
                 };
             };
             /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */

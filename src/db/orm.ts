@@ -14,6 +14,7 @@ import { OutboxEmail } from "../modules/mail/entities.js";
 import { Withdrawal } from "../modules/withdrawals/entities.js";
 import { Webhook, WebhookAttempt, WebhookDelivery } from "../modules/webhooks/entities.js";
 import { EmailPoller } from "../modules/poller/entities.js";
+import { CreditNotificationTarget, CreditProduct } from "../modules/credit/entities.js";
 import { migrationsList } from "./migrations/index.js";
 
 /** Every entity of the service. */
@@ -24,6 +25,7 @@ export const entities = [
   SandboxVaultWallet, SandboxDepositAddress,
   Withdrawal, OutboxEmail,
   Webhook, WebhookDelivery, WebhookAttempt, EmailPoller,
+  CreditProduct, CreditNotificationTarget,
 ];
 
 /** Tables the ORM does not own, each created by a committed migration: Agenda's job table and the rate-limit buckets. */

@@ -74,7 +74,7 @@ describe("platform envelope and trace ids", () => {
   });
 
   it("answers 501 NOT_IMPLEMENTED in the surface's envelope for operations later issues build (the credit core)", async () => {
-    const res = await api().get("/v2/credit-products").set("x-api-key", key);
+    const res = await api().get("/v2/wallet/credits").set("x-api-key", key);
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ success: false, errors: [{ code: "NOT_IMPLEMENTED" }], meta: { version: "v2" } });
   });

@@ -9,6 +9,7 @@ import { Migration20261121214936_withdrawals_mail } from "./Migration20261121214
 import { Migration20261122142020_webhooks_poller_jobs } from "./Migration20261122142020_webhooks_poller_jobs.js";
 import { Migration20261122181405_withdrawal_code_limits } from "./Migration20261122181405_withdrawal_code_limits.js";
 import { Migration20261122190000_rate_limits } from "./Migration20261122190000_rate_limits.js";
+import { Migration20261123173644_credit_products_notifications } from "./Migration20261123173644_credit_products_notifications.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -17,4 +18,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122142020_webhooks_poller_jobs", class: Migration20261122142020_webhooks_poller_jobs },
   { name: "Migration20261122181405_withdrawal_code_limits", class: Migration20261122181405_withdrawal_code_limits },
   { name: "Migration20261122190000_rate_limits", class: Migration20261122190000_rate_limits },
+  { name: "Migration20261123173644_credit_products_notifications", class: Migration20261123173644_credit_products_notifications },
 ];

@@ -1,11 +1,14 @@
 /**
  * Credit core wiring (decisions.md §6): who may call each operation, and the handlers. Tenant
  * operations take the owner API key in `x-api-key`; operator operations (credit products) the
- * master key. The credit operations are built by the credit issue; until then they answer 501.
+ * master key (a credential of the other kind answers 403). The operations issue 9 has not built
+ * yet answer 501 (`creditNotImplemented`).
  */
 import type { operations } from "../../../generated/types/credit.js";
 import type { Access } from "../surface.js";
-import type { HandlerMap } from "../types.js";
+import { creditHandlers } from "./handlers.js";
+
+export { creditHandlers };
 
 const TENANT = ["owner"] as const;
 const OPERATOR = ["master"] as const;
@@ -14,8 +17,8 @@ const OPERATOR = ["master"] as const;
 export const creditAccess: { [K in keyof operations]: Access } = {
   createCreditProduct: OPERATOR,
   updateCreditProductSettings: OPERATOR,
-  listCreditProducts: ["owner", "master"],
-  getCreditProduct: ["owner", "master"],
+  listCreditProducts: TENANT,
+  getCreditProduct: TENANT,
   notificationsEnlist: TENANT,
   getNotificationsSettings: TENANT,
   createCreditWallet: TENANT,
@@ -35,8 +38,15 @@ export const creditAccess: { [K in keyof operations]: Access } = {
   advanceSandboxClock: TENANT,
 };
 
-/** Implemented credit handlers (none yet). */
-export const creditHandlers: HandlerMap<operations> = {};
+/** Credit operations built (src/http/credit/handlers.ts). */
+const IMPLEMENTED: readonly (keyof operations)[] = [
+  "createCreditProduct",
+  "updateCreditProductSettings",
+  "listCreditProducts",
+  "getCreditProduct",
+  "notificationsEnlist",
+  "getNotificationsSettings",
+];
 
-/** Every credit operation answers 501 `NOT_IMPLEMENTED` until the credit issue lands. */
-export const creditNotImplemented = Object.keys(creditAccess) as (keyof operations)[];
+/** The other credit operations answer 501 `NOT_IMPLEMENTED` until issue 9 builds them. */
+export const creditNotImplemented = (Object.keys(creditAccess) as (keyof operations)[]).filter((id) => !IMPLEMENTED.includes(id));

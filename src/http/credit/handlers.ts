@@ -1,0 +1,49 @@
+/**
+ * Handlers of the credit core operations built so far (issue 9): credit products (operator creates
+ * and updates, tenant lists and reads) and NotificationsEnlist. The caller's tenant is the owner API
+ * key's customer (decisions.md §2); access rules are in ./wiring.ts.
+ */
+import type { operations } from "../../../generated/types/credit.js";
+import { DomainError } from "../../domain/errors.js";
+import type { CreditNotificationService } from "../../modules/credit/notifications.js";
+import type { CreditProductService } from "../../modules/credit/products.js";
+import type { Call, HandlerMap } from "../types.js";
+
+/**
+ * The tenant (customer id) of an owner-key call.
+ * @throws DomainError FORBIDDEN (403) when the caller is not an owner credential (the access rules
+ *   already refuse it; this keeps handlers total).
+ */
+export function tenantOf(call: Call<unknown>): string {
+  if (call.principal?.kind !== "owner") throw new DomainError("FORBIDDEN", "This operation takes the tenant's owner API key in x-api-key.");
+  return call.principal.customerId;
+}
+
+/** Services the credit handlers use. */
+export interface CreditServices {
+  products: CreditProductService;
+  notifications: CreditNotificationService;
+}
+
+/** Handlers of the credit products and NotificationsEnlist. */
+export function creditHandlers({ products, notifications }: CreditServices): HandlerMap<operations> {
+  return {
+    createCreditProduct: async ({ em, body }) => ({ status: 201, data: await products.create(em, body) }),
+    updateCreditProductSettings: async ({ em, params, body }) => ({
+      status: 200,
+      data: await products.update(em, params.creditProductCode, body),
+    }),
+    listCreditProducts: async (call) => {
+      const limit = call.query.limit ?? 20;
+      const offset = call.query.offset ?? 0;
+      const { items, total } = await products.list(call.em, tenantOf(call), { limit, skip: offset });
+      return { status: 200, data: { items, total, limit, offset } };
+    },
+    getCreditProduct: async (call) => ({ status: 200, data: await products.get(call.em, tenantOf(call), call.params.creditProductCode) }),
+    notificationsEnlist: async (call) => ({
+      status: 200,
+      data: await notifications.enlist(call.em, tenantOf(call), call.body.creditNotificationsURL),
+    }),
+    getNotificationsSettings: async (call) => ({ status: 200, data: await notifications.get(call.em, tenantOf(call)) }),
+  };
+}

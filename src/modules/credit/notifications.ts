@@ -1,0 +1,117 @@
+/**
+ * The tenant's credit notification target (NotificationsEnlist; reference "Credit core",
+ * decisions.md §5–§6; issue 9): one callback URL per tenant with its Standard Webhooks `whsec_`
+ * signing secret, returned only by the call that created it and sealed at rest. The URL passes
+ * the same checks as the platform webhook's (src/domain/webhooks.ts `checkWebhookConfig`, the SSRF
+ * guard of src/modules/net/targets.ts), answered the credit core's way: 422 on
+ * `creditNotificationsURL`.
+ */
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { components } from "../../../generated/types/credit.js";
+import { DomainError, ValidationFailed } from "../../domain/errors.js";
+import { checkWebhookConfig, newSigningSecret } from "../../domain/webhooks.js";
+import type { SecretBox } from "../identity/secrets.js";
+import { TargetRefused, assertPublicHost } from "../net/targets.js";
+import { CreditNotificationTarget } from "./entities.js";
+
+type Schemas = components["schemas"];
+/** Schema `CreditNotificationsSettings`: the target as read back (no secret). */
+export type CreditNotificationsView = Schemas["CreditNotificationsSettings"];
+/** Schema `CreditNotificationsEnlisted`: the target with its new signing secret. */
+export type CreditNotificationsEnlistedView = Schemas["CreditNotificationsEnlisted"];
+
+/** Longest stored URL, characters (the schema's `maxLength`, also after normalisation). */
+const MAX_URL_LENGTH = 2048;
+/** The request field the URL rules name. */
+const URL_FIELD = "creditNotificationsURL";
+
+/** Sealing context of a tenant's signing secret: a sealed value opens only in its own row and role. */
+export const creditSecretContext = (customerId: string): string => `credit-notifications-secret:${customerId}`;
+
+/** Credit notification targets of the tenants. */
+export class CreditNotificationService {
+  /**
+   * @param box seals the signing secrets at rest.
+   * @param allowPrivate `ALLOW_PRIVATE_NETWORK_TARGETS` (decisions.md §5).
+   */
+  constructor(
+    private readonly box: SecretBox,
+    private readonly allowPrivate: boolean,
+  ) {}
+
+  /**
+   * NotificationsEnlist (tenant, owner API key): registers `url` as tenant `customerId`'s credit
+   * notification target, replacing any previous one, enabled, with a fresh signing secret
+   * (`whsec_` + base64 of 32 random bytes) returned only here; the previous secret stops signing at
+   * once. One statement (`insert … on conflict do update`), so concurrent calls leave one target
+   * (the last one wins) and keep the first registration's `createdAt`.
+   * @returns `CreditNotificationsEnlisted`: URL (normalised by the WHATWG URL parser), `enabled`,
+   *   `signingSecret`, `createdAt`, `updatedAt` (ISO 8601 UTC).
+   * @throws ValidationFailed (422 `VALIDATION_ERROR` on `creditNotificationsURL`) when the URL is
+   *   not absolute `http`/`https`, carries user info, is longer than 2048 characters once
+   *   normalised, does not resolve, or resolves to a private,
+   *   loopback, link-local or reserved address unless `ALLOW_PRIVATE_NETWORK_TARGETS`.
+   */
+  async enlist(em: EntityManager, customerId: string, url: string): Promise<CreditNotificationsEnlistedView> {
+    const parsed = await this.checkUrl(url);
+    const secret = newSigningSecret();
+    const now = new Date();
+    const [row] = await em.execute<{ created_at: Date; updated_at: Date }[]>(
+      `insert into credit_notification_target (customer_id, url, secret_sealed, disabled_at, disabled_reason, created_at, updated_at)
+         values (?, ?, ?, null, null, ?, ?)
+       on conflict (customer_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed,
+         disabled_at = null, disabled_reason = null, updated_at = excluded.updated_at
+       returning created_at, updated_at`,
+      [customerId, parsed.href, this.box.seal(secret, creditSecretContext(customerId)), now, now],
+    );
+    return {
+      creditNotificationsURL: parsed.href,
+      enabled: true,
+      signingSecret: secret,
+      createdAt: new Date(row?.created_at ?? now).toISOString(),
+      updatedAt: new Date(row?.updated_at ?? now).toISOString(),
+    };
+  }
+
+  /**
+   * Get Notifications Settings (tenant, owner API key): the tenant's target without its secret.
+   * @throws DomainError NOT_FOUND (404) when the tenant has not registered a URL.
+   */
+  async get(em: EntityManager, customerId: string): Promise<CreditNotificationsView> {
+    const row = await em.findOne(CreditNotificationTarget, { customerId });
+    if (!row) throw new DomainError("NOT_FOUND", "No credit notification URL is registered yet: call NotificationsEnlist (PUT /v2/notifications).");
+    return {
+      creditNotificationsURL: row.url,
+      enabled: row.disabledAt === null || row.disabledAt === undefined,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    };
+  }
+
+  /**
+   * The signing secret of tenant `customerId`'s target, opened (for the delivery of credit
+   * notifications), or null when the tenant has no target.
+   */
+  async signingSecret(em: EntityManager, customerId: string): Promise<string | null> {
+    const row = await em.findOne(CreditNotificationTarget, { customerId });
+    return row ? this.box.open(row.secretSealed, creditSecretContext(customerId)) : null;
+  }
+
+  /** The URL rules of the platform webhook, as 422 on `creditNotificationsURL`. @throws ValidationFailed. */
+  private async checkUrl(url: string): Promise<URL> {
+    let parsed: URL;
+    try {
+      parsed = checkWebhookConfig(url, []);
+      if (parsed.href.length > MAX_URL_LENGTH) {
+        throw new DomainError("UNPROCESSABLE_ENTITY", `${URL_FIELD} must be at most ${MAX_URL_LENGTH} characters once normalised (${parsed.href.length}).`);
+      }
+      await assertPublicHost(parsed.hostname, this.allowPrivate);
+    } catch (error) {
+      if (error instanceof DomainError || error instanceof TargetRefused) {
+        throw new ValidationFailed([{ field: URL_FIELD, message: error.message.replace(/^url\b/, URL_FIELD) }]);
+      }
+      throw error;
+    }
+    return parsed;
+  }
+}
