@@ -10,6 +10,7 @@ import { Migration20261122142020_webhooks_poller_jobs } from "./Migration2026112
 import { Migration20261122181405_withdrawal_code_limits } from "./Migration20261122181405_withdrawal_code_limits.js";
 import { Migration20261122190000_rate_limits } from "./Migration20261122190000_rate_limits.js";
 import { Migration20261123173644_credit_products_notifications } from "./Migration20261123173644_credit_products_notifications.js";
+import { Migration20261123175338_credit_wallets } from "./Migration20261123175338_credit_wallets.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -19,4 +20,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122181405_withdrawal_code_limits", class: Migration20261122181405_withdrawal_code_limits },
   { name: "Migration20261122190000_rate_limits", class: Migration20261122190000_rate_limits },
   { name: "Migration20261123173644_credit_products_notifications", class: Migration20261123173644_credit_products_notifications },
+  { name: "Migration20261123175338_credit_wallets", class: Migration20261123175338_credit_wallets },
 ];
