@@ -416,6 +416,8 @@ export interface components {
         /**
          * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
          *     Send at least one field (an empty body answers 422); fields not sent keep the wallet's current values.
+         *     The bounds are the credit product's (spec/credit/products.tsp): rates 0 to 1000 percent (the
+         *     minimum payment rate 0 to 100), cents amounts 0 to 1 000 000 000.
          */
         ChangeInterestCreditCapitalRequest: {
             /**
