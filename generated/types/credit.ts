@@ -419,6 +419,8 @@ export interface components {
         /**
          * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
          *     Send at least one field (an empty body answers 422); fields not sent keep the wallet's current values.
+         *     The bounds are the credit product's (spec/credit/products.tsp): rates 0 to 1000 percent (the
+         *     minimum payment rate 0 to 100), cents amounts 0 to 1 000 000 000.
          */
         ChangeInterestCreditCapitalRequest: {
             /**
@@ -433,12 +435,12 @@ export interface components {
             interestRateMoroso?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents. At most 10¹².
+             * @description Fixed amount added to the nominal interest of every cycle, in cents, at most 10⁹.
              */
             fixedInterestNominal?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the penal interest while in default, in cents. At most 10¹².
+             * @description Fixed amount added to the penal interest while in default, in cents, at most 10⁹.
              */
             fixedInterestMoroso?: number;
             /**
@@ -448,7 +450,7 @@ export interface components {
             minimumPaymentRate?: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, in cents. At most 10¹².
+             * @description Fixed part of the minimum payment, in cents, at most 10⁹.
              */
             fixedMinimumPayment?: number;
         };
