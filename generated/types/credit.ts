@@ -59,12 +59,13 @@ export interface paths {
          *     nothing and returns the product as it is); the answer is the whole product.
          *
          *     A product update applies to every wallet of the tenant on this product from that wallet's next
-         *     cut: the cut that ends the current cycle, its statement (interest, minimum payment) and that
-         *     statement's grace period are still computed with the settings in force during the cycle; from
-         *     then on the new settings apply, the interest and minimum payment values included (they replace
-         *     the wallet's `interestSpecs` and `minimumPaymentSpecs` at that cut). A ChangeInterestCreditCapital
-         *     override of the wallet that activates at the same cut wins for the values it sets; one sent
-         *     later overrides the product's values again, as usual.
+         *     cut: that cut and every later one are computed with the new settings (the interest and minimum
+         *     payment values replace the wallet's `interestSpecs` and `minimumPaymentSpecs` as the cut starts,
+         *     unless a ChangeInterestCreditCapital override of the wallet has activated, which keeps the
+         *     wallet's own values), a new `cutFrequency` moves the next cut to the new schedule (never to an
+         *     instant already passed), and payments reported after the update use the new
+         *     `capitalInterestSplit` and `revolving`. Statements already cut keep what they were cut with: their
+         *     interest, minimum payment, grace end and compounding.
          */
         patch: operations["updateCreditProductSettings"];
         trace?: never;
