@@ -37,6 +37,7 @@ import { JobScheduler } from "./jobs/scheduler.js";
 import { WebhookService } from "./modules/webhooks/service.js";
 import { CreditProductService } from "./modules/credit/products.js";
 import { CreditNotificationService } from "./modules/credit/notifications.js";
+import { CreditNotificationDelivery } from "./modules/credit/delivery.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
 import { pollerHandlers } from "./http/platform/poller-handlers.js";
@@ -64,6 +65,8 @@ export interface AppServices {
   pollers: EmailPollerService;
   creditProducts: CreditProductService;
   creditNotifications: CreditNotificationService;
+  /** Delivery of the credit notifications; writers of `credit_event` rows call its `notifyCreditEventsWritten` after commit. */
+  creditDelivery: CreditNotificationDelivery;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -149,7 +152,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     const validateResponses = options.validateResponses ?? false;
     const creditProducts = new CreditProductService();
-    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets);
+    const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
+      timeoutS: config.webhookTimeoutS,
+      retryBaseS: config.webhookRetryBaseS,
+      allowPrivate: config.allowPrivateNetworkTargets,
+    }, logger);
+    // An enlist may enable a target with events waiting: start a round at once.
+    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, () => creditDelivery.notifyCreditEventsWritten());
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -237,10 +246,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await mail.deliverPending();
     }, { concurrency: 1 });
     webhooks.defineJobs();
+    creditDelivery.defineJobs();
     pollers.defineJobs();
     await scheduler.start(config.role !== "api");
     if (mail.smtpEnabled) await scheduler.every(MAIL_JOB, config.outboxIntervalS);
     await webhooks.scheduleRecurring(config.outboxIntervalS);
+    await creditDelivery.scheduleRecurring(config.outboxIntervalS);
     if (config.role !== "api") {
       await pollers.syncJobs();
       logger.info({ role: config.role }, "background jobs started");
@@ -252,7 +263,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery },
       logger,
       databaseUrl,
       scheduler,

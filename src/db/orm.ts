@@ -15,7 +15,7 @@ import { Withdrawal } from "../modules/withdrawals/entities.js";
 import { Webhook, WebhookAttempt, WebhookDelivery } from "../modules/webhooks/entities.js";
 import { EmailPoller } from "../modules/poller/entities.js";
 import { CreditNotificationTarget, CreditProduct } from "../modules/credit/entities.js";
-import { CreditCharge, CreditClock, CreditEvent, CreditIdempotencyKey, CreditPayment, CreditStatement, CreditWallet } from "../modules/credit/wallet-entities.js";
+import { CreditCharge, CreditClock, CreditEvent, CreditEventAttempt, CreditIdempotencyKey, CreditPayment, CreditStatement, CreditWallet } from "../modules/credit/wallet-entities.js";
 import { migrationsList } from "./migrations/index.js";
 
 /** Every entity of the service. */
@@ -27,7 +27,7 @@ export const entities = [
   Withdrawal, OutboxEmail,
   Webhook, WebhookDelivery, WebhookAttempt, EmailPoller,
   CreditProduct, CreditNotificationTarget,
-  CreditWallet, CreditStatement, CreditEvent, CreditCharge, CreditPayment, CreditIdempotencyKey, CreditClock,
+  CreditWallet, CreditStatement, CreditEvent, CreditEventAttempt, CreditCharge, CreditPayment, CreditIdempotencyKey, CreditClock,
 ];
 
 /** Tables the ORM does not own, each created by a committed migration: Agenda's job table and the rate-limit buckets. */

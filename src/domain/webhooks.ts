@@ -100,6 +100,17 @@ export function retryDelayMs(failedAttempts: number, baseMs: number, random: num
   return Math.round(exponential * (0.8 + 0.4 * random));
 }
 
+/**
+ * How long a claimed delivery stays leased to the round that sends it, milliseconds: three times
+ * the attempt's timeout plus 5 s. A round that dies mid-send (crash, SIGKILL) leaves the lease to
+ * expire; the next round then sends the delivery again with the same `webhook-id` (at least once,
+ * decisions.md §5). Used by the PIN webhook and the credit notifications.
+ * @param timeoutMs bound of one attempt (`WEBHOOK_TIMEOUT_S` × 1000).
+ */
+export function deliveryLeaseMs(timeoutMs: number): number {
+  return timeoutMs * 3 + 5000;
+}
+
 /** What an attempt's answer means for the delivery (decisions.md §5). */
 export type AttemptVerdict = "succeeded" | "disable" | "retry";
 

@@ -29,6 +29,11 @@ export interface Receiver {
   trust(...secrets: string[]): void;
   /** Answers to give, in order, before falling back to 200. */
   answers: Answer[];
+  /**
+   * Chooses the answer from the request itself (when several senders race, the order of
+   * {@link answers} is not theirs); returning undefined falls back to {@link answers}. Unset: none.
+   */
+  respond(chooser: ((hook: ReceivedHook) => Answer | undefined) | undefined): void;
   /** Requests of one webhook-id. */
   byId(id: string): ReceivedHook[];
   close(): Promise<void>;
@@ -39,6 +44,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   const secrets: string[] = [];
   const received: ReceivedHook[] = [];
   const answers: Answer[] = [];
+  let chooser: ((hook: ReceivedHook) => Answer | undefined) | undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -59,8 +65,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       } catch {
         json = { type: "(not json)", timestamp: "", data: {} };
       }
-      received.push({ headers: req.headers, body, json, verifiedBy, receivedAt: Date.now() });
-      const answer = answers.shift() ?? { status: 200, body: '{"ok":true}' };
+      const hook: ReceivedHook = { headers: req.headers, body, json, verifiedBy, receivedAt: Date.now() };
+      received.push(hook);
+      const answer = chooser?.(hook) ?? answers.shift() ?? { status: 200, body: '{"ok":true}' };
       if (answer === "hang") return;
       res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
       res.end(answer.body ?? "");
@@ -74,6 +81,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     received,
     answers,
     trust: (...s) => secrets.push(...s),
+    respond: (c) => {
+      chooser = c;
+    },
     byId: (id) => received.filter((r) => r.headers["webhook-id"] === id),
     async close() {
       server.closeAllConnections();

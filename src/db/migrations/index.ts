@@ -11,6 +11,7 @@ import { Migration20261122181405_withdrawal_code_limits } from "./Migration20261
 import { Migration20261122190000_rate_limits } from "./Migration20261122190000_rate_limits.js";
 import { Migration20261123173644_credit_products_notifications } from "./Migration20261123173644_credit_products_notifications.js";
 import { Migration20261123175338_credit_wallets } from "./Migration20261123175338_credit_wallets.js";
+import { Migration20261123175731_credit_notification_delivery } from "./Migration20261123175731_credit_notification_delivery.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -21,4 +22,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122190000_rate_limits", class: Migration20261122190000_rate_limits },
   { name: "Migration20261123173644_credit_products_notifications", class: Migration20261123173644_credit_products_notifications },
   { name: "Migration20261123175338_credit_wallets", class: Migration20261123175338_credit_wallets },
+  { name: "Migration20261123175731_credit_notification_delivery", class: Migration20261123175731_credit_notification_delivery },
 ];

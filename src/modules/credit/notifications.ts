@@ -33,10 +33,13 @@ export class CreditNotificationService {
   /**
    * @param box seals the signing secrets at rest.
    * @param allowPrivate `ALLOW_PRIVATE_NETWORK_TARGETS` (decisions.md §5).
+   * @param afterEnlist called after each successful enlist (its one statement has committed): the
+   *   app starts a credit notification delivery round, since events may be waiting for the target.
    */
   constructor(
     private readonly box: SecretBox,
     private readonly allowPrivate: boolean,
+    private readonly afterEnlist: () => void = () => {},
   ) {}
 
   /**
@@ -64,6 +67,7 @@ export class CreditNotificationService {
        returning created_at, updated_at`,
       [customerId, parsed.href, this.box.seal(secret, creditSecretContext(customerId)), now, now],
     );
+    this.afterEnlist();
     return {
       creditNotificationsURL: parsed.href,
       enabled: true,

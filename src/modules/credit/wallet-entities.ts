@@ -123,15 +123,25 @@ export const CreditStatement = defineEntity({
 });
 export type CreditStatement = InferEntity<typeof CreditStatement>;
 
+/** Delivery state of a credit notification (src/modules/credit/delivery.ts). */
+export type CreditDeliveryStatus = "pending" | "succeeded" | "failed" | "disabled";
+
 /**
  * One credit notification (spec `CreditWalletEvent`): the wallet's event log and the outbox of its
  * notifications, written in the transaction of the change. `id` is the `webhook-id` of every
  * delivery attempt; `sequence` is per wallet (1, 2, 3, …; unique per wallet).
+ *
+ * Delivery state (src/modules/credit/delivery.ts): `deliveryStatus`, `attemptCount` and
+ * `nextAttemptAt` have column defaults (`pending`, 0, null), so writers insert events without
+ * them and every new event is a pending delivery. `nextAttemptAt` null means due now; otherwise
+ * the backoff after a failed attempt, or the lease of the round sending it. The partial index on
+ * the pending events per (wallet, sequence) finds each wallet's next event to send.
  */
 export const CreditEvent = defineEntity({
   name: "CreditEvent",
   tableName: "credit_event",
   uniques: [{ name: "credit_event_wallet_sequence_unique", properties: ["walletId", "sequence"] }],
+  indexes: [{ name: "credit_event_pending_delivery_index", properties: ["walletId", "sequence"], where: "delivery_status = 'pending'" }],
   properties: {
     id: p.uuid().primary(),
     walletId: () => p.manyToOne(CreditWallet).mapToPk().fieldName("wallet_id"),
@@ -144,9 +154,35 @@ export const CreditEvent = defineEntity({
     walletDetailsAfter: p.json<Record<string, unknown>>(),
     /** When the event happened (the tenant's clock while the sandbox is active). */
     createdAt: p.datetime(),
+    /** `pending` until it is delivered (`succeeded`), given up after the last attempt (`failed`) or its tenant deleted (`disabled`). */
+    deliveryStatus: p.string().length(16).default("pending").$type<CreditDeliveryStatus>(),
+    /** Attempts recorded so far (see {@link CreditEventAttempt}). */
+    attemptCount: p.integer().default(0),
+    /** When a delivery round may take it next (real time); null: due now, or no longer pending. */
+    nextAttemptAt: p.datetime().nullable(),
   },
 });
 export type CreditEvent = InferEntity<typeof CreditEvent>;
+
+/** One HTTP attempt of a credit notification's delivery (like the webhook delivery log's `WebhookAttempt`). */
+export const CreditEventAttempt = defineEntity({
+  name: "CreditEventAttempt",
+  tableName: "credit_event_attempt",
+  indexes: [{ name: "credit_event_attempt_event_index", properties: ["eventId", "attemptedAt"] }],
+  properties: {
+    id: p.uuid().primary(),
+    eventId: () => p.manyToOne(CreditEvent).mapToPk().fieldName("event_id").deleteRule("cascade"),
+    /** When the attempt started (real time). */
+    attemptedAt: p.datetime(),
+    /** The receiver's HTTP status; null when no answer came (timeout, refused by the SSRF guard, connection error). */
+    httpStatus: p.integer().nullable(),
+    /** Milliseconds from the start of the attempt to the end of the answer (or the failure). */
+    durationMs: p.integer(),
+    /** Why the attempt failed (`HTTP 503`, the connection error); null when it succeeded. */
+    error: p.text().nullable(),
+  },
+});
+export type CreditEventAttempt = InferEntity<typeof CreditEventAttempt>;
 
 /** A charge (PayOutCredit), in cents. */
 export const CreditCharge = defineEntity({

@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { signatureHeader } from "../../domain/webhooks.js";
 import { filteringAgent } from "../net/targets.js";
 
 /** The outcome of one attempt. `status` is null when no HTTP answer came. */
@@ -68,4 +69,39 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
     req.on("error", (error) => finish({ status: null, body: "", error: error.message.slice(0, 500) }));
     req.end(body);
   });
+}
+
+/**
+ * One signed notification (Standard Webhooks, decisions.md §5): POSTs `body` to `url` with
+ * `headers` (a target's configured ones, may be empty), then `webhook-id` = `messageId`,
+ * `webhook-timestamp` (Unix seconds of this attempt) and `webhook-signature` (one `v1,` signature
+ * per secret, {@link signatureHeader}), set after the configured headers so they cannot be
+ * overridden. Used by the PIN webhook and the credit notifications. Never throws (see {@link postJson}).
+ * @param secrets `whsec_…` secrets that sign now (several during a rotation).
+ * @param timeoutMs bound of the whole attempt, connection included.
+ * @param allowPrivate `ALLOW_PRIVATE_NETWORK_TARGETS`: without it the SSRF guard refuses private
+ *   addresses at connect time.
+ */
+export function postSigned(
+  url: URL,
+  headers: Record<string, string>,
+  secrets: readonly string[],
+  messageId: string,
+  body: string,
+  timeoutMs: number,
+  allowPrivate: boolean,
+): Promise<SendResult> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return postJson(
+    url,
+    {
+      ...headers,
+      "webhook-id": messageId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(secrets, messageId, timestamp, body),
+    },
+    body,
+    timeoutMs,
+    allowPrivate,
+  );
 }

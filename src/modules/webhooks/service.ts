@@ -19,11 +19,11 @@ import { isUuid } from "../../domain/ids.js";
 import {
   MAX_DELIVERY_ATTEMPTS,
   checkWebhookConfig,
+  deliveryLeaseMs,
   judgeAttempt,
   newMessageId,
   newSigningSecret,
   retryDelayMs,
-  signatureHeader,
   type WebhookHeaderInput,
 } from "../../domain/webhooks.js";
 import type { PageRequest } from "../../http/envelope.js";
@@ -33,7 +33,7 @@ import type { IdentityService } from "../identity/service.js";
 import { TargetRefused, assertPublicHost } from "../net/targets.js";
 import type { PinEvent, PinPush } from "../withdrawals/service.js";
 import { Webhook, WebhookAttempt, WebhookDelivery, type WebhookDeliveryStatus } from "./entities.js";
-import { postJson, type SendResult } from "./sender.js";
+import { postSigned, type SendResult } from "./sender.js";
 
 type Schemas = components["schemas"];
 /** Body of Create and Update Webhook (schema `WebhookRequest`). */
@@ -330,24 +330,12 @@ export class WebhookService implements PinPush {
 
   /** One signed POST (Standard Webhooks headers after the configured ones, so they cannot be overridden). */
   private send(target: Target, messageId: string, body: string): Promise<SendResult> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    return postJson(
-      target.url,
-      {
-        ...target.headers,
-        "webhook-id": messageId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader(target.secrets, messageId, timestamp, body),
-      },
-      body,
-      this.settings.timeoutS * 1000,
-      this.settings.allowPrivate,
-    );
+    return postSigned(target.url, target.headers, target.secrets, messageId, body, this.settings.timeoutS * 1000, this.settings.allowPrivate);
   }
 
-  /** How long a claim keeps other rounds off a delivery: the attempt's timeout and a margin. */
+  /** How long a claim keeps other rounds off a delivery ({@link deliveryLeaseMs}). */
   private get leaseMs(): number {
-    return this.settings.timeoutS * 1000 * 3 + 5000;
+    return deliveryLeaseMs(this.settings.timeoutS * 1000);
   }
 
   /** Claims the oldest due pending delivery (lease on `next_attempt_at`), in its own short transaction. */
