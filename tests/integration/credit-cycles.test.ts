@@ -25,7 +25,7 @@ import {
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { closeSql, graceSql, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
+import { closeSql, graceSql, rescheduleWallets, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 
@@ -235,6 +235,22 @@ describe("idempotency", () => {
     await em().execute(closeSql(t.scope, D("2026-01-31T00:00:00Z")).sql, [t.customerId]);
     await runBoth(t.scope, [a, b], D("2026-03-15T00:00:00Z"));
     expect((await loadWallet(em(), a.state.walletId)).state.statements).toHaveLength(2);
+  });
+});
+
+describe("product updates", () => {
+  it("a cutFrequency and rate update applies from the next cut, as in the engine (rescheduleWallets)", async () => {
+    const t = await newTenant();
+    const id = await insertProduct(em(), t.customerId, "600", GOLDEN);
+    const w = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    await runBoth(t.scope, [w], D("2026-02-14T12:00:00Z"));
+    const weekly: CreditProductRules = { ...GOLDEN, cutFrequency: "weekly", baseInterestRate: 24.5, gracePeriod: 3 };
+    await em().execute(`update credit_product set cut_frequency = 'weekly', base_interest_rate = 24.5, grace_period = 3 where id = ?`, [id]);
+    expect(await rescheduleWallets(em(), id)).toBe(1);
+    w.home = { ...w.home, product: weekly };
+    await runBoth(t.scope, [w], D("2026-04-01T00:00:00Z"));
+    expect((await loadWallet(em(), w.state.walletId)).state.statements[1]?.cutDate).toEqual(D("2026-02-21T00:00:00Z"));
   });
 });
 

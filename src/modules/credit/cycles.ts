@@ -386,6 +386,24 @@ export function cutSql(scope: CycleScope, t: Date, collect = false): { sql: stri
 }
 
 /**
+ * Moves the stored next cut of every wallet of product `productId` (not dissolved) to the product's
+ * current schedule: the first cut of firstCutDate + n × the product's `cutFrequency` strictly after the
+ * wallet's `as_of` (wallet.ts `nextCutDate`, which the engine derives at every step from the product as
+ * it is). Update Credit Product Settings calls it in its transaction when `cutFrequency` changes, so
+ * the batches follow the new schedule from the next cut, as the engine does. One UPDATE.
+ * @returns the number of wallets updated.
+ */
+export async function rescheduleWallets(em: EntityManager, productId: string): Promise<number> {
+  const res = await em.execute(
+    `update credit_wallet w set next_cut_at = ${nextCutSql("w.first_cut_date", "p.cut_frequency", "w.as_of")}, updated_at = now()
+     from credit_product p where p.id = w.product_id and p.id = ? and w.status <> 'dissolved'`,
+    [productId],
+    "run",
+  );
+  return (res as { affectedRows?: number }).affectedRows ?? 0;
+}
+
+/**
  * The next instant at which a step of the scope falls due: the earliest of the next daily close
  * (00:00 UTC after a wallet's `as_of`), `next_cut_at` and a statement's unapplied `payment_due_date`,
  * over wallets not dissolved; null when none. Three aggregates in one query.
