@@ -238,6 +238,59 @@ describe("idempotency", () => {
   });
 });
 
+describe("a crash inside a step", () => {
+  it("rolls the whole step back (no wallet half cut), and the rerun gives the engine's result", async () => {
+    const t = await newTenant();
+    const id = await insertProduct(em(), t.customerId, "700", GOLDEN);
+    const a = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    const b = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    for (const w of [a, b]) expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    // the event insert of wallet b fails: the cut statement of both wallets must roll back
+    const fn = `crash_${b.state.walletId.replaceAll("-", "")}`;
+    await em().execute(`create function ${fn}() returns trigger language plpgsql as $$ begin
+        if new.wallet_id = '${b.state.walletId}' then raise exception 'simulated crash'; end if; return new; end $$`);
+    await em().execute(`create trigger ${fn} before insert on credit_event for each row execute function ${fn}()`);
+    await expect(runDueSteps(em(), t.scope, D("2026-02-05T00:00:00Z"))).rejects.toThrow(/simulated crash/);
+    for (const w of [a, b]) {
+      const stored = (await loadWallet(em(), w.state.walletId)).state;
+      expect(stored.statements).toEqual([]);
+      expect(stored.asOf).toEqual(D("2026-01-31T00:00:00Z")); // the close of that instant had committed
+      expect(await loadEvents(em(), w.state.walletId)).toEqual([]);
+    }
+    await em().execute(`drop trigger ${fn} on credit_event`);
+    await em().execute(`drop function ${fn}()`);
+    await runBoth(t.scope, [a, b], D("2026-02-15T00:00:00Z"));
+  });
+});
+
+describe("concurrency", () => {
+  it("a step waits for a concurrent change of a wallet row and computes from the committed row (no lost update)", async () => {
+    const t = await newTenant();
+    const id = await insertProduct(em(), t.customerId, "800", GOLDEN);
+    const w = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    await runBoth(t.scope, [w], D("2026-01-30T12:00:00Z"));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = em().transactional(async (tx) => {
+      await tx.execute(`update credit_wallet set principal_outstanding = principal_outstanding + 5000, available_amount = available_amount - 5000 where wallet_id = ?`, [w.state.walletId]);
+      locked();
+      await gate;
+    });
+    await isLocked;
+    const run = runDueSteps(em(), t.scope, D("2026-01-31T00:00:00Z"));
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await holder;
+    await run;
+    const stored = (await loadWallet(em(), w.state.walletId)).state;
+    expect(stored.principalOutstanding).toBe(35000);
+    expect(stored.statements[0]).toMatchObject({ principalAtCut: 35000, sumOfDailyBalance: 29 * 30000 + 35000, interestGenerated: 905, minimumPayment: 4500 });
+  });
+});
+
 describe("product updates", () => {
   it("a cutFrequency and rate update applies from the next cut, as in the engine (rescheduleWallets)", async () => {
     const t = await newTenant();
