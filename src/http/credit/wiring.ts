@@ -46,6 +46,9 @@ const IMPLEMENTED: readonly (keyof operations)[] = [
   "getCreditProduct",
   "notificationsEnlist",
   "getNotificationsSettings",
+  "getSandboxClock",
+  "setSandboxClock",
+  "advanceSandboxClock",
 ];
 
 /** The other credit operations answer 501 `NOT_IMPLEMENTED` until issue 9 builds them. */
