@@ -36,6 +36,8 @@ import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credi
 import { JobScheduler } from "./jobs/scheduler.js";
 import { WebhookService } from "./modules/webhooks/service.js";
 import { CreditProductService } from "./modules/credit/products.js";
+import { CreditWalletService } from "./modules/credit/wallets.js";
+import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { CreditNotificationService } from "./modules/credit/notifications.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
@@ -64,6 +66,7 @@ export interface AppServices {
   pollers: EmailPollerService;
   creditProducts: CreditProductService;
   creditNotifications: CreditNotificationService;
+  creditWallets: CreditWalletService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -149,6 +152,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     const validateResponses = options.validateResponses ?? false;
     const creditProducts = new CreditProductService();
+    const creditWallets = new CreditWalletService();
     const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets);
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
@@ -180,7 +184,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const credit = await buildSurface<CreditOps>({
       surface: "credit",
       definition: loadDocument("credit") as unknown as Document,
-      handlers: creditHandlers({ products: creditProducts, notifications: creditNotifications }),
+      handlers: { ...creditHandlers({ products: creditProducts, notifications: creditNotifications }), ...creditWalletHandlers(creditWallets) },
       notImplemented: creditNotImplemented,
       access: creditAccess,
       orm,
@@ -252,7 +256,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditWallets },
       logger,
       databaseUrl,
       scheduler,
