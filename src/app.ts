@@ -36,6 +36,8 @@ import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credi
 import { JobScheduler } from "./jobs/scheduler.js";
 import { WebhookService } from "./modules/webhooks/service.js";
 import { CreditProductService } from "./modules/credit/products.js";
+import { CreditWalletService } from "./modules/credit/wallets.js";
+import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { CreditNotificationService } from "./modules/credit/notifications.js";
 import { CreditNotificationDelivery } from "./modules/credit/delivery.js";
 import { SandboxClockService } from "./modules/credit/sandbox-clock.js";
@@ -71,6 +73,7 @@ export interface AppServices {
   /** Delivery of the credit notifications; writers of `credit_event` rows call its `notifyCreditEventsWritten` after commit. */
   creditDelivery: CreditNotificationDelivery;
   sandboxClock: SandboxClockService;
+  creditWallets: CreditWalletService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -165,6 +168,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     const validateResponses = options.validateResponses ?? false;
     const creditProducts = new CreditProductService();
+    const creditWallets = new CreditWalletService();
     const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
       timeoutS: config.webhookTimeoutS,
       retryBaseS: config.webhookRetryBaseS,
@@ -206,6 +210,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       handlers: {
         ...creditHandlers({ products: creditProducts, notifications: creditNotifications }),
         ...sandboxClockHandlers(sandboxClock, provider),
+        ...creditWalletHandlers(creditWallets),
       },
       notImplemented: creditNotImplemented,
       access: creditAccess,
@@ -285,7 +290,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets },
       logger,
       databaseUrl,
       scheduler,

@@ -186,7 +186,10 @@ export interface paths {
         };
         /**
          * Get a credit wallet
-         * @description Read one credit wallet of the calling tenant. A wallet of another tenant answers 404.
+         * @description Read one credit wallet of the calling tenant. A wallet of another tenant answers 404. Reads
+         *     show the wallet as of the last step run (by an operation on the wallet, the cycle jobs or the
+         *     sandbox clock); every change (charge, payment, limit, override, block, unblock, dissolve),
+         *     refused ones included, first runs the daily closes, cuts and grace ends due before its instant.
          */
         get: operations["getCreditWallet"];
         put?: never;
@@ -426,12 +429,12 @@ export interface components {
         ChangeInterestCreditCapitalRequest: {
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent, at most 1000.
+             * @description Nominal annual interest rate, in percent, at most 1000, at most 4 decimal places (else 422).
              */
             interestRateNominal?: number;
             /**
              * Format: double
-             * @description Penal annual interest rate applied while in default, in percent, at most 1000.
+             * @description Penal annual interest rate applied while in default, in percent, at most 1000, at most 4 decimal places (else 422).
              */
             interestRateMoroso?: number;
             /**
@@ -446,7 +449,7 @@ export interface components {
             fixedInterestMoroso?: number;
             /**
              * Format: double
-             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100.
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100, at most 4 decimal places (else 422).
              */
             minimumPaymentRate?: number;
             /**
@@ -578,7 +581,7 @@ export interface components {
              * @description When the charge was made (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
              */
             createdAt: string;
-            /** @description The wallet after the charge. */
+            /** @description The wallet after the charge; on a repeat (`isDuplicate: true`) the wallet as it is now. */
             wallet: components["schemas"]["CreditWallet"];
         };
         /** @description Success envelope of the credit core. */
@@ -630,9 +633,9 @@ export interface components {
             walletId: string;
             /** @description `pending` when accepted, `ignored` when the product does not allow wallet-level overrides. */
             status: components["schemas"]["CreditInterestOverrideStatus"];
-            /** @description Interest settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            /** @description Interest settings the wallet will have from `activatesAt` (current values for the fields not sent); when `ignored`, the wallet's current settings. */
             interestSpecs: components["schemas"]["CreditInterestSpecs"];
-            /** @description Minimum payment settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            /** @description Minimum payment settings the wallet will have from `activatesAt` (current values for the fields not sent); when `ignored`, the wallet's current settings. */
             minimumPaymentSpecs: components["schemas"]["CreditMinimumPaymentSpecs"];
             /**
              * Format: date-time
@@ -886,7 +889,7 @@ export interface components {
              * @description When the payment was reported (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
              */
             createdAt: string;
-            /** @description The wallet after the payment. */
+            /** @description The wallet after the payment; on a repeat (`isDuplicate: true`) the wallet as it is now. */
             wallet: components["schemas"]["CreditWallet"];
         };
         /** @description Success envelope of the credit core. */
