@@ -40,9 +40,15 @@ export function notificationView(n: EmittedNotification): CreditNotificationView
   };
 }
 
-/** The sandbox clocks of the tenants. `realNow` is injectable for tests. */
+/**
+ * The sandbox clocks of the tenants. `realNow` is injectable for tests; `onEventsWritten(count)` is
+ * called after a commit that wrote notifications, to start their delivery.
+ */
 export class SandboxClockService {
-  constructor(private readonly realNow: () => Date = () => new Date()) {}
+  constructor(
+    private readonly realNow: () => Date = () => new Date(),
+    private readonly onEventsWritten: (count: number) => void = () => {},
+  ) {}
 
   /** Get Sandbox Clock: the tenant's credit core instant (its clock row, else the real time), ISO 8601 UTC. */
   async get(em: EntityManager, customerId: string): Promise<CreditSandboxClockView> {
@@ -93,7 +99,7 @@ export class SandboxClockService {
    * runs the due steps up to it when it is later, and stores it.
    */
   private async move(em: EntityManager, customerId: string, target: (current: Date, hasWallets: boolean) => Date): Promise<{ now: Date; notifications: EmittedNotification[] }> {
-    return em.fork().transactional(async (tx) => {
+    const moved = await em.fork().transactional(async (tx) => {
       const real = this.realNow();
       await tx.execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, ?) on conflict (customer_id) do nothing`, [customerId, real, real]);
       const [row] = await tx.execute<{ now: Date | string }[]>(`select "now" from credit_clock where customer_id = ? for update`, [customerId]);
@@ -107,5 +113,7 @@ export class SandboxClockService {
       await tx.execute(`update credit_clock set "now" = ?, updated_at = ? where customer_id = ?`, [next, real, customerId]);
       return { now: next, notifications };
     });
+    if (moved.notifications.length > 0) this.onEventsWritten(moved.notifications.length);
+    return moved;
   }
 }

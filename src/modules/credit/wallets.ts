@@ -49,7 +49,7 @@ import { User } from "../users/entities.js";
 import { tenantNow } from "./clock.js";
 import { CreditNotificationTarget, CreditProduct } from "./entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./wallet-entities.js";
-import { isWalletId, lockWallet, persistStep, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
+import { eventsWrittenIn, isWalletId, lockWallet, persistStep, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditWallet`. */
@@ -180,6 +180,12 @@ interface KeyRow {
 
 /** Credit wallets of the tenants and their operations. */
 export class CreditWalletService {
+  /**
+   * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
+   *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
+   */
+  constructor(private readonly onEventsWritten: (count: number) => void = () => {}) {}
+
   /**
    * Create Credit Wallet (tenant, owner API key). Checks, in order: the product `creditProductCode`
    * is the tenant's (else 422 on `creditProductCode`) and `userId` is an existing, not deleted,
@@ -420,14 +426,17 @@ export class CreditWalletService {
    * runs `op`; on a refusal commits the catch-up steps only (`commitCatchUp`) and throws its error.
    */
   private async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: EntityManager, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
+    let written = 0;
     const outcome = await em.transactional(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw this.notFound(walletId);
       const now = await tenantNow(tx, customerId);
       const done = await op(tx, locked, now);
       if (!done.ok) await this.commitCatchUp(tx, locked, now);
+      written = eventsWrittenIn(tx);
       return done;
     });
+    if (written > 0) this.onEventsWritten(written);
     if (!outcome.ok) throw refusalError(outcome);
     return outcome.value;
   }
@@ -461,6 +470,7 @@ export class CreditWalletService {
     if (!isWalletId(walletId)) throw this.notFound(walletId);
     const wallet = walletId.toLowerCase();
     for (let attempt = 0; attempt < 3; attempt++) {
+      let written = 0;
       const outcome = await em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean }> | null> => {
         const resultId = randomUUID();
         const inserted = await tx.execute<{ key: string }[]>(
@@ -486,10 +496,13 @@ export class CreditWalletService {
         if (!done.ok) {
           await tx.execute(`delete from credit_idempotency_key where customer_id = ? and key = ?`, [customerId, key]);
           await this.commitCatchUp(tx, locked, now);
+          written = eventsWrittenIn(tx);
           return done;
         }
+        written = eventsWrittenIn(tx);
         return { ok: true, value: { resultId, duplicate: false } };
       });
+      if (written > 0) this.onEventsWritten(written);
       if (outcome === null) continue;
       if (!outcome.ok) throw refusalError(outcome);
       return { ...outcome.value, walletId: wallet };
