@@ -264,6 +264,15 @@ describe("charges and payments", () => {
     expect(await eventsOf(tn, w.walletId)).toEqual([]);
   });
 
+  it("on a non-revolving product a payment lowers the debt but does not restore the available amount", async () => {
+    const tn = await tenant({ product: { revolving: false, capitalInterestSplit: 0 } });
+    const w = await createWallet(tn);
+    expect((await charge(tn, w.walletId, 10000)).status).toBe(201);
+    const paid = await payment(tn, w.walletId, 5000);
+    expect(paid.body.data).toMatchObject({ appliedToInterest: 0, appliedToPrincipal: 5000 });
+    expect(paid.body.data.wallet).toMatchObject({ availableAmount: 90000, principalOutstanding: 5000, totalDebt: 5000 });
+  });
+
   it("409 for a charge after `time` days (expired line)", async () => {
     const tn = await tenant({ clock: "2026-01-01T00:00:00Z" });
     const w = await createWallet(tn, { time: 1 });
