@@ -13,8 +13,11 @@
  *    clock, wallet, charge, ChangeInterestCreditCapital, clock advance through the cut and the grace
  *    end into default, two payments that cure it, ChangeWalletLimit), so every event is a
  *    `credit_event` row the service wrote; each message is that row read back with the ORM and
- *    turned into a body by `creditNotificationBody`, what the delivery sends. A negative control
- *    verifies the same pact against bodies with one field renamed and expects the verification to fail.
+ *    turned into a body by `creditNotificationBody`, what the delivery sends; the bodies made are
+ *    also compared with the consumer's examples, value for value. Negative controls verify the same
+ *    pact against bodies with a field renamed (`totalDebt` → `total_debt`) and with a field of
+ *    another type (`sequence` as a string) and expect the verification to fail on exactly that field
+ *    for every message (the verifier prints those failures; they are expected).
  *
  * The pact file goes to a fresh temporary directory, removed afterwards; set `PACT_DIR` (for
  * example `tests/contract/pact/pacts`, ignored by git) to keep it.
@@ -22,8 +25,14 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { MatchersV3, PactV4 } from "@pact-foundation/pact";
+import { MatchersV3, MessageProviderPact, PactV4 } from "@pact-foundation/pact";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { creditNotificationBody, type CreditEventRow } from "../../../src/modules/credit/delivery.js";
+import { CreditEvent } from "../../../src/modules/credit/wallet-entities.js";
+import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
+import { Walk } from "../../support/fixtures.js";
+import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
 import {
   CreditReceiver,
   MalformedNotificationError,
@@ -190,9 +199,6 @@ describe("the notification receiver", () => {
 describe(`consumer ${CONSUMER}`, () => {
   const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: pactDir, logLevel: "warn" });
 
-  afterAll(() => {
-    if (!keepDir) rmSync(pactDir, { recursive: true, force: true });
-  });
   beforeAll(() => {
     // Pact merges into an existing file: start from none so a renamed message does not linger.
     rmSync(pactFile, { force: true });
@@ -225,5 +231,134 @@ describe(`consumer ${CONSUMER}`, () => {
     expect(written.interactions.map((i) => [i.type, i.description]).sort()).toEqual(
       STEPS.map((s) => ["Asynchronous/Messages", description(s.type)]).sort(),
     );
+  });
+});
+
+// ── Provider ──────────────────────────────────────────────────────────────────────────────────
+
+/** The golden product of decisions.md §6 (revolving, simple interest, penal 12 % + 500). */
+const GOLDEN = {
+  creditProductCode: "001", revolving: true, compound: false, cutFrequency: "month", fixedInterestAmount: 0,
+  baseInterestRate: 36, baseMinimumPaymentRate: 10, fixedMinimumPaymentAmount: 1000, capitalInterestSplit: 50, gracePeriod: 10,
+  variableSpecs: true, morosidadRate: 12, baseInterestMorosidad: 500, interestAccrualMethod: "ADB", dailyRateDivisor: 360,
+};
+
+describe(`provider ${PROVIDER}`, () => {
+  let t: TestApp;
+  let hooks: Receiver;
+
+  beforeAll(async () => {
+    [t, hooks] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver()]);
+  });
+  afterAll(async () => {
+    await t?.dispose();
+    await hooks?.close();
+    if (!keepDir) rmSync(pactDir, { recursive: true, force: true });
+  });
+
+  /**
+   * Sets {@link STATE} up through the API, once: a tenant with the golden product and a
+   * notification URL, its sandbox clock at 2026-01-01, a wallet (limit 100000, first cut Jan 31)
+   * charged 30000, an interest override (24 %) pending until the cut, the clock advanced to
+   * Feb 10 01:00 (cut, grace end below the minimum: default), payments of 3000 and 1800 (cure),
+   * and a limit raise to 150000. Answers the wallet id.
+   */
+  let scenario: Promise<string> | undefined;
+  const setUp = (): Promise<string> => (scenario ??= runScenario());
+  async function runScenario(): Promise<string> {
+    const api = () => request(t.express);
+    const expectStatus = (res: request.Response, status: number) => expect(res.status, JSON.stringify(res.body)).toBe(status);
+    const walk = new Walk(t.express);
+    const { customerId, key } = await walk.tenant(`pact-credit-${Date.now().toString(36)}`);
+    const { userId } = await walk.activeUserWithToken(key);
+    expectStatus(await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send({ customerId, ...GOLDEN }), 201);
+    expectStatus(await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: hooks.url }), 200);
+    expectStatus(await api().put("/v2/sandbox/clock").set("x-api-key", key).send({ now: "2026-01-01T00:00:00Z" }), 200);
+    const created = await api().post("/v2/wallet/credits").set("x-api-key", key)
+      .send({ userId, currency: "USD", limit: 100000, firstCutDate: "2026-01-31T00:00:00Z", creditProductCode: "001" });
+    expectStatus(created, 201);
+    const walletId = created.body.data.walletId as string;
+    const wallet = `/v2/wallet/credits/${walletId}`;
+    expectStatus(await api().post(`${wallet}/charges`).set("x-api-key", key).send({ amount: 30000, description: "pact" }), 201);
+    expectStatus(await api().put(`${wallet}/interest`).set("x-api-key", key).send({ interestRateNominal: 24 }), 200);
+    expectStatus(await api().post("/v2/sandbox/clock/advance").set("x-api-key", key).send({ to: "2026-02-10T01:00:00Z" }), 200);
+    expectStatus(await api().post(`${wallet}/payments`).set("x-api-key", key).send({ amount: 3000 }), 201);
+    expectStatus(await api().post(`${wallet}/payments`).set("x-api-key", key).send({ amount: 1800 }), 201);
+    expectStatus(await api().post(`${wallet}/limit`).set("x-api-key", key).send({ limit: 150000 }), 200);
+    return walletId;
+  }
+
+  /** The body of the wallet's first stored event of `type`, built by `body` (the service's `creditNotificationBody`). */
+  async function storedBody(type: NotificationType, body: (row: CreditEventRow) => unknown): Promise<unknown> {
+    const walletId = await setUp();
+    const [row] = await t.orm.em.fork().find(CreditEvent, { walletId, type }, { orderBy: { sequence: "asc" }, limit: 1 });
+    if (!row) throw new Error(`the scenario emitted no '${type}' event`);
+    return body(row);
+  }
+
+  /** What one verification did: the state set-ups and each message produced, by description. */
+  interface Run {
+    states: number;
+    produced: Map<string, unknown>;
+  }
+
+  /** Verifies the pact against bodies made by `body`; `run` records what the verification asked for. */
+  async function verify(body: (row: CreditEventRow) => unknown, run: Run = { states: 0, produced: new Map() }): Promise<void> {
+    expect(existsSync(pactFile), `${pactFile} was not written: the consumer tests failed`).toBe(true);
+    await new MessageProviderPact({
+      provider: PROVIDER,
+      pactUrls: [pactFile],
+      stateHandlers: {
+        [STATE]: async () => {
+          run.states += 1;
+          await setUp();
+        },
+      },
+      messageProviders: Object.fromEntries(
+        STEPS.map((s) => [description(s.type), async () => {
+          const produced = await storedBody(s.type, body);
+          run.produced.set(description(s.type), produced);
+          return produced;
+        }]),
+      ),
+      logLevel: "warn",
+    }).verify();
+  }
+
+  /** The verifier's failures (its JSON report, the message of the rejection): interaction → mismatches. */
+  async function failuresOf(body: (row: CreditEventRow) => unknown): Promise<Map<string, { path: string; mismatch: string }[]>> {
+    const error = await verify(body).then(() => undefined, (e: unknown) => e);
+    expect(error, "the verification passed").toBeInstanceOf(Error);
+    const report = JSON.parse((error as Error).message) as { errors: { interaction: string; mismatch: { mismatches: { path: string; mismatch: string }[] } }[] };
+    return new Map(report.errors.map((e) => [e.interaction, e.mismatch.mismatches.map(({ path, mismatch }) => ({ path, mismatch }))]));
+  }
+
+  it("produces every message of the pact from the events the service stored", { timeout: 120_000 }, async () => {
+    const run: Run = { states: 0, produced: new Map() };
+    await verify(creditNotificationBody, run);
+    expect(run.states).toBeGreaterThanOrEqual(STEPS.length);
+    // The bodies the service made are the example scenario's, value for value (only the wallet id differs).
+    const walletId = await setUp();
+    expect(Object.fromEntries(run.produced)).toEqual(Object.fromEntries(STEPS.map((s) => [description(s.type), { ...exampleBody(s), walletId }])));
+  });
+
+  it("negative control: the verification fails when the body renames a field", { timeout: 120_000 }, async () => {
+    const renamed = (row: CreditEventRow) => {
+      const { walletDetails_after, ...rest } = creditNotificationBody(row);
+      const { totalDebt, ...d } = walletDetails_after;
+      return { ...rest, walletDetails_after: { ...d, total_debt: totalDebt } };
+    };
+    const failures = await failuresOf(renamed);
+    expect(failures.size).toBe(STEPS.length);
+    for (const mismatches of failures.values()) {
+      expect(mismatches).toEqual([{ path: "$.walletDetails_after", mismatch: "Actual map is missing the following keys: totalDebt" }]);
+    }
+  });
+
+  it("negative control: the verification fails when a field changes type", { timeout: 120_000 }, async () => {
+    const stringSequence = (row: CreditEventRow): Record<string, unknown> => ({ ...creditNotificationBody(row), sequence: String(row.sequence) });
+    const failures = await failuresOf(stringSequence);
+    expect(failures.size).toBe(STEPS.length);
+    for (const mismatches of failures.values()) expect(mismatches.map((m) => m.path)).toEqual(["$.sequence"]);
   });
 });
