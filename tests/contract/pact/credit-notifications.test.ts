@@ -14,7 +14,8 @@
  *    end into default, two payments that cure it, ChangeWalletLimit), so every event is a
  *    `credit_event` row the service wrote; each message is that row read back with the ORM and
  *    turned into a body by `creditNotificationBody`, what the delivery sends; the bodies made are
- *    also compared with the consumer's examples, value for value. Negative controls verify the same
+ *    also compared with the consumer's examples, value for value, and with the bodies the real
+ *    delivery POSTed to the tenant's (loopback) URL, which the receiver applies in order. Negative controls verify the same
  *    pact against bodies with a field renamed (`totalDebt` → `total_debt`) and with a field of
  *    another type (`sequence` as a string) and expect the verification to fail on exactly that field
  *    for every message (the verifier prints those failures; they are expected).
@@ -33,6 +34,7 @@ import { CreditEvent } from "../../../src/modules/credit/wallet-entities.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.js";
 import { Walk } from "../../support/fixtures.js";
 import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
+import { waitFor } from "../../support/wait.js";
 import {
   CreditReceiver,
   MalformedNotificationError,
@@ -340,6 +342,20 @@ describe(`provider ${PROVIDER}`, () => {
     // The bodies the service made are the example scenario's, value for value (only the wallet id differs).
     const walletId = await setUp();
     expect(Object.fromEntries(run.produced)).toEqual(Object.fromEntries(STEPS.map((s) => [description(s.type), { ...exampleBody(s), walletId }])));
+  });
+
+  it("the bodies delivered to the tenant's URL are those bodies, and the receiver applies the wallet's whole stream", { timeout: 60_000 }, async () => {
+    const walletId = await setUp();
+    const rows = await t.orm.em.fork().find(CreditEvent, { walletId }, { orderBy: { sequence: "asc" } });
+    expect(rows.map((r) => r.type)).toEqual(expect.arrayContaining(STEPS.map((s) => s.type)));
+    const delivered = await waitFor("the wallet's notifications delivered", () => {
+      const mine = hooks.received.map((h) => h.body).filter((b) => (JSON.parse(b) as { walletId: string }).walletId === walletId);
+      return mine.length >= rows.length ? mine : undefined;
+    }, 30_000);
+    expect(delivered.map((b) => JSON.parse(b) as unknown)).toEqual(rows.map((r) => creditNotificationBody(r)));
+    const receiver = new CreditReceiver();
+    for (const body of delivered) expect(receiver.receive(body)).toBe("applied");
+    expect(receiver.wallet(walletId)).toEqual({ sequence: rows.length, details: STEPS.at(-1)!.after, lastType: "Cambio de Limite" });
   });
 
   it("negative control: the verification fails when the body renames a field", { timeout: 120_000 }, async () => {
