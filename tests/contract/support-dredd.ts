@@ -9,6 +9,7 @@
 import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import http from "node:http";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
@@ -589,10 +590,13 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
 /**
  * Records every TCP connection this process opens until `stop()`, which returns them all and the
  * ones that went anywhere but the loopback interface (unix sockets count as local and are not listed).
+ * Idle keep-alive sockets of Node's global agent (Dredd's `request` sends through it) are destroyed
+ * first: a request on a reused socket opens no connection and would escape the watch.
  */
 export function watchOutboundConnections(): { stop(): { all: string[]; outside: string[] } } {
   const original = net.Socket.prototype.connect;
   const targets: string[] = [];
+  http.globalAgent.destroy();
   net.Socket.prototype.connect = function connect(this: net.Socket, ...args: unknown[]) {
     // net.connect() passes its normalised arguments as one array: [options, callback].
     const normalised = Array.isArray(args[0]);
