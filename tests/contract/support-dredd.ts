@@ -590,13 +590,20 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
 /**
  * Records every TCP connection this process opens until `stop()`, which returns them all and the
  * ones that went anywhere but the loopback interface (unix sockets count as local and are not listed).
- * Idle keep-alive sockets of Node's global agent (Dredd's `request` sends through it) are destroyed
- * first: a request on a reused socket opens no connection and would escape the watch.
+ * Every request through an HTTP agent is recorded too (`http.Agent.prototype.addRequest`: Dredd's
+ * `request` sends through Node's global agent): a request on a reused keep-alive socket opens no
+ * connection, so a connection watch alone can miss all of Dredd's requests.
  */
 export function watchOutboundConnections(): { stop(): { all: string[]; outside: string[] } } {
   const original = net.Socket.prototype.connect;
   const targets: string[] = [];
-  http.globalAgent.destroy();
+  type AddRequest = (this: http.Agent, req: http.ClientRequest, options: { host?: string; port?: number | string; socketPath?: string }, ...rest: unknown[]) => void;
+  const agentPrototype = http.Agent.prototype as unknown as { addRequest: AddRequest };
+  const originalAddRequest = agentPrototype.addRequest;
+  agentPrototype.addRequest = function addRequest(this: http.Agent, req, options, ...rest) {
+    if (options.socketPath === undefined) targets.push(`${options.host ?? "localhost"}:${options.port}`);
+    return originalAddRequest.call(this, req, options, ...rest);
+  };
   net.Socket.prototype.connect = function connect(this: net.Socket, ...args: unknown[]) {
     // net.connect() passes its normalised arguments as one array: [options, callback].
     const normalised = Array.isArray(args[0]);
@@ -613,6 +620,7 @@ export function watchOutboundConnections(): { stop(): { all: string[]; outside: 
   return {
     stop() {
       net.Socket.prototype.connect = original;
+      agentPrototype.addRequest = originalAddRequest;
       const host = (target: string) => target.replace(/:[^:]*$/, "").replace(/^\[|\]$/g, "");
       return { all: [...targets], outside: targets.filter((t) => !LOOPBACK.has(host(t))) };
     },
@@ -699,9 +707,9 @@ export interface CreditFixtures {
     /** Dissolved while seeding: every change of it is a 409. */
     dissolved: string;
   };
-  /** The `Idempotency-Key` of a payment seeded on `wallets.main` with another amount than the example's. */
-  paymentKey: string;
-  chargeKey: string;
+  /** The `Idempotency-Key` and body of a charge and of a payment seeded on `wallets.main`, with other amounts than the examples'. */
+  seededCharge: { idempotencyKey: string; body: JsonObject };
+  seededPayment: { idempotencyKey: string; body: JsonObject };
 }
 
 /**
@@ -749,13 +757,14 @@ export async function seedCreditFixtures(
 
   const wallet = async () => String((await credit("POST", "/v2/wallet/credits", 201, { headers: asOwner, body: walletExample })).data.walletId);
   const [main, toBlock, blocked, toDissolve, dissolved] = [await wallet(), await wallet(), await wallet(), await wallet(), await wallet()] as [string, string, string, string, string];
-  const chargeKey = "dredd-fixture-charge";
-  const paymentKey = "dredd-fixture-payment";
-  await credit("POST", `/v2/wallet/credits/${main}/charges`, 201, { headers: { ...asOwner, "Idempotency-Key": chargeKey }, body: { amount: 30000, description: "Dredd fixture" } });
+  const seededCharge = { idempotencyKey: "dredd-fixture-charge", body: { amount: 30000, description: "Dredd fixture" } };
+  const seededPayment = { idempotencyKey: "dredd-fixture-payment", body: { amount: 1000 } };
+  const charge = { headers: { ...asOwner, "Idempotency-Key": seededCharge.idempotencyKey }, body: seededCharge.body };
+  await credit("POST", `/v2/wallet/credits/${main}/charges`, 201, charge);
   await credit("POST", `/v2/wallet/credits/${blocked}/block`, 200, { headers: asOwner });
   await credit("POST", `/v2/wallet/credits/${dissolved}/dissolve`, 200, { headers: asOwner });
   await credit("POST", "/v2/sandbox/clock/advance", 200, { headers: asOwner, body: { to: "2026-02-01T00:00:00Z" } });
-  await credit("POST", `/v2/wallet/credits/${main}/payments`, 201, { headers: { ...asOwner, "Idempotency-Key": paymentKey }, body: { amount: 1000 } });
+  await credit("POST", `/v2/wallet/credits/${main}/payments`, 201, { headers: { ...asOwner, "Idempotency-Key": seededPayment.idempotencyKey }, body: seededPayment.body });
   const clockNow = String((await credit("GET", "/v2/sandbox/clock", 200, { headers: asOwner })).data.now);
   return {
     masterKey: TEST_MASTER_KEY,
@@ -768,7 +777,7 @@ export async function seedCreditFixtures(
     clockStart,
     clockNow,
     wallets: { main, toBlock, blocked, toDissolve, dissolved },
-    paymentKey,
-    chargeKey,
+    seededCharge,
+    seededPayment,
   };
 }
