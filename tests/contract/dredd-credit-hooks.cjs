@@ -58,7 +58,10 @@ const CASES = {
     401: (c) => c.as("none").error("UNAUTHORIZED"),
     403: (c) => c.as("owner").error("FORBIDDEN"), // the tenant's key is not the master key
     409: (c) => c.error("CONFLICT"), // the example's product 001 of acme-bank is seeded
-    422: (c) => c.body({ ...c.example(), creditProductCode: "003", gracePeriod: 0 }).error("VALIDATION_ERROR").expect(fieldError("gracePeriod")),
+    422: [
+      (c) => c.body({ ...c.example(), creditProductCode: "003", gracePeriod: 0 }).error("VALIDATION_ERROR").expect(fieldError("gracePeriod")),
+      (c) => c.body({ ...c.example(), creditProductCode: "003", dailyRateDivisor: 364 }).error("VALIDATION_ERROR").expect(fieldError("dailyRateDivisor")),
+    ],
   },
   listCreditProducts: {
     200: (c) => c.query("limit=2&offset=0").expect(dataWith({ items: { minItems: 1 } })),
@@ -124,7 +127,11 @@ const CASES = {
     403: (c) => c.as("master").error("FORBIDDEN"),
     // A tenant with the product and a VERIFIED user that never enlisted.
     409: (c) => c.as("otherOwner").body({ ...c.example(), userId: c.f.otherUserId, firstCutDate: "2026-04-30T00:00:00Z" }).error("CONFLICT"),
-    422: (c) => c.body({ ...c.example(), creditProductCode: UNKNOWN_PRODUCT_CODE, firstCutDate: "2026-04-30T00:00:00Z" }).error("VALIDATION_ERROR").expect(fieldError("creditProductCode")),
+    422: [
+      (c) => c.body({ ...c.example(), creditProductCode: UNKNOWN_PRODUCT_CODE, firstCutDate: "2026-04-30T00:00:00Z" }).error("VALIDATION_ERROR").expect(fieldError("creditProductCode")),
+      // A VERIFIED user of another tenant is no user of this one.
+      (c) => c.body({ ...c.example(), userId: c.f.otherUserId, firstCutDate: "2026-04-30T00:00:00Z" }).error("VALIDATION_ERROR").expect(fieldError("userId")),
+    ],
   },
   listCreditWallets: {
     200: (c) => c.query("limit=100&offset=0").expect(dataWith({ items: { minItems: 5 } })),
@@ -135,6 +142,7 @@ const CASES = {
   getCreditWallet: {
     200: (c) => walletPath(c, c.f.wallets.main).expect(dataWith({ walletId: { const: c.f.wallets.main } })),
     ...WALLET_ERRORS,
+    404: [WALLET_ERRORS[404], (c) => walletPath(c, c.f.wallets.main).as("otherOwner").error("NOT_FOUND")], // another tenant's wallet
     422: longWalletId(""),
   },
   blockCreditWallet: {
@@ -144,9 +152,17 @@ const CASES = {
     422: longWalletId("/block"),
   },
   payOutCredit: {
-    201: (c) => walletPath(c, c.f.wallets.main, "/charges"),
+    201: [
+      (c) => walletPath(c, c.f.wallets.main, "/charges").expect(dataWith({ isDuplicate: { const: false } })),
+      // The seeded charge repeated: its key and body return the first charge.
+      (c) => walletPath(c, c.f.wallets.main, "/charges").header("Idempotency-Key", c.f.seededCharge.idempotencyKey).body(c.f.seededCharge.body)
+        .expect(dataWith({ isDuplicate: { const: true }, idempotencyKey: { const: c.f.seededCharge.idempotencyKey } })),
+    ],
     ...WALLET_ERRORS,
-    409: (c) => walletPath(c, c.f.wallets.dissolved, "/charges").error("CONFLICT"), // no new transactions
+    409: [
+      (c) => walletPath(c, c.f.wallets.dissolved, "/charges").error("CONFLICT"), // no new transactions
+      (c) => walletPath(c, c.f.wallets.main, "/charges").header("Idempotency-Key", c.f.seededCharge.idempotencyKey).error("CONFLICT"), // the example's other body
+    ],
     422: (c) => walletPath(c, c.f.wallets.main, "/charges").body({ amount: 0, description: "zero" }).error("VALIDATION_ERROR"),
   },
   dissolveCreditWallet: {
@@ -173,10 +189,14 @@ const CASES = {
     422: (c) => walletPath(c, c.f.wallets.main, "/limit").body({ limit: 1 }).error("VALIDATION_ERROR").expect(fieldError("limit")), // not a raise
   },
   reportPayCredit: {
-    201: (c) => walletPath(c, c.f.wallets.main, "/payments"),
+    201: [
+      (c) => walletPath(c, c.f.wallets.main, "/payments").expect(dataWith({ isDuplicate: { const: false } })),
+      (c) => walletPath(c, c.f.wallets.main, "/payments").header("Idempotency-Key", c.f.seededPayment.idempotencyKey).body(c.f.seededPayment.body)
+        .expect(dataWith({ isDuplicate: { const: true } })),
+    ],
     ...WALLET_ERRORS,
     // The seeded payment's key with the example's (other) amount.
-    409: (c) => walletPath(c, c.f.wallets.main, "/payments").header("Idempotency-Key", c.f.paymentKey).error("CONFLICT"),
+    409: (c) => walletPath(c, c.f.wallets.main, "/payments").header("Idempotency-Key", c.f.seededPayment.idempotencyKey).error("CONFLICT"),
     422: (c) => walletPath(c, c.f.wallets.main, "/payments").body({ amount: 0 }).error("VALIDATION_ERROR"),
   },
   listCreditWalletStatements: {

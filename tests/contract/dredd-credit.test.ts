@@ -32,6 +32,17 @@ import {
   type HookContract,
 } from "./support-dredd.js";
 
+/**
+ * The alternative cases of statuses that arise in several ways (arrays in the hooks' CASES): run k
+ * checks the k-th alternative of each, and exactly these `operationId status` pass in it.
+ */
+const ALTERNATIVES: readonly (readonly string[])[] = [
+  [
+    "createCreditProduct 422", "createCreditWallet 422", "getCreditWallet 404",
+    "payOutCredit 201", "payOutCredit 409", "reportPayCredit 201",
+  ],
+];
+
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */
 const breakResponses = responseBreaker();
 let t: TestApp;
@@ -65,6 +76,7 @@ beforeAll(async () => {
     basePath: CREDIT_SURFACE.basePath,
     operations,
     fixtures: await seedCreditFixtures(`${origin}${BASE_PATH}`, endpoint, operations, receiver.url),
+    alternativeRuns: ALTERNATIVES.length,
   };
 });
 afterAll(async () => {
@@ -119,6 +131,20 @@ describe("credit contract (Dredd)", () => {
     expect(skipped.filter((status) => !["429", "500", "501", "503"].includes(status)), "skipped other than 429/500/501/503").toEqual(["404", "404", "404"]);
     expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
     console.info(`Dredd (credit): ${run.stats.tests} transactions, ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
+  }, 60_000);
+
+  it("serves the alternative cases (another tenant's wallet, Idempotency-Key repeats and reuses, other 422 fields), one Dredd run per alternative", async () => {
+    for (const [index, expected] of ALTERNATIVES.entries()) {
+      const alternative = index + 1;
+      const run = await dredd({ endpoint, contract: { ...contract, alternative }, description });
+      const report = failureReport(run);
+      expect(run.stats.failures, report).toBe(0);
+      expect(run.stats.errors, report).toBe(0);
+      const passing = [...outcomes(run, operations)].filter(([, statuses]) => statuses.includes("pass")).map(([key]) => key);
+      expect(passing.sort(), `passing cases of alternative run ${alternative}`).toEqual([...expected].sort());
+      expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
+      console.info(`Dredd (credit) alternative run ${alternative}: ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
+    }
   }, 60_000);
 
   it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", async () => {
