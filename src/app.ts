@@ -157,8 +157,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       retryBaseS: config.webhookRetryBaseS,
       allowPrivate: config.allowPrivateNetworkTargets,
     }, logger);
-    // An enlist may enable a target with events waiting: start a round at once.
-    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, () => creditDelivery.notifyCreditEventsWritten());
+    // An enlist may enable a target with events waiting: release them and start a round at once.
+    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CREDIT_DELIVERY_JOB, type CreditNotificationBody } from "../../src/modules/credit/delivery.js";
+import { CREDIT_DELIVERY_JOB, PARKED_AT, type CreditNotificationBody } from "../../src/modules/credit/delivery.js";
 import { CreditEvent, CreditWallet } from "../../src/modules/credit/wallet-entities.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
@@ -281,9 +281,14 @@ describe("the target", () => {
     expect(row!.disabled_reason).toMatch(/410/);
     await sleep(2_000); // two recurring rounds: nothing more goes out
     expect(sequencesOf(walletId)).toEqual([1]);
-    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 1 });
+    // both wait, parked out of the claims' way: event 1 by its 410, event 2 by the next sweep
+    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 1, nextAttemptAt: PARKED_AT });
     expect((await stateOf(t, e1!)).attempts.map((a) => [a.http_status, a.error])).toEqual([[410, "HTTP 410"]]);
-    expect(await stateOf(t, e2!)).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
+    const parked = await waitFor("event 2 parked by a sweep", async () => {
+      const state = await stateOf(t, e2!);
+      return state.nextAttemptAt?.getTime() === PARKED_AT.getTime() ? state : undefined;
+    });
+    expect(parked).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
 
     const fresh = await enlist(s, `${receiver.url}/again`);
     await waitForStatus(t, e2!, "succeeded");
@@ -301,7 +306,11 @@ describe("the target", () => {
     t.services.creditDelivery.notifyCreditEventsWritten(2);
     await sleep(2_000);
     expect(hooksOf(walletId)).toEqual([]);
-    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
+    const parked = await waitFor("event 1 parked by a sweep", async () => {
+      const state = await stateOf(t, e1!);
+      return state.nextAttemptAt?.getTime() === PARKED_AT.getTime() ? state : undefined;
+    });
+    expect(parked).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
     const secret = await enlist(s);
     await waitForStatus(t, e2!, "succeeded");
     expect(hooksOf(walletId).map((h) => [h.headers["webhook-id"], h.verifiedBy[secret]])).toEqual([[e1, true], [e2, true]]);
@@ -389,6 +398,24 @@ describe("rounds run by hand (no worker in the process)", () => {
     expect(hooksOf(walletId).map((h) => [h.headers["webhook-id"], bodyOf(h).sequence, h.verifiedBy[secret]])).toEqual([[e1, 1, true], [e2, 2, true]]);
     expect(await stateOf(idle, e1!)).toMatchObject({ status: "succeeded", attemptCount: 1 });
     expect((await stateOf(idle, e1!)).attempts.map((a) => a.http_status)).toEqual([200]);
+  });
+
+  it("a sweep releases parked events of a tenant whose target is enabled (a release that raced a park) and parks due ones of a tenant without one", async () => {
+    const withTarget = await scene(idle);
+    await enlist(withTarget);
+    const a = await wallet(withTarget, 1);
+    const [a1] = await insertEvents(withTarget, a, 1, 1);
+    await idle.orm.em.fork().execute(`update credit_event set next_attempt_at = ? where id = ?`, [PARKED_AT, a1]);
+    const without = await scene(idle);
+    const b = await wallet(without, 1);
+    const [b1] = await insertEvents(without, b, 1, 1);
+    expect(await idle.services.creditDelivery.deliverDue()).toBe(0);
+    await idle.services.creditDelivery.sweepWaiting();
+    expect(await stateOf(idle, a1!)).toMatchObject({ nextAttemptAt: null });
+    expect(await stateOf(idle, b1!)).toMatchObject({ nextAttemptAt: PARKED_AT });
+    expect(await idle.services.creditDelivery.deliverDue()).toBe(1);
+    expect(sequencesOf(a)).toEqual([1]);
+    expect(await stateOf(idle, a1!)).toMatchObject({ status: "succeeded" });
   });
 
   it("SSRF guard at connect time: a target that became private after its registration gets no connection; the attempt fails and is retried later", async () => {
