@@ -36,8 +36,13 @@ import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credi
 import { JobScheduler } from "./jobs/scheduler.js";
 import { WebhookService } from "./modules/webhooks/service.js";
 import { CreditProductService } from "./modules/credit/products.js";
+import { CreditWalletService } from "./modules/credit/wallets.js";
+import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { CreditNotificationService } from "./modules/credit/notifications.js";
 import { CreditNotificationDelivery } from "./modules/credit/delivery.js";
+import { SandboxClockService } from "./modules/credit/sandbox-clock.js";
+import { REAL_TIME, runDueSteps } from "./modules/credit/cycles.js";
+import { sandboxClockHandlers } from "./http/credit/clock-handlers.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
 import { pollerHandlers } from "./http/platform/poller-handlers.js";
@@ -67,6 +72,8 @@ export interface AppServices {
   creditNotifications: CreditNotificationService;
   /** Delivery of the credit notifications; writers of `credit_event` rows call its `notifyCreditEventsWritten` after commit. */
   creditDelivery: CreditNotificationDelivery;
+  sandboxClock: SandboxClockService;
+  creditWallets: CreditWalletService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -85,6 +92,15 @@ export interface App {
    */
   close(): Promise<void>;
 }
+
+/**
+ * Name of the recurring credit cycle job: runs every daily close, grace end and cut due for the
+ * real-time tenants (src/modules/credit/cycles.ts `runDueSteps`), every {@link CREDIT_CYCLES_INTERVAL_S}
+ * seconds and once at start. Tenants with a sandbox clock are skipped (their clock runs their steps).
+ */
+export const CREDIT_CYCLES_JOB = "credit-cycles";
+/** Interval of {@link CREDIT_CYCLES_JOB}, seconds. */
+export const CREDIT_CYCLES_INTERVAL_S = 60;
 
 /** Name of the email delivery job (retries of the outbox; the first attempt follows the commit). */
 export const MAIL_JOB = "mail-delivery";
@@ -152,6 +168,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     const validateResponses = options.validateResponses ?? false;
     const creditProducts = new CreditProductService();
+    const creditWallets = new CreditWalletService();
     const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
       timeoutS: config.webhookTimeoutS,
       retryBaseS: config.webhookRetryBaseS,
@@ -159,6 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     // An enlist may enable a target with events waiting: release them and start a round at once.
     const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
+    const sandboxClock = new SandboxClockService();
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -189,7 +207,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const credit = await buildSurface<CreditOps>({
       surface: "credit",
       definition: loadDocument("credit") as unknown as Document,
-      handlers: creditHandlers({ products: creditProducts, notifications: creditNotifications }),
+      handlers: {
+        ...creditHandlers({ products: creditProducts, notifications: creditNotifications }),
+        ...sandboxClockHandlers(sandboxClock, provider),
+        ...creditWalletHandlers(creditWallets),
+      },
       notImplemented: creditNotImplemented,
       access: creditAccess,
       orm,
@@ -248,10 +270,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     webhooks.defineJobs();
     creditDelivery.defineJobs();
     pollers.defineJobs();
+    const cyclesOrm = orm;
+    scheduler.define(CREDIT_CYCLES_JOB, async () => {
+      await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date());
+    }, { concurrency: 1 });
     await scheduler.start(config.role !== "api");
     if (mail.smtpEnabled) await scheduler.every(MAIL_JOB, config.outboxIntervalS);
     await webhooks.scheduleRecurring(config.outboxIntervalS);
     await creditDelivery.scheduleRecurring(config.outboxIntervalS);
+    await scheduler.every(CREDIT_CYCLES_JOB, CREDIT_CYCLES_INTERVAL_S);
     if (config.role !== "api") {
       await pollers.syncJobs();
       logger.info({ role: config.role }, "background jobs started");
@@ -263,7 +290,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
-      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery },
+      services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets },
       logger,
       databaseUrl,
       scheduler,

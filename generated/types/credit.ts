@@ -59,12 +59,13 @@ export interface paths {
          *     nothing and returns the product as it is); the answer is the whole product.
          *
          *     A product update applies to every wallet of the tenant on this product from that wallet's next
-         *     cut: the cut that ends the current cycle, its statement (interest, minimum payment) and that
-         *     statement's grace period are still computed with the settings in force during the cycle; from
-         *     then on the new settings apply, the interest and minimum payment values included (they replace
-         *     the wallet's `interestSpecs` and `minimumPaymentSpecs` at that cut). A ChangeInterestCreditCapital
-         *     override of the wallet that activates at the same cut wins for the values it sets; one sent
-         *     later overrides the product's values again, as usual.
+         *     cut: that cut and every later one are computed with the new settings (the interest and minimum
+         *     payment values replace the wallet's `interestSpecs` and `minimumPaymentSpecs` as the cut starts,
+         *     unless a ChangeInterestCreditCapital override of the wallet has activated, which keeps the
+         *     wallet's own values), a new `cutFrequency` moves the next cut to the new schedule (never to an
+         *     instant already passed), and payments reported after the update use the new
+         *     `capitalInterestSplit` and `revolving`. Statements already cut keep what they were cut with: their
+         *     interest, minimum payment, grace end and compounding.
          */
         patch: operations["updateCreditProductSettings"];
         trace?: never;
@@ -185,7 +186,10 @@ export interface paths {
         };
         /**
          * Get a credit wallet
-         * @description Read one credit wallet of the calling tenant. A wallet of another tenant answers 404.
+         * @description Read one credit wallet of the calling tenant. A wallet of another tenant answers 404. Reads
+         *     show the wallet as of the last step run (by an operation on the wallet, the cycle jobs or the
+         *     sandbox clock); every change (charge, payment, limit, override, block, unblock, dissolve),
+         *     refused ones included, first runs the daily closes, cuts and grace ends due before its instant.
          */
         get: operations["getCreditWallet"];
         put?: never;
@@ -419,36 +423,38 @@ export interface components {
         /**
          * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
          *     Send at least one field (an empty body answers 422); fields not sent keep the wallet's current values.
+         *     The bounds are the credit product's (spec/credit/products.tsp): rates 0 to 1000 percent (the
+         *     minimum payment rate 0 to 100), cents amounts 0 to 1 000 000 000.
          */
         ChangeInterestCreditCapitalRequest: {
             /**
              * Format: double
-             * @description Nominal annual interest rate, in percent, at most 1000.
+             * @description Nominal annual interest rate, in percent, at most 1000, at most 4 decimal places (else 422).
              */
             interestRateNominal?: number;
             /**
              * Format: double
-             * @description Penal annual interest rate applied while in default, in percent, at most 1000.
+             * @description Penal annual interest rate applied while in default, in percent, at most 1000, at most 4 decimal places (else 422).
              */
             interestRateMoroso?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the nominal interest of every cycle, in cents. At most 10¹².
+             * @description Fixed amount added to the nominal interest of every cycle, in cents, at most 10⁹.
              */
             fixedInterestNominal?: number;
             /**
              * Format: int64
-             * @description Fixed amount added to the penal interest while in default, in cents. At most 10¹².
+             * @description Fixed amount added to the penal interest while in default, in cents, at most 10⁹.
              */
             fixedInterestMoroso?: number;
             /**
              * Format: double
-             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100.
+             * @description Share of the principal at the cut that the minimum payment covers, in percent, 0 to 100, at most 4 decimal places (else 422).
              */
             minimumPaymentRate?: number;
             /**
              * Format: int64
-             * @description Fixed part of the minimum payment, in cents. At most 10¹².
+             * @description Fixed part of the minimum payment, in cents, at most 10⁹.
              */
             fixedMinimumPayment?: number;
         };
@@ -575,7 +581,7 @@ export interface components {
              * @description When the charge was made (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
              */
             createdAt: string;
-            /** @description The wallet after the charge. */
+            /** @description The wallet after the charge; on a repeat (`isDuplicate: true`) the wallet as it is now. */
             wallet: components["schemas"]["CreditWallet"];
         };
         /** @description Success envelope of the credit core. */
@@ -627,9 +633,9 @@ export interface components {
             walletId: string;
             /** @description `pending` when accepted, `ignored` when the product does not allow wallet-level overrides. */
             status: components["schemas"]["CreditInterestOverrideStatus"];
-            /** @description Interest settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            /** @description Interest settings the wallet will have from `activatesAt` (current values for the fields not sent); when `ignored`, the wallet's current settings. */
             interestSpecs: components["schemas"]["CreditInterestSpecs"];
-            /** @description Minimum payment settings the wallet will have from `activatesAt` (current values for the fields not sent). */
+            /** @description Minimum payment settings the wallet will have from `activatesAt` (current values for the fields not sent); when `ignored`, the wallet's current settings. */
             minimumPaymentSpecs: components["schemas"]["CreditMinimumPaymentSpecs"];
             /**
              * Format: date-time
@@ -883,7 +889,7 @@ export interface components {
              * @description When the payment was reported (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
              */
             createdAt: string;
-            /** @description The wallet after the payment. */
+            /** @description The wallet after the payment; on a repeat (`isDuplicate: true`) the wallet as it is now. */
             wallet: components["schemas"]["CreditWallet"];
         };
         /** @description Success envelope of the credit core. */

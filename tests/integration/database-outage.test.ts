@@ -98,7 +98,9 @@ describe("the database goes down under load and comes back", () => {
     };
     const clients = Array.from({ length: 8 }, (_, i) => client(i));
 
+    // load first: wait for enough answers (not a fixed time, so a busy machine cannot starve the check)
     await new Promise((r) => setTimeout(r, 1_500));
+    await waitFor("answers before the outage", () => (outcomes.length > 20 ? true : undefined), 30_000);
     const beforeStop = outcomes.length;
     await pgServer.stop();
     const stoppedAt = Date.now();

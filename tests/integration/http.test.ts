@@ -74,7 +74,7 @@ describe("platform envelope and trace ids", () => {
   });
 
   it("answers 501 NOT_IMPLEMENTED in the surface's envelope for operations later issues build (the credit core)", async () => {
-    const res = await api().get("/v2/wallet/credits").set("x-api-key", key);
+    const res = await api().get("/v2/sandbox/clock").set("x-api-key", key);
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ success: false, errors: [{ code: "NOT_IMPLEMENTED" }], meta: { version: "v2" } });
   });
@@ -126,9 +126,9 @@ describe("credit core envelope and trace ids", () => {
   it("answers in the credit envelope with a UUID v4 traceId, echoing a sent UUID v4", async () => {
     const traceId = randomUUID();
     const res = await api().get("/v2/wallet/credits").set("x-api-key", key).set("x-trace-id", traceId);
-    expect(res.status).toBe(501);
+    expect(res.status).toBe(200);
     expect(res.headers["x-trace-id"]).toBe(traceId);
-    expect(res.body).toMatchObject({ success: false, errors: [{ code: "NOT_IMPLEMENTED" }], meta: { version: "v2", traceId } });
+    expect(res.body).toMatchObject({ success: true, data: { items: [], total: 0 }, meta: { version: "v2", traceId } });
     const generated = await api().get("/v2/wallet/credits").set("x-api-key", key);
     expect(generated.body.meta.traceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });

@@ -38,7 +38,7 @@ export const creditAccess: { [K in keyof operations]: Access } = {
   advanceSandboxClock: TENANT,
 };
 
-/** Credit operations built (src/http/credit/handlers.ts). */
+/** Credit operations built (src/http/credit/handlers.ts, wallet-handlers.ts). */
 const IMPLEMENTED: readonly (keyof operations)[] = [
   "createCreditProduct",
   "updateCreditProductSettings",
@@ -46,6 +46,21 @@ const IMPLEMENTED: readonly (keyof operations)[] = [
   "getCreditProduct",
   "notificationsEnlist",
   "getNotificationsSettings",
+  "getSandboxClock",
+  "setSandboxClock",
+  "advanceSandboxClock",
+  "createCreditWallet",
+  "getCreditWallet",
+  "listCreditWallets",
+  "payOutCredit",
+  "reportPayCredit",
+  "changeWalletLimit",
+  "changeInterestCreditCapital",
+  "blockCreditWallet",
+  "unblockCreditWallet",
+  "dissolveCreditWallet",
+  "listCreditWalletStatements",
+  "listCreditWalletEvents",
 ];
 
 /** The other credit operations answer 501 `NOT_IMPLEMENTED` until issue 9 builds them. */

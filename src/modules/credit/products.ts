@@ -16,6 +16,7 @@ import type { PageRequest } from "../../http/envelope.js";
 import { exactNumber } from "../../http/json-numbers.js";
 import { Customer } from "../identity/entities.js";
 import { CreditProduct } from "./entities.js";
+import { rescheduleWallets } from "./cycles.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditProduct`: a product as the API returns it. */
@@ -169,6 +170,8 @@ export class CreditProductService {
       if (Object.keys(changes).length > 0) {
         tx.assign(row, { ...changes, updatedAt: new Date() });
         await tx.flush();
+        // the wallets' stored next cut follows the new schedule from their next cut (cycles.ts)
+        if (changes.cutFrequency !== undefined) await rescheduleWallets(tx, row.id);
       }
       return creditProductView(row);
     });
