@@ -168,7 +168,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     const validateResponses = options.validateResponses ?? false;
     const creditProducts = new CreditProductService();
-    const creditWallets = new CreditWalletService();
     const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
       timeoutS: config.webhookTimeoutS,
       retryBaseS: config.webhookRetryBaseS,
@@ -176,7 +175,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     // An enlist may enable a target with events waiting: release them and start a round at once.
     const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
-    const sandboxClock = new SandboxClockService();
+    // Writers of credit_event rows start a delivery round after their commit.
+    const creditWallets = new CreditWalletService((written) => creditDelivery.notifyCreditEventsWritten(written));
+    const sandboxClock = new SandboxClockService(undefined, (written) => creditDelivery.notifyCreditEventsWritten(written));
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -272,7 +273,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     pollers.defineJobs();
     const cyclesOrm = orm;
     scheduler.define(CREDIT_CYCLES_JOB, async () => {
-      await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date());
+      const ran = await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date());
+      creditDelivery.notifyCreditEventsWritten(ran.events);
     }, { concurrency: 1 });
     await scheduler.start(config.role !== "api");
     if (mail.smtpEnabled) await scheduler.every(MAIL_JOB, config.outboxIntervalS);

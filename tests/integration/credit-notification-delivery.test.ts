@@ -359,6 +359,29 @@ describe("the job", () => {
       kick.mockRestore();
     }
   });
+
+  it("the writers trigger it after their commit: ChangeWalletLimit, a charge and a payment through the API arrive in sequence order, equal to List Credit Wallet Events", async () => {
+    const s = await scene(kickApp);
+    const secret = await enlist(s);
+    await sleep(1_000); // the round the enlist started has ended
+    const api = () => request(kickApp.express);
+    const created = await api().post("/v2/wallet/credits").set("x-api-key", s.key).send({ userId: s.userId, currency: "USD", limit: 100000, creditProductCode: "001" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const walletId = created.body.data.walletId as string;
+    const path = `/v2/wallet/credits/${walletId}`;
+    expect((await api().post(`${path}/limit`).set("x-api-key", s.key).send({ limit: 150000 })).status).toBe(200);
+    expect((await api().post(`${path}/charges`).set("x-api-key", s.key).set("Idempotency-Key", "c-1").send({ amount: 30000, description: "Hardware store" })).status).toBe(201);
+    expect((await api().post(`${path}/payments`).set("x-api-key", s.key).set("Idempotency-Key", "p-1").send({ amount: 5000 })).status).toBe(201);
+    // no recurring round within the hour: only the writers' trigger can have sent them
+    const hooks = await waitFor("the notifications", () => (hooksOf(walletId).length >= 2 ? hooksOf(walletId) : undefined), 5_000);
+    const events = await api().get(`${path}/events`).set("x-api-key", s.key);
+    expect(events.status).toBe(200);
+    const listed = events.body.data.items as (CreditNotificationBody & { id: string; createdAt: string })[];
+    expect(listed.map((e) => e.type)).toEqual(["Cambio de Limite", "Reporte de Pago"]);
+    expect(hooks.map((h) => h.headers["webhook-id"])).toEqual(listed.map((e) => e.id));
+    expect(hooks.map((h) => bodyOf(h))).toEqual(listed.map(({ id: _id, createdAt: _at, ...body }) => body));
+    expect(hooks.every((h) => h.verifiedBy[secret])).toBe(true);
+  });
 });
 
 describe("rounds run by hand (no worker in the process)", () => {

@@ -42,7 +42,16 @@ export function notificationView(n: EmittedNotification): CreditNotificationView
 
 /** The sandbox clocks of the tenants. `realNow` is injectable for tests. */
 export class SandboxClockService {
-  constructor(private readonly realNow: () => Date = () => new Date()) {}
+  /**
+   * @param realNow the real time (tests pass their own).
+   * @param afterCommit called after each committed move of the clock with the number of
+   *   `credit_event` rows its steps wrote (the credit notifications' after-commit trigger,
+   *   src/modules/credit/delivery.ts `notifyCreditEventsWritten`). Must not throw.
+   */
+  constructor(
+    private readonly realNow: () => Date = () => new Date(),
+    private readonly afterCommit: (eventsWritten: number) => void = () => {},
+  ) {}
 
   /** Get Sandbox Clock: the tenant's credit core instant (its clock row, else the real time), ISO 8601 UTC. */
   async get(em: EntityManager, customerId: string): Promise<CreditSandboxClockView> {
@@ -93,7 +102,7 @@ export class SandboxClockService {
    * runs the due steps up to it when it is later, and stores it.
    */
   private async move(em: EntityManager, customerId: string, target: (current: Date, hasWallets: boolean) => Date): Promise<{ now: Date; notifications: EmittedNotification[] }> {
-    return em.fork().transactional(async (tx) => {
+    const moved = await em.fork().transactional(async (tx) => {
       const real = this.realNow();
       await tx.execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, ?) on conflict (customer_id) do nothing`, [customerId, real, real]);
       const [row] = await tx.execute<{ now: Date | string }[]>(`select "now" from credit_clock where customer_id = ? for update`, [customerId]);
@@ -107,5 +116,7 @@ export class SandboxClockService {
       await tx.execute(`update credit_clock set "now" = ?, updated_at = ? where customer_id = ?`, [next, real, customerId]);
       return { now: next, notifications };
     });
+    this.afterCommit(moved.notifications.length);
+    return moved;
   }
 }

@@ -181,6 +181,14 @@ interface KeyRow {
 /** Credit wallets of the tenants and their operations. */
 export class CreditWalletService {
   /**
+   * @param afterCommit called after each committed transaction of a change (a refused one too: its
+   *   catch-up steps may have written events) with the number of `credit_event` rows it wrote; the
+   *   app passes the credit notifications' after-commit trigger (src/modules/credit/delivery.ts
+   *   `notifyCreditEventsWritten`). Must not throw.
+   */
+  constructor(private readonly afterCommit: (eventsWritten: number) => void = () => {}) {}
+
+  /**
    * Create Credit Wallet (tenant, owner API key). Checks, in order: the product `creditProductCode`
    * is the tenant's (else 422 on `creditProductCode`) and `userId` is an existing, not deleted,
    * `VERIFIED` user of the tenant (else 422 on `userId`), both reported together; then a
@@ -420,14 +428,18 @@ export class CreditWalletService {
    * runs `op`; on a refusal commits the catch-up steps only (`commitCatchUp`) and throws its error.
    */
   private async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: EntityManager, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
+    let written = 0;
     const outcome = await em.transactional(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw this.notFound(walletId);
+      const before = locked.row.sequence;
       const now = await tenantNow(tx, customerId);
       const done = await op(tx, locked, now);
       if (!done.ok) await this.commitCatchUp(tx, locked, now);
+      written = locked.row.sequence - before;
       return done;
     });
+    this.afterCommit(written);
     if (!outcome.ok) throw refusalError(outcome);
     return outcome.value;
   }
@@ -461,6 +473,7 @@ export class CreditWalletService {
     if (!isWalletId(walletId)) throw this.notFound(walletId);
     const wallet = walletId.toLowerCase();
     for (let attempt = 0; attempt < 3; attempt++) {
+      let written = 0;
       const outcome = await em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean }> | null> => {
         const resultId = randomUUID();
         const inserted = await tx.execute<{ key: string }[]>(
@@ -481,15 +494,19 @@ export class CreditWalletService {
         }
         const locked = await lockWallet(tx, customerId, wallet);
         if (!locked) throw this.notFound(walletId);
+        const before = locked.row.sequence;
         const now = await tenantNow(tx, customerId);
         const done = await op(tx, locked, now, resultId);
         if (!done.ok) {
           await tx.execute(`delete from credit_idempotency_key where customer_id = ? and key = ?`, [customerId, key]);
           await this.commitCatchUp(tx, locked, now);
+          written = locked.row.sequence - before;
           return done;
         }
+        written = locked.row.sequence - before;
         return { ok: true, value: { resultId, duplicate: false } };
       });
+      this.afterCommit(written);
       if (outcome === null) continue;
       if (!outcome.ok) throw refusalError(outcome);
       return { ...outcome.value, walletId: wallet };
