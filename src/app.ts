@@ -175,9 +175,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }, logger);
     // An enlist may enable a target with events waiting: release them and start a round at once.
     const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
-    // Writers of credit_event rows start a delivery round after their commit.
-    const creditWallets = new CreditWalletService((written) => creditDelivery.notifyCreditEventsWritten(written));
-    const sandboxClock = new SandboxClockService(undefined, (written) => creditDelivery.notifyCreditEventsWritten(written));
+    // Writers of credit_event rows start their delivery after commit.
+    const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count));
+    const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count));
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,

@@ -264,6 +264,15 @@ describe("charges and payments", () => {
     expect(await eventsOf(tn, w.walletId)).toEqual([]);
   });
 
+  it("on a non-revolving product a payment lowers the debt but does not restore the available amount", async () => {
+    const tn = await tenant({ product: { revolving: false, capitalInterestSplit: 0 } });
+    const w = await createWallet(tn);
+    expect((await charge(tn, w.walletId, 10000)).status).toBe(201);
+    const paid = await payment(tn, w.walletId, 5000);
+    expect(paid.body.data).toMatchObject({ appliedToInterest: 0, appliedToPrincipal: 5000 });
+    expect(paid.body.data.wallet).toMatchObject({ availableAmount: 90000, principalOutstanding: 5000, totalDebt: 5000 });
+  });
+
   it("409 for a charge after `time` days (expired line)", async () => {
     const tn = await tenant({ clock: "2026-01-01T00:00:00Z" });
     const w = await createWallet(tn, { time: 1 });
@@ -384,6 +393,37 @@ describe("the cycle through the API (decisions.md §6)", () => {
     const [st] = await statementsOf(tn, w.walletId);
     expect(st).toMatchObject({ interestGenerated: 900, minimumPayment: 4000, status: "defaulted", penalInterest: 800, interestRateMoroso: 12, fixedInterestMoroso: 500, paidInCycle: 4800, curedAt: "2026-02-10T01:00:00.000Z" });
     expect((await charge(tn, w.walletId, 100)).status).toBe(201);
+  });
+});
+
+describe("overdraft and product updates", () => {
+  it("interest applied on a fully used line is overdraft; a payment covers it first and restores only the rest", async () => {
+    const tn = await tenant({ clock: "2026-01-01T00:00:00Z" });
+    const w = await createWallet(tn, { limit: 30000, firstCutDate: "2026-01-31T00:00:00Z" });
+    expect((await charge(tn, w.walletId, 30000)).status).toBe(201);
+    await setClock(tn.customerId, "2026-02-05T00:00:00Z");
+    expect((await payment(tn, w.walletId, 4000)).body.data.wallet).toMatchObject({ availableAmount: 4000, principalOutstanding: 26000 });
+    expect((await charge(tn, w.walletId, 4000)).body.data.wallet).toMatchObject({ availableAmount: 0, principalOutstanding: 30000 });
+    await setClock(tn.customerId, "2026-02-11T00:00:00Z");
+    expectError(await charge(tn, w.walletId, 1), 422, "VALIDATION_ERROR", "amount");
+    expect(await getWallet(tn, w.walletId)).toMatchObject({ status: "active", interestOutstanding: 900, totalDebt: 30900, amountOverdraft: 900, availableAmount: 0 });
+    const paid = await payment(tn, w.walletId, 1000);
+    expect(paid.body.data).toMatchObject({ appliedToInterest: 500, appliedToPrincipal: 500, appliedToOverdraft: 900 });
+    expect(paid.body.data.wallet).toMatchObject({ interestOutstanding: 400, principalOutstanding: 29500, totalDebt: 29900, amountOverdraft: 0, availableAmount: 100 });
+  });
+
+  it("Update Credit Product Settings applies to the wallet from its next cut", async () => {
+    const tn = await tenant({ clock: "2026-01-01T00:00:00Z" });
+    const w = await createWallet(tn, { firstCutDate: "2026-01-31T00:00:00Z" });
+    expect((await charge(tn, w.walletId, 30000)).status).toBe(201);
+    const patched = await api().patch("/v2/credit-products/001").set("x-api-key", TEST_MASTER_KEY).send({ customerId: tn.customerId, baseInterestRate: 72, fixedMinimumPaymentAmount: 0 });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect((await getWallet(tn, w.walletId)).interestSpecs).toMatchObject({ interestRateNominal: 36 });
+    await setClock(tn.customerId, "2026-02-01T00:00:00Z");
+    const paid = await payment(tn, w.walletId, 100);
+    expect(paid.body.data.wallet).toMatchObject({ interestSpecs: { interestRateNominal: 72 }, minimumPaymentSpecs: { fixedMinimumPayment: 0 } });
+    const [st] = await statementsOf(tn, w.walletId);
+    expect(st).toMatchObject({ interestRateNominal: 72, interestGenerated: 1800, fixedMinimumPayment: 0, minimumPayment: 3000 });
   });
 });
 

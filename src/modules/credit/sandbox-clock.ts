@@ -40,17 +40,14 @@ export function notificationView(n: EmittedNotification): CreditNotificationView
   };
 }
 
-/** The sandbox clocks of the tenants. `realNow` is injectable for tests. */
+/**
+ * The sandbox clocks of the tenants. `realNow` is injectable for tests; `onEventsWritten(count)` is
+ * called after a commit that wrote notifications, to start their delivery.
+ */
 export class SandboxClockService {
-  /**
-   * @param realNow the real time (tests pass their own).
-   * @param afterCommit called after each committed move of the clock with the number of
-   *   `credit_event` rows its steps wrote (the credit notifications' after-commit trigger,
-   *   src/modules/credit/delivery.ts `notifyCreditEventsWritten`). Must not throw.
-   */
   constructor(
     private readonly realNow: () => Date = () => new Date(),
-    private readonly afterCommit: (eventsWritten: number) => void = () => {},
+    private readonly onEventsWritten: (count: number) => void = () => {},
   ) {}
 
   /** Get Sandbox Clock: the tenant's credit core instant (its clock row, else the real time), ISO 8601 UTC. */
@@ -116,7 +113,7 @@ export class SandboxClockService {
       await tx.execute(`update credit_clock set "now" = ?, updated_at = ? where customer_id = ?`, [next, real, customerId]);
       return { now: next, notifications };
     });
-    this.afterCommit(moved.notifications.length);
+    if (moved.notifications.length > 0) this.onEventsWritten(moved.notifications.length);
     return moved;
   }
 }

@@ -239,6 +239,14 @@ export async function lockWallet(tx: EntityManager, customerId: string, walletId
   return { row, product, productCode: productRow.code, open, state: stateOf(row, open) };
 }
 
+/** Events written through {@link persistStep} per transaction, so the caller can start their delivery after commit. */
+const eventsWritten = new WeakMap<EntityManager, number>();
+
+/** How many `credit_event` rows {@link persistStep} has written in transaction `tx` so far. */
+export function eventsWrittenIn(tx: EntityManager): number {
+  return eventsWritten.get(tx) ?? 0;
+}
+
 /**
  * Persists what the engine returned for a locked wallet, in the caller's transaction: the wallet
  * row (`walletColumns`), every touched statement (loaded ones updated by id, new ones inserted with
@@ -250,6 +258,7 @@ export async function lockWallet(tx: EntityManager, customerId: string, walletId
  */
 export async function persistStep(tx: EntityManager, locked: LockedWallet, result: StepResult, updatedAt: Date, requestedAt?: Date): Promise<void> {
   const { row, open, product } = locked;
+  if (result.events.length > 0) eventsWritten.set(tx, eventsWrittenIn(tx) + result.events.length);
   tx.assign(row, walletColumns(row, result.state, product, updatedAt, requestedAt));
   let ordinalBase: number | null = null;
   for (const st of result.statements) {

@@ -49,7 +49,7 @@ import { User } from "../users/entities.js";
 import { tenantNow } from "./clock.js";
 import { CreditNotificationTarget, CreditProduct } from "./entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./wallet-entities.js";
-import { isWalletId, lockWallet, persistStep, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
+import { eventsWrittenIn, isWalletId, lockWallet, persistStep, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditWallet`. */
@@ -181,12 +181,10 @@ interface KeyRow {
 /** Credit wallets of the tenants and their operations. */
 export class CreditWalletService {
   /**
-   * @param afterCommit called after each committed transaction of a change (a refused one too: its
-   *   catch-up steps may have written events) with the number of `credit_event` rows it wrote; the
-   *   app passes the credit notifications' after-commit trigger (src/modules/credit/delivery.ts
-   *   `notifyCreditEventsWritten`). Must not throw.
+   * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
+   *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
    */
-  constructor(private readonly afterCommit: (eventsWritten: number) => void = () => {}) {}
+  constructor(private readonly onEventsWritten: (count: number) => void = () => {}) {}
 
   /**
    * Create Credit Wallet (tenant, owner API key). Checks, in order: the product `creditProductCode`
@@ -432,14 +430,13 @@ export class CreditWalletService {
     const outcome = await em.transactional(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw this.notFound(walletId);
-      const before = locked.row.sequence;
       const now = await tenantNow(tx, customerId);
       const done = await op(tx, locked, now);
       if (!done.ok) await this.commitCatchUp(tx, locked, now);
-      written = locked.row.sequence - before;
+      written = eventsWrittenIn(tx);
       return done;
     });
-    this.afterCommit(written);
+    if (written > 0) this.onEventsWritten(written);
     if (!outcome.ok) throw refusalError(outcome);
     return outcome.value;
   }
@@ -494,19 +491,18 @@ export class CreditWalletService {
         }
         const locked = await lockWallet(tx, customerId, wallet);
         if (!locked) throw this.notFound(walletId);
-        const before = locked.row.sequence;
         const now = await tenantNow(tx, customerId);
         const done = await op(tx, locked, now, resultId);
         if (!done.ok) {
           await tx.execute(`delete from credit_idempotency_key where customer_id = ? and key = ?`, [customerId, key]);
           await this.commitCatchUp(tx, locked, now);
-          written = locked.row.sequence - before;
+          written = eventsWrittenIn(tx);
           return done;
         }
-        written = locked.row.sequence - before;
+        written = eventsWrittenIn(tx);
         return { ok: true, value: { resultId, duplicate: false } };
       });
-      this.afterCommit(written);
+      if (written > 0) this.onEventsWritten(written);
       if (outcome === null) continue;
       if (!outcome.ok) throw refusalError(outcome);
       return { ...outcome.value, walletId: wallet };
