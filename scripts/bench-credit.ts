@@ -25,7 +25,7 @@ const CUSTOMER = "bench-tenant";
 
 /** Empties the credit tables and seeds `n` wallets of one product, due for a close and a cut at CUT. */
 async function seed(em: EntityManager, n: number, productId: string, userId: string): Promise<void> {
-  await em.execute(`truncate credit_event, credit_statement, credit_charge, credit_payment, credit_wallet`);
+  await em.execute(`truncate credit_wallet cascade`);
   await em.execute(
     `insert into credit_wallet (wallet_id, customer_id, user_id, product_id, currency, description, status, status_before_default, credit_limit,
        available_amount, principal_outstanding, interest_outstanding, first_cut_date, time, expires_at, cycle_start, sum_of_daily_balance,

@@ -4,7 +4,7 @@
  * see support-dredd.ts).
  *
  * Dredd compiles one transaction per declared status, all with the same valid request built from the
- * document's examples. For every transaction this file:
+ * document's examples. For every transaction (machinery in dredd-hooks-core.cjs) this file:
  * - sends the credential the operation's access rule asks for (src/http/platform/access.ts);
  * - turns the request into the case of its status (CASES below): the success case of an implemented
  *   operation, an error case built on purpose (no credential, wrong kind of credential, unknown id,
@@ -17,10 +17,8 @@
  *   `Content-Type` express sends.
  */
 const hooks = require("hooks");
+const { installCaseHooks } = require("./dredd-hooks-core.cjs");
 
-/** What express sends for `res.json()`; Dredd compares `Content-Type` exactly. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-const JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#";
 const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
 const UNKNOWN_CUSTOMER_ID = "no-such-customer";
 const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-master-api-key"];
@@ -495,30 +493,6 @@ const CASES = {
   },
 };
 
-/**
- * The case of this run: the first of an array in the main run; in alternative run k, the k-th of an
- * array and a skip for everything else.
- */
-function alternativeOf(plan, key, contract) {
-  const alternative = contract.alternative || 0;
-  const cases = Array.isArray(plan) ? plan : [plan];
-  if (cases.length - 1 > (contract.alternativeRuns || 0)) {
-    throw new Error(`${key} has ${cases.length} alternative cases: raise the alternative runs of dredd.test.ts`);
-  }
-  if (alternative === 0) return cases[0];
-  return Array.isArray(plan) && plan[alternative] ? plan[alternative] : `alternative run ${alternative}: ${key} has no such alternative`;
-}
-
-/** The 501 of an operation not built yet: the valid example request with its default credential. */
-const NOT_IMPLEMENTED_CASE = (c) => c.error("NOT_IMPLEMENTED");
-
-/**
- * The 400 every operation declares for a request that cannot be read (issue 8), for operations
- * without a rule of their own that answers 400: a JSON body that is not JSON, sent even where the
- * operation takes no body.
- */
-const UNREADABLE_BODY_CASE = (c) => c.rawBody("{").error("BAD_REQUEST");
-
 /** The credential an access rule asks for by default. */
 function defaultCredential(access) {
   if (access === "anyone") return "none";
@@ -554,156 +528,42 @@ function credentialHeaders(kind, f) {
   }
 }
 
-function deleteHeader(headers, name) {
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
-}
-
-/** The context a case works on: fluent setters over the transaction. */
-function context(transaction, op, contract) {
-  const request = transaction.request;
-  const state = { code: undefined, constraints: [], preconditions: [] };
-  const c = {
-    f: contract.fixtures,
-    state,
-    as(kind) {
-      for (const name of CREDENTIAL_HEADERS) deleteHeader(request.headers, name);
-      Object.assign(request.headers, credentialHeaders(kind, contract.fixtures));
-      return c;
-    },
-    path(uri) {
-      request.uri = uri;
-      transaction.fullPath = `${contract.basePath}${uri}`;
-      return c;
-    },
-    query(query) {
-      return c.path(`${request.uri.split("?")[0]}?${query}`);
-    },
-    rawBody(text) {
-      request.body = text;
-      deleteHeader(request.headers, "content-type");
-      request.headers["Content-Type"] = "application/json";
-      return c;
-    },
-    body(value) {
-      return c.rawBody(JSON.stringify(value));
-    },
-    noBody() {
-      request.body = "";
-      deleteHeader(request.headers, "content-type");
-      return c;
-    },
-    example() {
-      return JSON.parse(request.body);
-    },
-    /** The document's Create User example as a new user: no fixed user_id, an unused email and phone. */
-    freshUser() {
-      const { user_id: _fixedId, ...rest } = c.example();
-      return { ...rest, email: contract.fixtures.freshEmail, phone_number: contract.fixtures.freshPhoneNumber };
-    },
-    /** Sets a request header (case-insensitively replacing it); `undefined` removes it. */
-    header(name, value) {
-      deleteHeader(request.headers, name.toLowerCase());
-      if (value !== undefined) request.headers[name] = value;
-      return c;
-    },
-    error(code) {
-      state.code = code;
-      return c;
-    },
-    /** A JSON Schema the body must also match (beyond the status's response schema). */
-    expect(constraint) {
-      state.constraints.push(constraint);
-      return c;
-    },
-    ensureActive(userId) {
-      state.preconditions.push(async () => {
-        const res = await fetch(`${contract.baseUrl}/users/${userId}/activate`, {
-          method: "POST",
-          headers: { "x-api-key": contract.fixtures.ownerKey },
-        });
-        if (res.status !== 200) throw new Error(`Activating ${userId} answered ${res.status}: ${await res.text()}`);
-      });
-      return c;
-    },
-    /** Sends a user token of `userId`, issued (to the user, activated first) just before the request. */
-    asUserOf(userId) {
-      c.ensureActive(userId).as("none");
-      state.preconditions.push(async () => {
-        const res = await fetch(`${contract.baseUrl}/users/${userId}/token`, {
-          method: "POST",
-          headers: { "x-api-key": contract.fixtures.ownerKey },
-        });
-        const text = await res.text();
-        if (res.status !== 201) throw new Error(`A token of ${userId} answered ${res.status}: ${text}`);
-        request.headers.Authorization = `Bearer ${JSON.parse(text).data.token}`;
-      });
-      return c;
-    },
+/** The platform's own context helpers. */
+function extendContext(c, request) {
+  const contract = c.contract;
+  /** The document's Create User example as a new user: no fixed user_id, an unused email and phone. */
+  c.freshUser = () => {
+    const { user_id: _fixedId, ...rest } = c.example();
+    return { ...rest, email: contract.fixtures.freshEmail, phone_number: contract.fixtures.freshPhoneNumber };
   };
-  return c;
+  c.ensureActive = (userId) =>
+    c.before(async () => {
+      const res = await fetch(`${contract.baseUrl}/users/${userId}/activate`, {
+        method: "POST",
+        headers: { "x-api-key": contract.fixtures.ownerKey },
+      });
+      if (res.status !== 200) throw new Error(`Activating ${userId} answered ${res.status}: ${await res.text()}`);
+    });
+  /** Sends a user token of `userId`, issued (to the user, activated first) just before the request. */
+  c.asUserOf = (userId) =>
+    c.ensureActive(userId).as("none").before(async () => {
+      const res = await fetch(`${contract.baseUrl}/users/${userId}/token`, {
+        method: "POST",
+        headers: { "x-api-key": contract.fixtures.ownerKey },
+      });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`A token of ${userId} answered ${res.status}: ${text}`);
+      request.headers.Authorization = `Bearer ${JSON.parse(text).data.token}`;
+    });
 }
 
-/** The response schema of a status, with the error code a case expects in `errors[]` and its own constraints. */
-function expectedSchema(schema, code, constraints) {
-  const codeConstraint = code === undefined ? [] : [{ properties: { errors: { contains: { required: ["code"], properties: { code: { const: code } } } } } }];
-  return { $schema: JSON_SCHEMA_DRAFT, allOf: [schema, ...codeConstraint, ...constraints] };
-}
-
-async function prepare(transaction) {
-  const { contract } = hooks.configuration.custom;
-  const only = hooks.configuration.only || [];
-  if (only.length > 0 && !only.includes(transaction.name)) return; // Dredd skips it anyway
-  if (transaction.host !== "127.0.0.1") throw new Error(`Dredd must only call 127.0.0.1, not ${transaction.host}`);
-
-  const op = contract.operations[`${transaction.request.method} ${transaction.origin.resourceName}`];
-  if (!op) throw new Error(`No operation of the document matches ${transaction.name}`);
-  const status = String(transaction.expected.statusCode);
-  const traceHeader = Object.keys(transaction.request.headers).find((k) => k.toLowerCase() === "x-trace-id");
-  if (traceHeader && transaction.request.headers[traceHeader] === "") delete transaction.request.headers[traceHeader];
-
-  let plan;
-  if (op.implemented) {
-    plan = (CASES[op.operationId] || {})[status];
-    if (plan === undefined && SKIPPED_EVERYWHERE[status]) plan = SKIPPED_EVERYWHERE[status];
-    if (plan === undefined && status === "400") plan = UNREADABLE_BODY_CASE;
-    if (plan === undefined && status === "422") plan = "a path or query value out of its bounds; tests/integration/fuzz.test.ts sends such values to every operation";
-    if (plan === undefined) throw new Error(`No case for ${op.operationId} ${status}: add one to CASES or skip it with a reason`);
-  } else {
-    plan = status === "501" ? NOT_IMPLEMENTED_CASE : "the operation is not implemented: only its 501 is checked";
-  }
-  plan = alternativeOf(plan, `${op.operationId} ${status}`, contract);
-  if (typeof plan === "string") {
-    transaction.skip = true;
-    return;
-  }
-
-  const c = context(transaction, op, contract).as(defaultCredential(op.access));
-  plan(c);
-  for (const precondition of c.state.preconditions) await precondition();
-
-  if (contract.keysOnly) {
-    transaction.expected.headers = { ...transaction.expected.headers, ...(op.responses[status] && { "Content-Type": JSON_CONTENT_TYPE }) };
-    return;
-  }
-  const schema = op.responses[status];
-  if (schema === undefined) throw new Error(`${op.operationId} declares no ${status}`);
-  if (schema === null) {
-    transaction.expected.headers = {};
-    transaction.expected.body = "";
-    delete transaction.expected.bodySchema;
-  } else {
-    transaction.expected.headers = { "Content-Type": JSON_CONTENT_TYPE };
-    transaction.expected.bodySchema = JSON.stringify(expectedSchema(schema, c.state.code, c.state.constraints));
-    delete transaction.expected.body;
-  }
-}
-
-hooks.beforeEach((transaction, done) => {
-  prepare(transaction).then(
-    () => done(),
-    (error) => {
-      transaction.fail = `hook: ${error.message}`;
-      done();
-    },
-  );
+installCaseHooks(hooks, {
+  cases: CASES,
+  skippedEverywhere: SKIPPED_EVERYWHERE,
+  defaultCredential,
+  credentialHeaders,
+  credentialHeaderNames: CREDENTIAL_HEADERS,
+  extendContext,
+  fallback: (_op, status) =>
+    status === "422" ? "a path or query value out of its bounds; tests/integration/fuzz.test.ts sends such values to every operation" : undefined,
 });

@@ -7,7 +7,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import express, { type RequestHandler } from "express";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
@@ -16,7 +16,10 @@ import {
   BASE_PATH,
   contractOperations,
   dreddDescription,
+  failureReport,
   loadContractDocument,
+  outcomes as outcomesOf,
+  responseBreaker,
   runDredd,
   seedFixtures,
   transactionName,
@@ -54,28 +57,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
 ];
 
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */
-const breakResponses = { on: false };
-
-/** Changes the type of the first string field of `data` (or of its first item, or of the first error). */
-function breakShape(body: unknown): unknown {
-  if (!body || typeof body !== "object") return body;
-  const copy = structuredClone(body) as { data?: unknown; errors?: unknown[] };
-  const target = Array.isArray(copy.data) ? copy.data[0] : (copy.data ?? copy.errors?.[0]);
-  if (target && typeof target === "object") {
-    const record = target as Record<string, unknown>;
-    const key = Object.keys(record).find((k) => typeof record[k] === "string");
-    if (key) record[key] = 12345;
-  }
-  return copy;
-}
-
-const sabotage: RequestHandler = (_req, res, next) => {
-  if (breakResponses.on) {
-    const json = res.json.bind(res);
-    res.json = (body: unknown) => json(breakShape(body));
-  }
-  next();
-};
+const breakResponses = responseBreaker();
 
 const MAILBOX_PASSWORD = "dredd-mailbox-pass";
 let t: TestApp;
@@ -102,7 +84,7 @@ beforeAll(async () => {
   [t, receiver, dovecot] = await Promise.all([startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: "true" }), startReceiver(), startDovecot()]);
   const outer = express();
   outer.disable("x-powered-by");
-  outer.use(sabotage);
+  outer.use(breakResponses.middleware);
   outer.use(t.express);
   server = outer.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -138,22 +120,7 @@ async function dredd(options: Parameters<typeof runDredd>[0]): Promise<DreddRun>
 }
 
 /** Tests of a run by operationId and expected status, with their outcome. */
-function outcomes(run: DreddRun): Map<string, DreddTest["status"][]> {
-  const byKey = new Map<string, DreddTest["status"][]>();
-  for (const test of run.tests) {
-    const op = operations[`${test.method} ${test.path}`];
-    const key = `${op?.operationId ?? test.name} ${test.expectedStatus}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), test.status]);
-  }
-  return byKey;
-}
-type DreddTest = DreddRun["tests"][number];
-
-const failureReport = (run: DreddRun): string =>
-  run.tests
-    .filter((x) => x.status === "fail" || x.status === "error")
-    .map((x) => `${x.status.toUpperCase()} ${x.method} ${x.name}\n${x.message}`)
-    .join("\n");
+const outcomes = (run: DreddRun) => outcomesOf(run, operations);
 
 describe("platform contract (Dredd)", () => {
   it("serves every implemented operation, its error cases and the 501s as the document says", async () => {

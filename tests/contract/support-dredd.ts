@@ -1,16 +1,20 @@
 /**
- * Dredd harness of the platform contract (tests/contract/dredd.test.ts): reads the emitted
- * document, turns its response schemas into JSON Schema that Dredd's validator (Gavel: ajv 6,
- * draft-07) understands, seeds the example fixtures over HTTP and runs Dredd programmatically with
- * tests/contract/dredd-hooks.cjs. Everything Dredd and the hooks talk to is the test server on
- * 127.0.0.1.
+ * Dredd harness of the contract tests of both documents (tests/contract/dredd.test.ts for the
+ * platform, dredd-credit.test.ts for the credit core): reads an emitted document, turns its
+ * response schemas into JSON Schema that Dredd's validator (Gavel: ajv 6, draft-07) understands,
+ * seeds the platform's example fixtures over HTTP and runs Dredd programmatically with the
+ * document's hookfile ({@link ContractSurface}). Everything Dredd and the hooks talk to is the test
+ * server on 127.0.0.1.
  */
 import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import http from "node:http";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import type { RequestHandler } from "express";
+import { creditAccess, creditNotImplemented } from "../../src/http/credit/wiring.js";
 import { platformAccess } from "../../src/http/platform/access.js";
 import { platformNotImplemented } from "../../src/http/platform/handlers.js";
 import type { Access } from "../../src/http/surface.js";
@@ -22,6 +26,37 @@ export const HOOKFILE_PATH = fileURLToPath(new URL("./dredd-hooks.cjs", import.m
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Path of the platform surface under the server (the document's paths are relative to it). */
 export const BASE_PATH = "/api/v1";
+
+/** One emitted document as Dredd checks it: where it is, its hookfile, where it is served and its access rules. */
+export interface ContractSurface {
+  name: string;
+  documentPath: string;
+  hookfilePath: string;
+  /** Path of the surface under the server (the document's paths are relative to it). */
+  basePath: string;
+  access: Record<string, Access>;
+  notImplemented: readonly string[];
+}
+
+/** The platform document (`/api/v1`), checked with tests/contract/dredd-hooks.cjs. */
+export const PLATFORM_SURFACE: ContractSurface = {
+  name: "platform",
+  documentPath: DOCUMENT_PATH,
+  hookfilePath: HOOKFILE_PATH,
+  basePath: BASE_PATH,
+  access: platformAccess as Record<string, Access>,
+  notImplemented: platformNotImplemented,
+};
+
+/** The credit core document (served at the root: its paths start with `/v2`), checked with tests/contract/dredd-credit-hooks.cjs. */
+export const CREDIT_SURFACE: ContractSurface = {
+  name: "credit",
+  documentPath: fileURLToPath(new URL("../../generated/openapi/credit.openapi.yaml", import.meta.url)),
+  hookfilePath: fileURLToPath(new URL("./dredd-credit-hooks.cjs", import.meta.url)),
+  basePath: "",
+  access: creditAccess as Record<string, Access>,
+  notImplemented: creditNotImplemented,
+};
 
 /** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -142,12 +177,12 @@ export interface Fixtures {
   pollerDoomedCustomerId: string;
 }
 
-/** What the hooks get in `hooks.configuration.custom.contract`. */
-export interface HookContract {
+/** What the hooks get in `hooks.configuration.custom.contract`; `F` is the fixtures of the surface's seeding. */
+export interface HookContract<F = Fixtures> {
   baseUrl: string;
   basePath: string;
   operations: Record<string, ContractOperation>;
-  fixtures: Fixtures;
+  fixtures: F;
   /** Leave Dredd's own expectation (key comparison of the example) alone: only for the negative control. */
   keysOnly?: boolean;
   /**
@@ -159,8 +194,8 @@ export interface HookContract {
   alternative?: number;
 }
 
-export function loadContractDocument(): OpenApiDocument {
-  return parse(readFileSync(DOCUMENT_PATH, "utf8")) as OpenApiDocument;
+export function loadContractDocument(surface: ContractSurface = PLATFORM_SURFACE): OpenApiDocument {
+  return parse(readFileSync(surface.documentPath, "utf8")) as OpenApiDocument;
 }
 
 const resolveParameter = (doc: OpenApiDocument, p: Parameter | { $ref: string }): Parameter =>
@@ -240,10 +275,10 @@ export function toJsonSchema(doc: OpenApiDocument, node: Json, trail: readonly s
   return out;
 }
 
-/** Every operation of the document with its access rule, implementation state and response schemas. */
-export function contractOperations(doc: OpenApiDocument): Record<string, ContractOperation> {
-  const notImplemented = new Set<string>(platformNotImplemented);
-  const access = platformAccess as Record<string, Access>;
+/** Every operation of the document with its access rule (from `surface`), implementation state and response schemas. */
+export function contractOperations(doc: OpenApiDocument, surface: ContractSurface = PLATFORM_SURFACE): Record<string, ContractOperation> {
+  const notImplemented = new Set<string>(surface.notImplemented);
+  const access = surface.access;
   const operations: Record<string, ContractOperation> = {};
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -276,7 +311,7 @@ export function transactionName(op: ContractOperation, status: string): string {
 }
 
 /** A small JSON-over-HTTP client for seeding; throws unless the answer has `expected` status. */
-function client(baseUrl: string) {
+export function client(baseUrl: string) {
   return async (method: string, path: string, expected: number, options: { headers?: Record<string, string>; body?: Json } = {}) => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
@@ -494,9 +529,11 @@ interface ReporterTest {
  * Only the dot reporter (no file reporter, so no Apiary reporter and no network beyond
  * `endpoint`): it prints one character per transaction and the details of failures. `only` restricts the run to these transaction names.
  */
-export async function runDredd(options: {
+export async function runDredd<F>(options: {
+  /** The document and hookfile (default: the platform's). */
+  surface?: ContractSurface;
   endpoint: string;
-  contract: HookContract;
+  contract: HookContract<F>;
   description: string;
   only?: string[];
   /** Do not print the details of failures (for runs that are meant to fail). */
@@ -506,6 +543,7 @@ export async function runDredd(options: {
   const Dredd = require("dredd") as DreddConstructor;
   const reporterOutput = (require("dredd/build/reporters/reporterOutputLogger") as { default: { transports: { console: { silent?: boolean } } } })
     .default.transports.console;
+  const surface = options.surface ?? PLATFORM_SURFACE;
   const emitter = new EventEmitter();
   const tests: DreddTest[] = [];
   const record = (status: DreddTest["status"]) => (test: ReporterTest) => {
@@ -525,8 +563,8 @@ export async function runDredd(options: {
   emitter.on("test error", (_error: Error, test: ReporterTest) => record("error")(test));
   const dredd = new Dredd({
     endpoint: options.endpoint,
-    apiDescriptions: [{ location: DOCUMENT_PATH, content: options.description }],
-    hookfiles: [HOOKFILE_PATH],
+    apiDescriptions: [{ location: surface.documentPath, content: options.description }],
+    hookfiles: [surface.hookfilePath],
     language: "nodejs",
     only: options.only ?? [],
     reporter: options.quiet ? [] : ["dot"],
@@ -552,10 +590,20 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
 /**
  * Records every TCP connection this process opens until `stop()`, which returns them all and the
  * ones that went anywhere but the loopback interface (unix sockets count as local and are not listed).
+ * Every request through an HTTP agent is recorded too (`http.Agent.prototype.addRequest`: Dredd's
+ * `request` sends through Node's global agent): a request on a reused keep-alive socket opens no
+ * connection, so a connection watch alone can miss all of Dredd's requests.
  */
 export function watchOutboundConnections(): { stop(): { all: string[]; outside: string[] } } {
   const original = net.Socket.prototype.connect;
   const targets: string[] = [];
+  type AddRequest = (this: http.Agent, req: http.ClientRequest, options: { host?: string; port?: number | string; socketPath?: string }, ...rest: unknown[]) => void;
+  const agentPrototype = http.Agent.prototype as unknown as { addRequest: AddRequest };
+  const originalAddRequest = agentPrototype.addRequest;
+  agentPrototype.addRequest = function addRequest(this: http.Agent, req, options, ...rest) {
+    if (options.socketPath === undefined) targets.push(`${options.host ?? "localhost"}:${options.port}`);
+    return originalAddRequest.call(this, req, options, ...rest);
+  };
   net.Socket.prototype.connect = function connect(this: net.Socket, ...args: unknown[]) {
     // net.connect() passes its normalised arguments as one array: [options, callback].
     const normalised = Array.isArray(args[0]);
@@ -572,8 +620,164 @@ export function watchOutboundConnections(): { stop(): { all: string[]; outside: 
   return {
     stop() {
       net.Socket.prototype.connect = original;
+      agentPrototype.addRequest = originalAddRequest;
       const host = (target: string) => target.replace(/:[^:]*$/, "").replace(/^\[|\]$/g, "");
       return { all: [...targets], outside: targets.filter((t) => !LOOPBACK.has(host(t))) };
     },
+  };
+}
+
+/**
+ * The negative control's switch: while `on`, every JSON response keeps its keys but the first string
+ * field of `data` (or of its first item, or of the first error) becomes a number.
+ */
+export function responseBreaker(): { on: boolean; middleware: RequestHandler } {
+  const state = { on: false, middleware: (() => {}) as RequestHandler };
+  state.middleware = (_req, res, next) => {
+    if (state.on) {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json(breakShape(body));
+    }
+    next();
+  };
+  return state;
+}
+
+/** Changes the type of the first string field of `data` (or of its first item, or of the first error). */
+function breakShape(body: unknown): unknown {
+  if (!body || typeof body !== "object") return body;
+  const copy = structuredClone(body) as { data?: unknown; errors?: unknown[] };
+  const target = Array.isArray(copy.data) ? copy.data[0] : (copy.data ?? copy.errors?.[0]);
+  if (target && typeof target === "object") {
+    const record = target as Record<string, unknown>;
+    const key = Object.keys(record).find((k) => typeof record[k] === "string");
+    if (key) record[key] = 12345;
+  }
+  return copy;
+}
+
+/** Tests of a run by `operationId status`, with their outcomes. */
+export function outcomes(run: DreddRun, operations: Record<string, ContractOperation>): Map<string, DreddTest["status"][]> {
+  const byKey = new Map<string, DreddTest["status"][]>();
+  for (const test of run.tests) {
+    const op = operations[`${test.method} ${test.path}`];
+    const key = `${op?.operationId ?? test.name} ${test.expectedStatus}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), test.status]);
+  }
+  return byKey;
+}
+
+/** The failed and errored tests of a run, with Dredd's messages. */
+export const failureReport = (run: DreddRun): string =>
+  run.tests
+    .filter((x) => x.status === "fail" || x.status === "error")
+    .map((x) => `${x.status.toUpperCase()} ${x.method} ${x.name}\n${x.message}`)
+    .join("\n");
+
+/** Ids and keys the credit seeding creates; the credit hooks put them into requests. */
+export interface CreditFixtures {
+  /** The master key, sent in `x-api-key` to the operator operations (credit products). */
+  masterKey: string;
+  /** The document's example tenant (`acme-bank`) and an owner key of it. */
+  customerId: string;
+  ownerKey: string;
+  /** Another tenant with the example product and a VERIFIED user but no notification URL (Create Credit Wallet answers 409, Get Notifications Settings 404). */
+  otherOwnerKey: string;
+  otherUserId: string;
+  /** The document's example user of Create Credit Wallet (created with its `userId`), VERIFIED. */
+  userId: string;
+  /** The real HTTP receiver on 127.0.0.1 the example tenant enlisted (NotificationsEnlist). */
+  hookUrl: string;
+  /** The example tenant's sandbox clock after seeding (set to {@link clockStart} before the first wallet, then advanced past the first cut). */
+  clockStart: string;
+  clockNow: string;
+  /**
+   * Wallets of the example user, each created from the Create Credit Wallet example (wallet ids are
+   * generated, the hooks put them into paths), by the role the cases need.
+   */
+  wallets: {
+    /** Active, charged and cut once: it has a statement and events. */
+    main: string;
+    /** Active: Block Credit Wallet blocks it. */
+    toBlock: string;
+    /** Blocked while seeding: blocking it again is a 409, Unblock Credit Wallet unblocks it. */
+    blocked: string;
+    /** Active: Dissolve Credit Wallet dissolves it. */
+    toDissolve: string;
+    /** Dissolved while seeding: every change of it is a 409. */
+    dissolved: string;
+  };
+  /** The `Idempotency-Key` and body of a charge and of a payment seeded on `wallets.main`, with other amounts than the examples'. */
+  seededCharge: { idempotencyKey: string; body: JsonObject };
+  seededPayment: { idempotencyKey: string; body: JsonObject };
+}
+
+/**
+ * Seeds, over the platform API (`platformUrl`) and the credit API (`creditUrl`), the records the
+ * credit document's examples name: tenant `acme-bank` with an owner key, its product `001` (the
+ * Create Credit Product example, with the master key), the example user `6f1d2c3b-…` (activated:
+ * VERIFIED), NotificationsEnlist to `hookUrl`, the sandbox clock set to 2026-01-01 before the first
+ * wallet, the wallets of {@link CreditFixtures.wallets} from the Create Credit Wallet example, a
+ * charge and the clock advanced past the example's first cut (2026-01-31), so statements and events exist.
+ */
+export async function seedCreditFixtures(
+  platformUrl: string,
+  creditUrl: string,
+  operations: Record<string, ContractOperation>,
+  hookUrl: string,
+): Promise<CreditFixtures> {
+  const platform = client(platformUrl);
+  const credit = client(creditUrl);
+  const example = (key: string): JsonObject => {
+    const value = operations[key]?.requestExample;
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`The document has no request example for ${key}`);
+    return value;
+  };
+  const operator = { authorization: `Bearer ${String((await platform("POST", "/sessions", 201, { headers: { "x-master-api-key": TEST_MASTER_KEY } })).data.token)}` };
+  const productExample = example("POST /v2/credit-products");
+  const walletExample = example("POST /v2/wallet/credits");
+  const asMaster = { "x-api-key": TEST_MASTER_KEY };
+
+  /** A tenant with the example product and a VERIFIED user (`userId` when given); returns its owner key. */
+  const tenant = async (customerId: string, userId?: string) => {
+    await platform("POST", "/customers", 201, { headers: operator, body: { customer_id: customerId, email: `ops@${customerId}.example`, entity_name: `Dredd ${customerId}` } });
+    const key = String((await platform("POST", `/customers/${customerId}/credentials`, 201, { headers: operator })).data.customer_secret);
+    await credit("POST", "/v2/credit-products", 201, { headers: asMaster, body: { ...productExample, customerId } });
+    const user = (await platform("POST", "/users", 201, { headers: { "x-api-key": key }, body: userBody(userId ? { user_id: userId } : {}) as JsonObject })).data;
+    await platform("POST", `/users/${String(user.user_id)}/activate`, 200, { headers: { "x-api-key": key } });
+    return { key, userId: String(user.user_id) };
+  };
+  const customerId = String(productExample.customerId);
+  const { key: ownerKey, userId } = await tenant(customerId, String(walletExample.userId));
+  const { key: otherOwnerKey, userId: otherUserId } = await tenant("dredd-other-bank");
+  const asOwner = { "x-api-key": ownerKey };
+  await credit("PUT", "/v2/notifications", 200, { headers: asOwner, body: { creditNotificationsURL: hookUrl } });
+  const clockStart = "2026-01-01T00:00:00.000Z";
+  await credit("PUT", "/v2/sandbox/clock", 200, { headers: asOwner, body: { now: clockStart } });
+
+  const wallet = async () => String((await credit("POST", "/v2/wallet/credits", 201, { headers: asOwner, body: walletExample })).data.walletId);
+  const [main, toBlock, blocked, toDissolve, dissolved] = [await wallet(), await wallet(), await wallet(), await wallet(), await wallet()] as [string, string, string, string, string];
+  const seededCharge = { idempotencyKey: "dredd-fixture-charge", body: { amount: 30000, description: "Dredd fixture" } };
+  const seededPayment = { idempotencyKey: "dredd-fixture-payment", body: { amount: 1000 } };
+  const charge = { headers: { ...asOwner, "Idempotency-Key": seededCharge.idempotencyKey }, body: seededCharge.body };
+  await credit("POST", `/v2/wallet/credits/${main}/charges`, 201, charge);
+  await credit("POST", `/v2/wallet/credits/${blocked}/block`, 200, { headers: asOwner });
+  await credit("POST", `/v2/wallet/credits/${dissolved}/dissolve`, 200, { headers: asOwner });
+  await credit("POST", "/v2/sandbox/clock/advance", 200, { headers: asOwner, body: { to: "2026-02-01T00:00:00Z" } });
+  await credit("POST", `/v2/wallet/credits/${main}/payments`, 201, { headers: { ...asOwner, "Idempotency-Key": seededPayment.idempotencyKey }, body: seededPayment.body });
+  const clockNow = String((await credit("GET", "/v2/sandbox/clock", 200, { headers: asOwner })).data.now);
+  return {
+    masterKey: TEST_MASTER_KEY,
+    customerId,
+    ownerKey,
+    otherOwnerKey,
+    otherUserId,
+    userId,
+    hookUrl,
+    clockStart,
+    clockNow,
+    wallets: { main, toBlock, blocked, toDissolve, dissolved },
+    seededCharge,
+    seededPayment,
   };
 }

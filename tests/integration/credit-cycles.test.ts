@@ -16,16 +16,19 @@ import {
   charge,
   createWallet,
   dissolveWallet,
+  interestOn,
+  nextCutAfter,
   nextCutDate,
   overrideSpecs,
   pay,
   type CreditEvent,
   type CreditProductRules,
+  type CutFrequency,
   type Outcome,
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { closeSql, graceSql, rescheduleWallets, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
+import { closeSql, graceSql, nextCutSql, rescheduleWallets, rheDivSql, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 
@@ -138,6 +141,33 @@ async function snapshot(customerId: string): Promise<unknown[]> {
     await e.execute(`select wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at from credit_event where customer_id = ? order by wallet_id, sequence`, [customerId]),
   ];
 }
+
+describe("cut schedule and rounding in SQL", () => {
+  it("nextCutSql gives schedule.ts nextCutAfter for every frequency, month ends and leap years included, whatever the session time zone", async () => {
+    const anchors = ["2024-01-31T00:00:00Z", "2024-02-29T06:30:00Z", "2026-01-30T23:59:59.999Z", "2026-03-31T00:00:00Z", "2025-08-15T12:00:00Z"].map(D);
+    const cases = fc.sample(
+      fc.record({ first: fc.constantFrom(...anchors), freq: fc.constantFrom("daily", "weekly", "biweekly", "month", "year"), offsetH: fc.integer({ min: -2000, max: 40000 }) }),
+      { numRuns: 400, seed: 7 },
+    );
+    const values = cases.map((c, i) => `(${i}, timestamptz '${c.first.toISOString()}', '${c.freq}', timestamptz '${new Date(c.first.getTime() + c.offsetH * 3_600_000).toISOString()}')`).join(",");
+    // in a session time zone with daylight saving: the SQL must not depend on it
+    const rows = await em().transactional(async (tx) => {
+      await tx.execute(`set local time zone 'America/Santiago'`);
+      return tx.execute<{ i: number; next: Date }[]>(`select i, ${nextCutSql("f", "q", "t")} as next from (values ${values}) as v(i, f, q, t) order by i`);
+    });
+    expect(rows.map((r) => new Date(r.next).toISOString())).toEqual(
+      cases.map((c) => nextCutAfter(c.first, c.freq as CutFrequency, new Date(c.first.getTime() + c.offsetH * 3_600_000)).date.toISOString()),
+    );
+  });
+
+  it("rheDivSql rounds half to even exactly, as interest.ts interestOn does", async () => {
+    const cases = fc.sample(fc.record({ rate: fc.integer({ min: 0, max: 999999 }).map((x) => x / 10000), basis: fc.integer({ min: 0, max: 2 ** 40 }), divisor: fc.constantFrom(360, 365) }), { numRuns: 400, seed: 11 });
+    cases.push({ rate: 1, basis: 18000, divisor: 360 }, { rate: 1, basis: 54750, divisor: 365 }, { rate: 36, basis: 12500, divisor: 360 }, { rate: 36, basis: 37500, divisor: 360 });
+    const values = cases.map((c, i) => `(${i}, ${c.rate}::numeric, ${c.basis}::bigint, ${c.divisor})`).join(",");
+    const rows = await em().execute<{ v: string }[]>(`select ${rheDivSql("r * b", "100 * d")} as v from (values ${values}) as x(i, r, b, d) order by i`);
+    expect(rows.map((r) => Number(r.v))).toEqual(cases.map((c) => interestOn(c.basis, c.rate, c.divisor as 360 | 365, 0)));
+  });
+});
 
 describe("golden vector (decisions.md §6)", () => {
   it("ADB interest 1125 and minimum 5500, BAC interest 1350, with statements and events equal to the engine's", async () => {

@@ -267,9 +267,10 @@ describe("polling", () => {
       await dovecot.deliver(mailbox, PASSWORD, { subject: `Withdrawal ${mine}`, text: "PIN: 246810" }),
     ];
     await createPoller(customerId);
-    const stats = await waitFor("all five messages to be processed", async () => {
+    // the messages are counted one by one and the PINs when the poll ends: wait for the end of the poll
+    const stats = await waitFor("all five messages to be processed and the poll to end", async () => {
       const got = await getPoller(customerId);
-      return got.total_emails_processed === 5 ? got : undefined;
+      return got.total_emails_processed === 5 && got.last_successful_poll_at ? got : undefined;
     }, 15_000);
     expect(stats.total_pins_extracted).toBe(1);
     const flags = await dovecot.flags(mailbox, PASSWORD);

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, createTestDatabase } from "../support/app.js";
 import { freePort, startService } from "../support/service-process.js";
+import { waitFor } from "../support/wait.js";
 
 let db: { url: string; drop(): Promise<void> };
 
@@ -53,7 +54,9 @@ describe("service lifecycle", () => {
       }
     };
     const clients = Array.from({ length: 40 }, () => client());
+    // under load first: wait for enough answers (not a fixed time, so a busy machine cannot starve the check)
     await new Promise((r) => setTimeout(r, 1_000));
+    await waitFor("answers before the signal", () => (outcomes.length > 40 ? true : undefined), 30_000);
     const before = outcomes.length;
     signalled = true;
     const started = Date.now();

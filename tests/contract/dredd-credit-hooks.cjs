@@ -1,0 +1,251 @@
+/**
+ * Dredd hooks of the credit contract (run by tests/contract/dredd-credit.test.ts, which passes the
+ * operations, their response schemas and the seeded fixtures in `hooks.configuration.custom.contract`;
+ * see support-dredd.ts `seedCreditFixtures`). The machinery is dredd-hooks-core.cjs, shared with the
+ * platform hooks: this file declares the credit cases, credentials and skips.
+ *
+ * Credit wallet ids are generated, so the document's example walletId (`c7e2a9d4-…`) cannot exist:
+ * success and conflict cases put a seeded wallet of the right state into the path, and the example
+ * id itself is the unknown wallet of the 404s. Dredd runs the transactions in document order (products,
+ * notifications, sandbox clock, wallets, then the wallet operations by path), which the cases rely on:
+ * Block Credit Wallet blocks `wallets.toBlock` before Unblock Credit Wallet unblocks `wallets.blocked`.
+ */
+const hooks = require("hooks");
+const { installCaseHooks } = require("./dredd-hooks-core.cjs");
+
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-master-api-key"];
+/** An owner key no tenant has. */
+const UNKNOWN_KEY = "sk_dredd-not-a-real-key-0123456789abcdef";
+/** A product code no tenant uses. */
+const UNKNOWN_PRODUCT_CODE = "999";
+
+/** Statuses the test cannot provoke, skipped for every credit operation. */
+const SKIPPED_EVERYWHERE = {
+  500: "an internal error cannot be provoked from outside",
+  501: "the operation is implemented",
+  429: "Dredd's server runs with the rate limits off; tests/integration/rate-limits.test.ts trips each bucket",
+  503: "the database cannot be stopped under a Dredd run; tests/integration/database-outage.test.ts stops it and checks the 503",
+};
+
+/** The sandbox clock answers 404 only when the provider is not the sandbox; Dredd's server runs the sandbox. */
+const CLOCK_404 = "the sandbox clock answers 404 only while the provider is not the sandbox, and Dredd's server runs the sandbox";
+/** A wallet id longer than the 64 characters the document allows. */
+const LONG_WALLET_ID = "w".repeat(65);
+/** The 422 of an operation whose only input is the wallet id: one past its `maxLength`. */
+const longWalletId = (suffix) => (c) => walletPath(c, LONG_WALLET_ID, suffix).error("VALIDATION_ERROR").expect(fieldError("walletId"));
+/** The 422 of an operation without path, query or body fields: an `x-trace-id` that is not a UUID. */
+const BAD_TRACE_ID = (c) => c.header("x-trace-id", "not-a-uuid").error("VALIDATION_ERROR");
+
+/** Path of a wallet operation on `walletId` (`suffix` after it). */
+const walletPath = (c, walletId, suffix = "") => c.path(`/v2/wallet/credits/${walletId}${suffix}`);
+/** `data` of the answer must match `properties`. */
+const dataWith = (properties) => ({ properties: { data: { properties } } });
+
+/** The 401, 403 and 404 of a tenant wallet operation. */
+const WALLET_ERRORS = {
+  401: (c) => c.as("none").error("UNAUTHORIZED"),
+  403: (c) => c.as("master").error("FORBIDDEN"), // a valid credential of the other kind
+  404: (c) => c.error("NOT_FOUND"), // the example walletId: wallet ids are generated
+};
+
+/**
+ * Cases of the credit operations, by operationId and declared status (see dredd-hooks-core.cjs). A
+ * string is an explicit skip with its reason. Unlisted 400s get the unreadable body.
+ */
+const CASES = {
+  createCreditProduct: {
+    201: (c) => c.body({ ...c.example(), creditProductCode: "002" }).expect(dataWith({ creditProductCode: { const: "002" } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"), // the tenant's key is not the master key
+    409: (c) => c.error("CONFLICT"), // the example's product 001 of acme-bank is seeded
+    422: [
+      (c) => c.body({ ...c.example(), creditProductCode: "003", gracePeriod: 0 }).error("VALIDATION_ERROR").expect(fieldError("gracePeriod")),
+      (c) => c.body({ ...c.example(), creditProductCode: "003", dailyRateDivisor: 364 }).error("VALIDATION_ERROR").expect(fieldError("dailyRateDivisor")),
+    ],
+  },
+  listCreditProducts: {
+    200: (c) => c.query("limit=2&offset=0").expect(dataWith({ items: { minItems: 1 } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    422: (c) => c.query("limit=0").error("VALIDATION_ERROR"),
+  },
+  getCreditProduct: {
+    200: (c) => c.expect(dataWith({ creditProductCode: { const: "001" } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    404: (c) => c.path(`/v2/credit-products/${UNKNOWN_PRODUCT_CODE}`).error("NOT_FOUND"),
+    422: (c) => c.path("/v2/credit-products/abc").error("VALIDATION_ERROR"),
+  },
+  updateCreditProductSettings: {
+    200: (c) => c.expect(dataWith({ gracePeriod: { const: c.example().gracePeriod } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/v2/credit-products/${UNKNOWN_PRODUCT_CODE}`).error("NOT_FOUND"),
+    422: (c) => c.body({ ...c.example(), gracePeriod: 0 }).error("VALIDATION_ERROR").expect(fieldError("gracePeriod")),
+  },
+  notificationsEnlist: {
+    // The example URL is not a loopback receiver: the seeded one (enlisting again replaces the URL).
+    200: (c) => c.body({ creditNotificationsURL: c.f.hookUrl }),
+    401: (c) => c.as("bad").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    422: (c) => c.body({ creditNotificationsURL: "not a url" }).error("VALIDATION_ERROR"),
+  },
+  getNotificationsSettings: {
+    200: (c) => c.expect(dataWith({ creditNotificationsURL: { const: c.f.hookUrl } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    404: (c) => c.as("otherOwner").error("NOT_FOUND"), // a tenant that never enlisted
+    422: BAD_TRACE_ID,
+  },
+  getSandboxClock: {
+    200: (c) => c.expect(dataWith({ now: { const: c.f.clockNow } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    404: CLOCK_404,
+    422: BAD_TRACE_ID,
+  },
+  setSandboxClock: {
+    // The tenant has wallets: forward only. A day after the seeded clock.
+    200: (c) => c.body({ now: new Date(Date.parse(c.f.clockNow) + 86_400_000).toISOString() }),
+    401: (c) => c.as("none").body({ now: c.f.clockNow }).error("UNAUTHORIZED"),
+    403: (c) => c.as("master").body({ now: c.f.clockNow }).error("FORBIDDEN"),
+    404: CLOCK_404,
+    409: (c) => c.body({ now: c.f.clockStart }).error("CONFLICT"), // backwards while the tenant has wallets
+    422: (c) => c.body({ now: "yesterday" }).error("VALIDATION_ERROR"),
+  },
+  advanceSandboxClock: {
+    200: (c) => c.body({ days: 1 }),
+    401: (c) => c.as("none").body({ days: 1 }).error("UNAUTHORIZED"),
+    403: (c) => c.as("master").body({ days: 1 }).error("FORBIDDEN"),
+    404: CLOCK_404,
+    422: (c) => c.body({ days: 1, to: c.f.clockNow }).error("VALIDATION_ERROR"), // both
+  },
+  createCreditWallet: {
+    // The clock is past the example's firstCutDate (2026-01-31): a later first cut.
+    201: (c) => c.body({ ...c.example(), firstCutDate: "2026-04-30T00:00:00Z" }).expect(dataWith({ userId: { const: c.f.userId }, status: { const: "active" } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    // A tenant with the product and a VERIFIED user that never enlisted.
+    409: (c) => c.as("otherOwner").body({ ...c.example(), userId: c.f.otherUserId, firstCutDate: "2026-04-30T00:00:00Z" }).error("CONFLICT"),
+    422: [
+      (c) => c.body({ ...c.example(), creditProductCode: UNKNOWN_PRODUCT_CODE, firstCutDate: "2026-04-30T00:00:00Z" }).error("VALIDATION_ERROR").expect(fieldError("creditProductCode")),
+      // A VERIFIED user of another tenant is no user of this one.
+      (c) => c.body({ ...c.example(), userId: c.f.otherUserId, firstCutDate: "2026-04-30T00:00:00Z" }).error("VALIDATION_ERROR").expect(fieldError("userId")),
+    ],
+  },
+  listCreditWallets: {
+    200: (c) => c.query("limit=100&offset=0").expect(dataWith({ items: { minItems: 5 } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    422: (c) => c.query("limit=101").error("VALIDATION_ERROR"),
+  },
+  getCreditWallet: {
+    200: (c) => walletPath(c, c.f.wallets.main).expect(dataWith({ walletId: { const: c.f.wallets.main } })),
+    ...WALLET_ERRORS,
+    404: [WALLET_ERRORS[404], (c) => walletPath(c, c.f.wallets.main).as("otherOwner").error("NOT_FOUND")], // another tenant's wallet
+    422: longWalletId(""),
+  },
+  blockCreditWallet: {
+    200: (c) => walletPath(c, c.f.wallets.toBlock, "/block").expect(dataWith({ status: { const: "blocked" } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.blocked, "/block").error("CONFLICT"),
+    422: longWalletId("/block"),
+  },
+  payOutCredit: {
+    201: [
+      (c) => walletPath(c, c.f.wallets.main, "/charges").expect(dataWith({ isDuplicate: { const: false } })),
+      // The seeded charge repeated: its key and body return the first charge.
+      (c) => walletPath(c, c.f.wallets.main, "/charges").header("Idempotency-Key", c.f.seededCharge.idempotencyKey).body(c.f.seededCharge.body)
+        .expect(dataWith({ isDuplicate: { const: true }, idempotencyKey: { const: c.f.seededCharge.idempotencyKey } })),
+    ],
+    ...WALLET_ERRORS,
+    409: [
+      (c) => walletPath(c, c.f.wallets.dissolved, "/charges").error("CONFLICT"), // no new transactions
+      (c) => walletPath(c, c.f.wallets.main, "/charges").header("Idempotency-Key", c.f.seededCharge.idempotencyKey).error("CONFLICT"), // the example's other body
+    ],
+    422: (c) => walletPath(c, c.f.wallets.main, "/charges").body({ amount: 0, description: "zero" }).error("VALIDATION_ERROR"),
+  },
+  dissolveCreditWallet: {
+    200: (c) => walletPath(c, c.f.wallets.toDissolve, "/dissolve").expect(dataWith({ status: { const: "dissolved" } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.dissolved, "/dissolve").error("CONFLICT"),
+    422: longWalletId("/dissolve"),
+  },
+  listCreditWalletEvents: {
+    200: (c) => walletPath(c, c.f.wallets.main, "/events").expect(dataWith({ items: { minItems: 1 } })),
+    ...WALLET_ERRORS,
+    422: (c) => walletPath(c, c.f.wallets.main, "/events?limit=0").error("VALIDATION_ERROR"),
+  },
+  changeInterestCreditCapital: {
+    200: (c) => walletPath(c, c.f.wallets.main, "/interest").expect(dataWith({ status: { const: "pending" } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.dissolved, "/interest").error("CONFLICT"),
+    422: (c) => walletPath(c, c.f.wallets.main, "/interest").body({}).error("VALIDATION_ERROR"),
+  },
+  changeWalletLimit: {
+    200: (c) => walletPath(c, c.f.wallets.main, "/limit").expect(dataWith({ limit: { const: c.example().limit } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.dissolved, "/limit").error("CONFLICT"),
+    422: (c) => walletPath(c, c.f.wallets.main, "/limit").body({ limit: 1 }).error("VALIDATION_ERROR").expect(fieldError("limit")), // not a raise
+  },
+  reportPayCredit: {
+    201: [
+      (c) => walletPath(c, c.f.wallets.main, "/payments").expect(dataWith({ isDuplicate: { const: false } })),
+      (c) => walletPath(c, c.f.wallets.main, "/payments").header("Idempotency-Key", c.f.seededPayment.idempotencyKey).body(c.f.seededPayment.body)
+        .expect(dataWith({ isDuplicate: { const: true } })),
+    ],
+    ...WALLET_ERRORS,
+    // The seeded payment's key with the example's (other) amount.
+    409: (c) => walletPath(c, c.f.wallets.main, "/payments").header("Idempotency-Key", c.f.seededPayment.idempotencyKey).error("CONFLICT"),
+    422: (c) => walletPath(c, c.f.wallets.main, "/payments").body({ amount: 0 }).error("VALIDATION_ERROR"),
+  },
+  listCreditWalletStatements: {
+    200: (c) => walletPath(c, c.f.wallets.main, "/statements").expect(dataWith({ items: { minItems: 1 } })),
+    ...WALLET_ERRORS,
+    422: (c) => walletPath(c, c.f.wallets.main, "/statements?limit=0").error("VALIDATION_ERROR"),
+  },
+  unblockCreditWallet: {
+    200: (c) => walletPath(c, c.f.wallets.blocked, "/unblock").expect(dataWith({ status: { const: "active" } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.main, "/unblock").error("CONFLICT"), // active
+    422: longWalletId("/unblock"),
+  },
+};
+
+/** A 422 naming `field` in `errors[]`. */
+function fieldError(field) {
+  return { properties: { errors: { contains: { required: ["field"], properties: { field: { const: field } } } } } };
+}
+
+/** The credential an access rule asks for by default: the master key for operator operations, else the owner key. */
+function defaultCredential(access) {
+  if (access.includes("master")) return "master";
+  if (access.includes("owner")) return "owner";
+  throw new Error(`No default credential for access ${JSON.stringify(access)}`);
+}
+
+/** Request headers of each credential kind (every credit credential goes in `x-api-key`). */
+function credentialHeaders(kind, f) {
+  switch (kind) {
+    case "none":
+      return {};
+    case "bad":
+      return { "x-api-key": UNKNOWN_KEY };
+    case "master":
+      return { "x-api-key": f.masterKey };
+    case "owner":
+      return { "x-api-key": f.ownerKey };
+    case "otherOwner":
+      return { "x-api-key": f.otherOwnerKey };
+    default:
+      throw new Error(`Unknown credential kind ${kind}`);
+  }
+}
+
+installCaseHooks(hooks, {
+  cases: CASES,
+  skippedEverywhere: SKIPPED_EVERYWHERE,
+  defaultCredential,
+  credentialHeaders,
+  credentialHeaderNames: CREDENTIAL_HEADERS,
+});
