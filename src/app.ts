@@ -173,8 +173,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       retryBaseS: config.webhookRetryBaseS,
       allowPrivate: config.allowPrivateNetworkTargets,
     }, logger);
-    // An enlist may enable a target with events waiting: start a round at once.
-    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, () => creditDelivery.notifyCreditEventsWritten());
+    // An enlist may enable a target with events waiting: release them and start a round at once.
+    const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
     // Writers of credit_event rows start their delivery after commit.
     const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count));
     const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count));

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CREDIT_DELIVERY_JOB, type CreditNotificationBody } from "../../src/modules/credit/delivery.js";
+import { CREDIT_DELIVERY_JOB, PARKED_AT, type CreditNotificationBody } from "../../src/modules/credit/delivery.js";
 import { CreditEvent, CreditWallet } from "../../src/modules/credit/wallet-entities.js";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
@@ -281,9 +281,14 @@ describe("the target", () => {
     expect(row!.disabled_reason).toMatch(/410/);
     await sleep(2_000); // two recurring rounds: nothing more goes out
     expect(sequencesOf(walletId)).toEqual([1]);
-    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 1 });
+    // both wait, parked out of the claims' way: event 1 by its 410, event 2 by the next sweep
+    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 1, nextAttemptAt: PARKED_AT });
     expect((await stateOf(t, e1!)).attempts.map((a) => [a.http_status, a.error])).toEqual([[410, "HTTP 410"]]);
-    expect(await stateOf(t, e2!)).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
+    const parked = await waitFor("event 2 parked by a sweep", async () => {
+      const state = await stateOf(t, e2!);
+      return state.nextAttemptAt?.getTime() === PARKED_AT.getTime() ? state : undefined;
+    });
+    expect(parked).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
 
     const fresh = await enlist(s, `${receiver.url}/again`);
     await waitForStatus(t, e2!, "succeeded");
@@ -301,7 +306,11 @@ describe("the target", () => {
     t.services.creditDelivery.notifyCreditEventsWritten(2);
     await sleep(2_000);
     expect(hooksOf(walletId)).toEqual([]);
-    expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
+    const parked = await waitFor("event 1 parked by a sweep", async () => {
+      const state = await stateOf(t, e1!);
+      return state.nextAttemptAt?.getTime() === PARKED_AT.getTime() ? state : undefined;
+    });
+    expect(parked).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
     const secret = await enlist(s);
     await waitForStatus(t, e2!, "succeeded");
     expect(hooksOf(walletId).map((h) => [h.headers["webhook-id"], h.verifiedBy[secret]])).toEqual([[e1, true], [e2, true]]);
@@ -350,6 +359,29 @@ describe("the job", () => {
       kick.mockRestore();
     }
   });
+
+  it("the writers trigger it after their commit: ChangeWalletLimit, a charge and a payment through the API arrive in sequence order, equal to List Credit Wallet Events", async () => {
+    const s = await scene(kickApp);
+    const secret = await enlist(s);
+    await sleep(1_000); // the round the enlist started has ended
+    const api = () => request(kickApp.express);
+    const created = await api().post("/v2/wallet/credits").set("x-api-key", s.key).send({ userId: s.userId, currency: "USD", limit: 100000, creditProductCode: "001" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const walletId = created.body.data.walletId as string;
+    const path = `/v2/wallet/credits/${walletId}`;
+    expect((await api().post(`${path}/limit`).set("x-api-key", s.key).send({ limit: 150000 })).status).toBe(200);
+    expect((await api().post(`${path}/charges`).set("x-api-key", s.key).set("Idempotency-Key", "c-1").send({ amount: 30000, description: "Hardware store" })).status).toBe(201);
+    expect((await api().post(`${path}/payments`).set("x-api-key", s.key).set("Idempotency-Key", "p-1").send({ amount: 5000 })).status).toBe(201);
+    // no recurring round within the hour: only the writers' trigger can have sent them
+    const hooks = await waitFor("the notifications", () => (hooksOf(walletId).length >= 2 ? hooksOf(walletId) : undefined), 5_000);
+    const events = await api().get(`${path}/events`).set("x-api-key", s.key);
+    expect(events.status).toBe(200);
+    const listed = events.body.data.items as (CreditNotificationBody & { id: string; createdAt: string })[];
+    expect(listed.map((e) => e.type)).toEqual(["Cambio de Limite", "Reporte de Pago"]);
+    expect(hooks.map((h) => h.headers["webhook-id"])).toEqual(listed.map((e) => e.id));
+    expect(hooks.map((h) => bodyOf(h))).toEqual(listed.map(({ id: _id, createdAt: _at, ...body }) => body));
+    expect(hooks.every((h) => h.verifiedBy[secret])).toBe(true);
+  });
 });
 
 describe("rounds run by hand (no worker in the process)", () => {
@@ -389,6 +421,24 @@ describe("rounds run by hand (no worker in the process)", () => {
     expect(hooksOf(walletId).map((h) => [h.headers["webhook-id"], bodyOf(h).sequence, h.verifiedBy[secret]])).toEqual([[e1, 1, true], [e2, 2, true]]);
     expect(await stateOf(idle, e1!)).toMatchObject({ status: "succeeded", attemptCount: 1 });
     expect((await stateOf(idle, e1!)).attempts.map((a) => a.http_status)).toEqual([200]);
+  });
+
+  it("a sweep releases parked events of a tenant whose target is enabled (a release that raced a park) and parks due ones of a tenant without one", async () => {
+    const withTarget = await scene(idle);
+    await enlist(withTarget);
+    const a = await wallet(withTarget, 1);
+    const [a1] = await insertEvents(withTarget, a, 1, 1);
+    await idle.orm.em.fork().execute(`update credit_event set next_attempt_at = ? where id = ?`, [PARKED_AT, a1]);
+    const without = await scene(idle);
+    const b = await wallet(without, 1);
+    const [b1] = await insertEvents(without, b, 1, 1);
+    expect(await idle.services.creditDelivery.deliverDue()).toBe(0);
+    await idle.services.creditDelivery.sweepWaiting();
+    expect(await stateOf(idle, a1!)).toMatchObject({ nextAttemptAt: null });
+    expect(await stateOf(idle, b1!)).toMatchObject({ nextAttemptAt: PARKED_AT });
+    expect(await idle.services.creditDelivery.deliverDue()).toBe(1);
+    expect(sequencesOf(a)).toEqual([1]);
+    expect(await stateOf(idle, a1!)).toMatchObject({ status: "succeeded" });
   });
 
   it("SSRF guard at connect time: a target that became private after its registration gets no connection; the attempt fails and is retried later", async () => {

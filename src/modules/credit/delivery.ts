@@ -24,6 +24,12 @@
  * (the enlist doc: "notifications not yet delivered go to the new URL signed with the new secret").
  * The event that got the 410 keeps that attempt and is the first to go again. A deleted
  * (inactive) tenant's events become `disabled` when their turn comes.
+ *
+ * Cost: a claim walks the partial index of pending events by `next_attempt_at` (due retries,
+ * then never-attempted events) and stops at the first claimable head, so it does not grow with
+ * the backlog. Waiting events are parked out of that walk (`next_attempt_at` = {@link PARKED_AT}):
+ * at a 410, and by a sweep at most once per `OUTBOX_INTERVAL_S` per process; NotificationsEnlist
+ * ({@link CreditNotificationDelivery.resumeTenant}) and the same sweep release them.
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
@@ -44,6 +50,12 @@ type WalletDetailsBody = components["schemas"]["CreditWalletDetails"];
 
 /** Name of the delivery job: a round over the due credit notifications of every tenant. */
 export const CREDIT_DELIVERY_JOB = "credit-notification-delivery";
+
+/**
+ * `next_attempt_at` of a pending event that waits for its tenant's target (none, or disabled by a
+ * 410): a far-future instant, so claims never walk over it; NotificationsEnlist sets it back to null.
+ */
+export const PARKED_AT = new Date("9999-01-01T00:00:00Z");
 
 /** Why a target is disabled after a 410 (`credit_notification_target.disabled_reason`). */
 const GONE_REASON = "the receiver answered HTTP 410 Gone";
@@ -141,6 +153,11 @@ export class CreditNotificationDelivery {
     private readonly logger: Logger,
   ) {}
 
+  /** Milliseconds between two sweeps of waiting events in this process (`OUTBOX_INTERVAL_S`, set by {@link scheduleRecurring}). */
+  private sweepEveryMs = 10_000;
+  /** When this process last swept (epoch ms); 0: never. */
+  private lastSweepAt = 0;
+
   /** Defines the delivery job `credit-notification-delivery` (every process). */
   defineJobs(): void {
     this.scheduler.define(CREDIT_DELIVERY_JOB, async () => {
@@ -150,7 +167,46 @@ export class CreditNotificationDelivery {
 
   /** The recurring delivery round (retries, events whose start was lost, what a crash left behind), every `intervalS` seconds (`OUTBOX_INTERVAL_S`). */
   async scheduleRecurring(intervalS: number): Promise<void> {
+    this.sweepEveryMs = intervalS * 1000;
     await this.scheduler.every(CREDIT_DELIVERY_JOB, intervalS);
+  }
+
+  /**
+   * After NotificationsEnlist of tenant `customerId` (its target registered, or enabled again):
+   * releases the tenant's parked events (they are due at once, in `sequence` order per wallet) and
+   * starts a delivery round. Never throws: a failure is logged, and the next sweep releases them.
+   */
+  async resumeTenant(customerId: string): Promise<void> {
+    try {
+      await this.orm.em.fork().execute(
+        `update credit_event set next_attempt_at = null where delivery_status = 'pending' and next_attempt_at = ? and customer_id = ?`,
+        [PARKED_AT, customerId],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, customerId }, "could not release the waiting credit notifications (the next sweep will)");
+    }
+    this.notifyCreditEventsWritten();
+  }
+
+  /**
+   * Parks the due pending events of tenants without an enabled target and releases the parked
+   * events of tenants that have one again (also healing a release that raced a park). Two
+   * statements over the pending events; run at most once per `OUTBOX_INTERVAL_S` per process.
+   */
+  async sweepWaiting(): Promise<void> {
+    const em = this.orm.em.fork();
+    await em.execute(
+      `update credit_event e set next_attempt_at = null
+        where e.delivery_status = 'pending' and e.next_attempt_at = ?
+          and exists (select 1 from credit_notification_target t where t.customer_id = e.customer_id and t.disabled_at is null)`,
+      [PARKED_AT],
+    );
+    await em.execute(
+      `update credit_event e set next_attempt_at = ?
+        where e.delivery_status = 'pending' and (e.next_attempt_at is null or e.next_attempt_at <= now())
+          and not exists (select 1 from credit_notification_target t where t.customer_id = e.customer_id and t.disabled_at is null)`,
+      [PARKED_AT],
+    );
   }
 
   /** {@link notifyCreditEventsWritten} on this service's scheduler. */
@@ -167,6 +223,10 @@ export class CreditNotificationDelivery {
   async deliverDue(options: DeliverOptions = {}): Promise<number> {
     const lanes = options.lanes ?? 8;
     const limit = options.limit ?? 500;
+    if (Date.now() - this.lastSweepAt >= this.sweepEveryMs) {
+      this.lastSweepAt = Date.now();
+      await this.sweepWaiting();
+    }
     let taken = 0;
     const lane = async (): Promise<void> => {
       while (taken < limit) {
@@ -181,22 +241,29 @@ export class CreditNotificationDelivery {
   }
 
   /**
-   * Claims the most overdue wallet head in its own short statement: the wallet's lowest pending
-   * event, due (`next_attempt_at` null or past), of a tenant with an enabled target; locked with
-   * `FOR UPDATE SKIP LOCKED` (concurrent claims take other wallets) and leased by moving
-   * `next_attempt_at` {@link deliveryLeaseMs} ahead. Exposed for the crash tests.
+   * Claims a due wallet head: the wallet's lowest pending event, due, of a tenant with an enabled
+   * target; locked with `FOR UPDATE SKIP LOCKED` (concurrent claims take other wallets) and leased
+   * by moving `next_attempt_at` {@link deliveryLeaseMs} ahead, in one short statement. Due retries
+   * go first, oldest first (at most one per wallet, so they cannot crowd new events out for
+   * long), then never-attempted events; each is a bounded walk of `credit_event_pending_due_index`
+   * (`next_attempt_at <= now()`, then `next_attempt_at is null`), so an empty claim costs little
+   * however many events wait. Exposed for the crash tests.
    * @returns the claimed event, or undefined when none is due.
    */
   async claimDue(): Promise<Claimed | undefined> {
+    return (await this.claimWhere("e.next_attempt_at <= now()")) ?? (await this.claimWhere("e.next_attempt_at is null"));
+  }
+
+  /** {@link claimDue} among the pending events that satisfy `due` (a fixed SQL condition on `e`). */
+  private async claimWhere(due: "e.next_attempt_at <= now()" | "e.next_attempt_at is null"): Promise<Claimed | undefined> {
     const rows = await this.orm.em.fork().execute<{ id: string; wallet_id: string; customer_id: string; sequence: string | number; attempt_count: number }[]>(
       `update credit_event set next_attempt_at = now() + (? * interval '1 millisecond')
         where id = (
           select e.id from credit_event e
-           where e.delivery_status = 'pending'
-             and (e.next_attempt_at is null or e.next_attempt_at <= now())
+           where e.delivery_status = 'pending' and ${due}
              and e.sequence = (select min(h.sequence) from credit_event h where h.wallet_id = e.wallet_id and h.delivery_status = 'pending')
              and exists (select 1 from credit_notification_target t where t.customer_id = e.customer_id and t.disabled_at is null)
-           order by e.next_attempt_at asc nulls first, e.wallet_id, e.sequence
+           order by e.next_attempt_at asc nulls first
            limit 1
            for update of e skip locked)
         returning id, wallet_id, customer_id, sequence, attempt_count`,
@@ -212,10 +279,10 @@ export class CreditNotificationDelivery {
    * One attempt of a claimed event: builds its body, signs it with the tenant's current secret,
    * POSTs it (no connection held), then records the attempt and the event's new state in one
    * transaction: 2xx `succeeded`; 410 disables the target (only the registration it was sent to, told by
-   * its sealed secret: a NotificationsEnlist meanwhile stands) and leaves the event pending, due when a target is
+   * its sealed secret: a NotificationsEnlist meanwhile stands) and parks the event (pending, {@link PARKED_AT}) until a target is
    * enabled again; anything else the next attempt after {@link retryDelayMs}, or `failed` after
    * {@link MAX_DELIVERY_ATTEMPTS}. An inactive tenant makes the event `disabled`; a target removed
-   * or disabled since the claim releases it unattempted.
+   * or disabled since the claim parks it unattempted.
    */
   private async attempt(claimed: Claimed): Promise<void> {
     const em = this.orm.em.fork();
@@ -229,7 +296,7 @@ export class CreditNotificationDelivery {
       [claimed.customerId],
     );
     if (!target || target.disabled_at !== null) {
-      await em.nativeUpdate(CreditEvent, { id: claimed.id, deliveryStatus: "pending" }, { nextAttemptAt: null });
+      await em.nativeUpdate(CreditEvent, { id: claimed.id, deliveryStatus: "pending" }, { nextAttemptAt: PARKED_AT });
       return;
     }
     const attemptedAt = new Date();
@@ -259,7 +326,7 @@ export class CreditNotificationDelivery {
             where customer_id = ? and disabled_at is null and secret_sealed = ?`,
           [GONE_REASON, claimed.customerId, target.secret_sealed],
         );
-        await tx.nativeUpdate(CreditEvent, pending, { attemptCount: attempts, nextAttemptAt: null });
+        await tx.nativeUpdate(CreditEvent, pending, { attemptCount: attempts, nextAttemptAt: PARKED_AT });
       } else if (attempts >= MAX_DELIVERY_ATTEMPTS) {
         await tx.nativeUpdate(CreditEvent, pending, { deliveryStatus: "failed", attemptCount: attempts, nextAttemptAt: null });
       } else {

@@ -33,13 +33,14 @@ export class CreditNotificationService {
   /**
    * @param box seals the signing secrets at rest.
    * @param allowPrivate `ALLOW_PRIVATE_NETWORK_TARGETS` (decisions.md §5).
-   * @param afterEnlist called after each successful enlist (its one statement has committed): the
-   *   app starts a credit notification delivery round, since events may be waiting for the target.
+   * @param afterEnlist awaited after each successful enlist (its one statement has committed) with
+   *   the tenant's id: the app releases the tenant's waiting credit notifications and starts a
+   *   delivery round. It must not throw.
    */
   constructor(
     private readonly box: SecretBox,
     private readonly allowPrivate: boolean,
-    private readonly afterEnlist: () => void = () => {},
+    private readonly afterEnlist: (customerId: string) => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -67,7 +68,7 @@ export class CreditNotificationService {
        returning created_at, updated_at`,
       [customerId, parsed.href, this.box.seal(secret, creditSecretContext(customerId)), now, now],
     );
-    this.afterEnlist();
+    await this.afterEnlist(customerId);
     return {
       creditNotificationsURL: parsed.href,
       enabled: true,

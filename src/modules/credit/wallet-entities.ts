@@ -134,14 +134,18 @@ export type CreditDeliveryStatus = "pending" | "succeeded" | "failed" | "disable
  * Delivery state (src/modules/credit/delivery.ts): `deliveryStatus`, `attemptCount` and
  * `nextAttemptAt` have column defaults (`pending`, 0, null), so writers insert events without
  * them and every new event is a pending delivery. `nextAttemptAt` null means due now; otherwise
- * the backoff after a failed attempt, or the lease of the round sending it. The partial index on
- * the pending events per (wallet, sequence) finds each wallet's next event to send.
+ * the backoff after a failed attempt, the lease of the round sending it, or a far-future instant
+ * while its tenant has no enabled target. The partial indexes of the pending events find each
+ * wallet's next event to send (per (wallet, sequence)) and the due ones (per `next_attempt_at`).
  */
 export const CreditEvent = defineEntity({
   name: "CreditEvent",
   tableName: "credit_event",
   uniques: [{ name: "credit_event_wallet_sequence_unique", properties: ["walletId", "sequence"] }],
-  indexes: [{ name: "credit_event_pending_delivery_index", properties: ["walletId", "sequence"], where: "delivery_status = 'pending'" }],
+  indexes: [
+    { name: "credit_event_pending_delivery_index", properties: ["walletId", "sequence"], where: "delivery_status = 'pending'" },
+    { name: "credit_event_pending_due_index", columns: [{ name: "next_attempt_at", sort: "ASC", nulls: "FIRST" }], where: "delivery_status = 'pending'" },
+  ],
   properties: {
     id: p.uuid().primary(),
     walletId: () => p.manyToOne(CreditWallet).mapToPk().fieldName("wallet_id"),
