@@ -326,7 +326,7 @@ export interface paths {
         /**
          * Raise the limit of a credit wallet
          * @description ChangeWalletLimit: raise the limit of a wallet. Limits are raise only: a new limit equal to or
-         *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference.
+         *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference, less what it first takes off `amountOverdraft` (debt above the old limit).
          *     Emits `Cambio de Limite` with `amount` = new limit − old limit. A dissolved wallet answers 409.
          */
         post: operations["changeWalletLimit"];
