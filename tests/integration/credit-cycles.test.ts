@@ -31,6 +31,7 @@ import {
 import { closeSql, graceSql, nextCutSql, rescheduleWallets, rheDivSql, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 let orm: MikroORM;
 let drop: () => Promise<void>;
@@ -49,23 +50,6 @@ afterAll(async () => {
 const em = () => orm.em.fork();
 const D = (iso: string): Date => new Date(iso);
 
-/** decisions.md §6 golden product (ADB, 360, 36 %, min 10 % + 1000, monthly, grace 10), with the default-and-cure penal settings. */
-const GOLDEN: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: true,
-  morosidadRate: 12,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
 
 /** A tenant of its own and its scope. */
 async function newTenant(): Promise<{ customerId: string; userId: string; scope: CycleScope }> {
@@ -172,12 +156,12 @@ describe("cut schedule and rounding in SQL", () => {
 describe("golden vector (decisions.md §6)", () => {
   it("ADB interest 1125 and minimum 5500, BAC interest 1350, with statements and events equal to the engine's", async () => {
     const t = await newTenant();
-    const adbId = await insertProduct(em(), t.customerId, "100", GOLDEN);
-    const bacRules: CreditProductRules = { ...GOLDEN, interestAccrualMethod: "BAC" };
+    const adbId = await insertProduct(em(), t.customerId, "100", GOLDEN_PRODUCT);
+    const bacRules: CreditProductRules = { ...GOLDEN_PRODUCT, interestAccrualMethod: "BAC" };
     const bacId = await insertProduct(em(), t.customerId, "101", bacRules);
     const created = D("2026-01-01T00:00:00Z");
     const first = D("2026-01-31T00:00:00Z");
-    const adb = await open(t, adbId, GOLDEN, created, 100000, first);
+    const adb = await open(t, adbId, GOLDEN_PRODUCT, created, 100000, first);
     const bac = await open(t, bacId, bacRules, created, 100000, first);
     for (const w of [adb, bac]) expect(await operate(w, (s) => charge(s, w.home.product, created, 30000))).toBe(true);
 
@@ -206,10 +190,10 @@ describe("golden vector (decisions.md §6)", () => {
 describe("default and cure (decisions.md §6)", () => {
   it("Jan 31 cut 900 / 4000, Feb 10 grace end: 900 applied, penal 800, in_default; cured by 3000 + 1800", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "200", GOLDEN);
+    const id = await insertProduct(em(), t.customerId, "200", GOLDEN_PRODUCT);
     const created = D("2026-01-01T00:00:00Z");
-    const w = await open(t, id, GOLDEN, created, 100000, D("2026-01-31T00:00:00Z"));
-    expect(await operate(w, (s) => charge(s, GOLDEN, created, 30000))).toBe(true);
+    const w = await open(t, id, GOLDEN_PRODUCT, created, 100000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, created, 30000))).toBe(true);
     await runBoth(t.scope, [w], D("2026-01-31T00:00:00Z"));
     expect((await loadWallet(em(), w.state.walletId)).state.statements[0]).toMatchObject({ interestGenerated: 900, minimumPayment: 4000 });
 
@@ -225,8 +209,8 @@ describe("default and cure (decisions.md §6)", () => {
       [5, "Interes moroso ejecutado", 800, "debit", false],
     ]);
 
-    expect(await operate(w, (s) => pay(s, GOLDEN, D("2026-02-12T10:00:00Z"), 3000))).toBe(true);
-    expect(await operate(w, (s) => pay(s, GOLDEN, D("2026-02-13T10:00:00Z"), 1800))).toBe(true);
+    expect(await operate(w, (s) => pay(s, GOLDEN_PRODUCT, D("2026-02-12T10:00:00Z"), 3000))).toBe(true);
+    expect(await operate(w, (s) => pay(s, GOLDEN_PRODUCT, D("2026-02-13T10:00:00Z"), 1800))).toBe(true);
     expect(w.state).toMatchObject({ status: "active", principalOutstanding: 26900, interestOutstanding: 0 });
     await runBoth(t.scope, [w], D("2026-04-20T00:00:00Z"));
   });
@@ -235,9 +219,9 @@ describe("default and cure (decisions.md §6)", () => {
 describe("idempotency", () => {
   it("a rerun to the same instant changes nothing", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "300", GOLDEN);
-    const w = await open(t, id, GOLDEN, D("2026-01-01T10:00:00Z"), 100000);
-    expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-02T00:00:00Z"), 20000))).toBe(true);
+    const id = await insertProduct(em(), t.customerId, "300", GOLDEN_PRODUCT);
+    const w = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T10:00:00Z"), 100000);
+    expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-02T00:00:00Z"), 20000))).toBe(true);
     await runBoth(t.scope, [w], D("2026-03-20T00:00:00Z"));
     const before = await snapshot(t.customerId);
     const again = await runDueSteps(em(), t.scope, D("2026-03-20T00:00:00Z"));
@@ -252,11 +236,11 @@ describe("idempotency", () => {
 
   it("a batch interrupted between instants, or between the steps of one instant, then rerun gives the engine's result", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "301", GOLDEN);
-    const a = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
-    const b = await open(t, id, GOLDEN, D("2026-01-05T15:00:00Z"), 50000, D("2026-01-31T00:00:00Z"));
-    expect(await operate(a, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
-    expect(await operate(b, (s) => charge(s, GOLDEN, D("2026-01-06T00:00:00Z"), 10000))).toBe(true);
+    const id = await insertProduct(em(), t.customerId, "301", GOLDEN_PRODUCT);
+    const a = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    const b = await open(t, id, GOLDEN_PRODUCT, D("2026-01-05T15:00:00Z"), 50000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(a, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    expect(await operate(b, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-06T00:00:00Z"), 10000))).toBe(true);
     // stops after 20 instants (mid-January)
     const partial = await runDueSteps(em(), t.scope, D("2026-03-15T00:00:00Z"), { maxInstants: 20 });
     expect(partial.instants).toBe(20);
@@ -271,10 +255,10 @@ describe("idempotency", () => {
 describe("a crash inside a step", () => {
   it("rolls the whole step back (no wallet half cut), and the rerun gives the engine's result", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "700", GOLDEN);
-    const a = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
-    const b = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
-    for (const w of [a, b]) expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    const id = await insertProduct(em(), t.customerId, "700", GOLDEN_PRODUCT);
+    const a = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    const b = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    for (const w of [a, b]) expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
     // the event insert of wallet b fails: the cut statement of both wallets must roll back
     const fn = `crash_${b.state.walletId.replaceAll("-", "")}`;
     await em().execute(`create function ${fn}() returns trigger language plpgsql as $$ begin
@@ -296,9 +280,9 @@ describe("a crash inside a step", () => {
 describe("concurrency", () => {
   it("a step waits for a concurrent change of a wallet row and computes from the committed row (no lost update)", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "800", GOLDEN);
-    const w = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
-    expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    const id = await insertProduct(em(), t.customerId, "800", GOLDEN_PRODUCT);
+    const w = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
     await runBoth(t.scope, [w], D("2026-01-30T12:00:00Z"));
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -324,11 +308,11 @@ describe("concurrency", () => {
 describe("product updates", () => {
   it("a cutFrequency and rate update applies from the next cut, as in the engine (rescheduleWallets)", async () => {
     const t = await newTenant();
-    const id = await insertProduct(em(), t.customerId, "600", GOLDEN);
-    const w = await open(t, id, GOLDEN, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
-    expect(await operate(w, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
+    const id = await insertProduct(em(), t.customerId, "600", GOLDEN_PRODUCT);
+    const w = await open(t, id, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000, D("2026-01-31T00:00:00Z"));
+    expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
     await runBoth(t.scope, [w], D("2026-02-14T12:00:00Z"));
-    const weekly: CreditProductRules = { ...GOLDEN, cutFrequency: "weekly", baseInterestRate: 24.5, gracePeriod: 3 };
+    const weekly: CreditProductRules = { ...GOLDEN_PRODUCT, cutFrequency: "weekly", baseInterestRate: 24.5, gracePeriod: 3 };
     await em().execute(`update credit_product set cut_frequency = 'weekly', base_interest_rate = 24.5, grace_period = 3 where id = ?`, [id]);
     expect(await rescheduleWallets(em(), id)).toBe(1);
     w.home = { ...w.home, product: weekly };
@@ -341,13 +325,13 @@ describe("scopes", () => {
   it("a tenant's run leaves other tenants' wallets alone, and dissolved wallets run nothing", async () => {
     const t1 = await newTenant();
     const t2 = await newTenant();
-    const p1 = await insertProduct(em(), t1.customerId, "400", GOLDEN);
-    const p2 = await insertProduct(em(), t2.customerId, "400", GOLDEN);
-    const mine = await open(t1, p1, GOLDEN, D("2026-01-01T00:00:00Z"), 100000);
-    const gone = await open(t1, p1, GOLDEN, D("2026-01-01T00:00:00Z"), 100000);
-    const other = await open(t2, p2, GOLDEN, D("2026-01-01T00:00:00Z"), 100000);
-    expect(await operate(gone, (s) => charge(s, GOLDEN, D("2026-01-03T00:00:00Z"), 1000))).toBe(true);
-    expect(await operate(gone, (s) => dissolveWallet(s, GOLDEN, D("2026-01-04T00:00:00Z")))).toBe(true);
+    const p1 = await insertProduct(em(), t1.customerId, "400", GOLDEN_PRODUCT);
+    const p2 = await insertProduct(em(), t2.customerId, "400", GOLDEN_PRODUCT);
+    const mine = await open(t1, p1, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000);
+    const gone = await open(t1, p1, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000);
+    const other = await open(t2, p2, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 100000);
+    expect(await operate(gone, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-03T00:00:00Z"), 1000))).toBe(true);
+    expect(await operate(gone, (s) => dissolveWallet(s, GOLDEN_PRODUCT, D("2026-01-04T00:00:00Z")))).toBe(true);
     await runBoth(t1.scope, [mine, gone], D("2026-03-01T00:00:00Z"));
     expect((await loadWallet(em(), gone.state.walletId)).state.statements).toEqual([]);
     expect((await loadWallet(em(), other.state.walletId)).state).toEqual(other.state);

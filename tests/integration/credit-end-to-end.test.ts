@@ -12,6 +12,7 @@ import { startTestApp, TEST_MASTER_KEY, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
+import { goldenProductBody } from "../support/credit-golden.js";
 
 let t: TestApp;
 let receiver: Receiver;
@@ -24,12 +25,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const GOLDEN = {
-  creditProductCode: "001", revolving: true, compound: false, cutFrequency: "month", fixedInterestAmount: 0,
-  baseInterestRate: 36, baseMinimumPaymentRate: 10, fixedMinimumPaymentAmount: 1000, capitalInterestSplit: 50, gracePeriod: 10,
-  variableSpecs: true, morosidadRate: 12, baseInterestMorosidad: 500, interestAccrualMethod: "ADB", dailyRateDivisor: 360,
-};
-
 interface Notification { walletId: string; type: string; amount: number; sequence: number }
 
 describe("the golden vector through the API, with its notifications delivered", () => {
@@ -39,7 +34,7 @@ describe("the golden vector through the API, with its notifications delivered", 
     const { userId } = await walk.activeUserWithToken(key);
     const api = () => request(t.express);
 
-    expect((await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send({ customerId, ...GOLDEN })).status).toBe(201);
+    expect((await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId))).status).toBe(201);
     const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: receiver.url });
     expect(enlisted.status).toBe(200);
     receiver.trust(enlisted.body.data.signingSecret as string);

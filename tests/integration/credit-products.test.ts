@@ -11,6 +11,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
+import { goldenProductBody } from "../support/credit-golden.js";
 
 let t: TestApp;
 let seq = 0;
@@ -32,28 +33,6 @@ async function tenant(): Promise<{ customerId: string; key: string }> {
   return { customerId, key };
 }
 
-/** The golden product of decisions.md §6 (with the default-and-cure penal settings) for `customerId`. */
-function productBody(customerId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    customerId,
-    creditProductCode: "001",
-    revolving: true,
-    compound: false,
-    cutFrequency: "month",
-    fixedInterestAmount: 0,
-    baseInterestRate: 36,
-    baseMinimumPaymentRate: 10,
-    fixedMinimumPaymentAmount: 1000,
-    capitalInterestSplit: 50,
-    gracePeriod: 10,
-    variableSpecs: true,
-    morosidadRate: 12,
-    baseInterestMorosidad: 500,
-    interestAccrualMethod: "ADB",
-    dailyRateDivisor: 360,
-    ...overrides,
-  };
-}
 
 /** Creates a product as the operator; expects 201 and returns `data`. */
 async function create(body: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -81,12 +60,12 @@ function expectCreditError(res: request.Response, status: number, code: string):
 describe("create (operator, master key)", () => {
   it("creates the golden product for a tenant: 201 in the credit envelope with every field", async () => {
     const { customerId } = await tenant();
-    const res = await asMaster(api().post(PRODUCTS)).send(productBody(customerId));
+    const res = await asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId));
     expect(res.status).toBe(201);
     expect(res.headers["x-trace-id"]).toBe(res.body.meta.traceId);
     expect(res.body).toMatchObject({ success: true, meta: { version: "v2" } });
     const { createdAt, updatedAt, ...rest } = res.body.data as Record<string, unknown>;
-    expect(rest).toEqual(productBody(customerId));
+    expect(rest).toEqual(goldenProductBody(customerId));
     expect(createdAt).toBe(updatedAt);
     expect(Number.isNaN(Date.parse(createdAt as string))).toBe(false);
   });
@@ -100,7 +79,7 @@ describe("create (operator, master key)", () => {
       ["104", "balance_at_cut", "BAC"],
     ];
     for (const [code, sent, returned] of cases) {
-      const data = await create(productBody(customerId, { creditProductCode: code, interestAccrualMethod: sent }));
+      const data = await create(goldenProductBody(customerId, { creditProductCode: code, interestAccrualMethod: sent }));
       expect(data.interestAccrualMethod, sent).toBe(returned);
       const read = await api().get(`${PRODUCTS}/${code}`).set("x-api-key", key);
       expect(read.body.data.interestAccrualMethod, sent).toBe(returned);
@@ -108,7 +87,7 @@ describe("create (operator, master key)", () => {
     const updated = await asMaster(api().patch(`${PRODUCTS}/103`)).send({ customerId, interestAccrualMethod: "average_daily_balance" });
     expect(updated.status).toBe(200);
     expect(updated.body.data.interestAccrualMethod).toBe("ADB");
-    expectInvalid(await asMaster(api().post(PRODUCTS)).send(productBody(customerId, { creditProductCode: "105", interestAccrualMethod: "adb" })), "interestAccrualMethod");
+    expectInvalid(await asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId, { creditProductCode: "105", interestAccrualMethod: "adb" })), "interestAccrualMethod");
   });
 
   it("accepts every bound itself: gracePeriod 1 and 365, rates 0 and 1000, minimum rate 100, split 99, 4 decimals, cents 10^9, divisor 365", async () => {
@@ -117,7 +96,7 @@ describe("create (operator, master key)", () => {
     const high = { fixedInterestAmount: 1e9, baseInterestRate: 1000, baseMinimumPaymentRate: 100, fixedMinimumPaymentAmount: 1e9, capitalInterestSplit: 99, gracePeriod: 365, morosidadRate: 1000, baseInterestMorosidad: 1e9 };
     const fine = { baseInterestRate: 36.1234, baseMinimumPaymentRate: 99.9999, capitalInterestSplit: 0.0001, morosidadRate: 12.5 };
     for (const [code, values] of [["201", low], ["202", high], ["203", fine]] as const) {
-      const data = await create(productBody(customerId, { creditProductCode: code, ...values }));
+      const data = await create(goldenProductBody(customerId, { creditProductCode: code, ...values }));
       expect(data).toMatchObject(values);
     }
   });
@@ -158,55 +137,55 @@ describe("create (operator, master key)", () => {
   ];
   it.each(outOfBounds)("answers 422 on %s = %j", async (field, value) => {
     const { customerId } = await tenant();
-    const body = productBody(customerId, { [field]: value });
+    const body = goldenProductBody(customerId, { [field]: value });
     expectInvalid(await asMaster(api().post(PRODUCTS)).send(body), field);
   });
 
   it("answers 422 on a rate with more than 4 decimals that a double cannot tell from an allowed one", async () => {
     const { customerId } = await tenant();
-    const text = JSON.stringify(productBody(customerId)).replace('"baseMinimumPaymentRate":10', '"baseMinimumPaymentRate":10.000000000000000001');
+    const text = JSON.stringify(goldenProductBody(customerId)).replace('"baseMinimumPaymentRate":10', '"baseMinimumPaymentRate":10.000000000000000001');
     const res = await asMaster(api().post(PRODUCTS)).set("content-type", "application/json").send(text);
     expectInvalid(res, "baseMinimumPaymentRate");
   });
 
   it("answers 422 naming each missing field, and on an unknown key", async () => {
     const { customerId } = await tenant();
-    for (const field of Object.keys(productBody(customerId))) {
-      const body = productBody(customerId);
+    for (const field of Object.keys(goldenProductBody(customerId))) {
+      const body = goldenProductBody(customerId);
       delete body[field];
       expectInvalid(await asMaster(api().post(PRODUCTS)).send(body), field);
     }
-    expectInvalid(await asMaster(api().post(PRODUCTS)).send(productBody(customerId, { creditLimit: 5 })), "creditLimit");
+    expectInvalid(await asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId, { creditLimit: 5 })), "creditLimit");
   });
 
   it("answers one 422 item per invalid field", async () => {
     const { customerId } = await tenant();
-    const res = await asMaster(api().post(PRODUCTS)).send(productBody(customerId, { gracePeriod: 0, capitalInterestSplit: 100, dailyRateDivisor: 364 }));
+    const res = await asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId, { gracePeriod: 0, capitalInterestSplit: 100, dailyRateDivisor: 364 }));
     expectInvalid(res, "gracePeriod");
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["capitalInterestSplit", "dailyRateDivisor", "gracePeriod"]);
   });
 
   it("answers 422 on customerId for a customer that does not exist or is deleted", async () => {
-    expectInvalid(await asMaster(api().post(PRODUCTS)).send(productBody("no-such-customer")), "customerId");
+    expectInvalid(await asMaster(api().post(PRODUCTS)).send(goldenProductBody("no-such-customer")), "customerId");
     const { customerId } = await tenant();
     const operator = await new Walk(t.express).operatorToken();
     const del = await api().delete(`${BASE}/customers/${customerId}`).set("Authorization", `Bearer ${operator}`);
     expect(del.status).toBe(204);
-    expectInvalid(await asMaster(api().post(PRODUCTS)).send(productBody(customerId)), "customerId");
+    expectInvalid(await asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId)), "customerId");
   });
 
   it("answers 409 CONFLICT for a code the tenant already uses; another tenant may use it", async () => {
     const a = await tenant();
     const b = await tenant();
-    await create(productBody(a.customerId, { creditProductCode: "007" }));
-    expectCreditError(await asMaster(api().post(PRODUCTS)).send(productBody(a.customerId, { creditProductCode: "007", gracePeriod: 5 })), 409, "CONFLICT");
-    const other = await create(productBody(b.customerId, { creditProductCode: "007" }));
+    await create(goldenProductBody(a.customerId, { creditProductCode: "007" }));
+    expectCreditError(await asMaster(api().post(PRODUCTS)).send(goldenProductBody(a.customerId, { creditProductCode: "007", gracePeriod: 5 })), 409, "CONFLICT");
+    const other = await create(goldenProductBody(b.customerId, { creditProductCode: "007" }));
     expect(other.customerId).toBe(b.customerId);
   });
 
   it("creates a code once under concurrent requests: one 201, the others 409", async () => {
     const { customerId } = await tenant();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => asMaster(api().post(PRODUCTS)).send(productBody(customerId, { creditProductCode: "300" }))));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => asMaster(api().post(PRODUCTS)).send(goldenProductBody(customerId, { creditProductCode: "300" }))));
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
   });
 });
@@ -214,8 +193,8 @@ describe("create (operator, master key)", () => {
 describe("credentials", () => {
   it("answers 403 FORBIDDEN to a tenant key on create and update, before validating the body", async () => {
     const { customerId, key } = await tenant();
-    await create(productBody(customerId));
-    expectCreditError(await api().post(PRODUCTS).set("x-api-key", key).send(productBody(customerId, { creditProductCode: "002" })), 403, "FORBIDDEN");
+    await create(goldenProductBody(customerId));
+    expectCreditError(await api().post(PRODUCTS).set("x-api-key", key).send(goldenProductBody(customerId, { creditProductCode: "002" })), 403, "FORBIDDEN");
     expectCreditError(await api().post(PRODUCTS).set("x-api-key", key).send({ gracePeriod: 0 }), 403, "FORBIDDEN");
     expectCreditError(await api().patch(`${PRODUCTS}/001`).set("x-api-key", key).send({ customerId, gracePeriod: 20 }), 403, "FORBIDDEN");
     const unchanged = await api().get(`${PRODUCTS}/001`).set("x-api-key", key);
@@ -224,11 +203,11 @@ describe("credentials", () => {
 
   it("answers 403 FORBIDDEN to the master key on list and read (tenant operations), 401 without a key", async () => {
     const { customerId } = await tenant();
-    await create(productBody(customerId));
+    await create(goldenProductBody(customerId));
     expectCreditError(await asMaster(api().get(PRODUCTS)), 403, "FORBIDDEN");
     expectCreditError(await asMaster(api().get(`${PRODUCTS}/001`)), 403, "FORBIDDEN");
     expectCreditError(await api().get(PRODUCTS), 401, "UNAUTHORIZED");
-    expectCreditError(await api().post(PRODUCTS).send(productBody(customerId)), 401, "UNAUTHORIZED");
+    expectCreditError(await api().post(PRODUCTS).send(goldenProductBody(customerId)), 401, "UNAUTHORIZED");
     expectCreditError(await api().get(PRODUCTS).set("x-api-key", "sk_not-a-key"), 401, "UNAUTHORIZED");
   });
 });
@@ -237,7 +216,7 @@ describe("read and list (tenant, owner API key)", () => {
   it("reads its own product and answers 404 NOT_FOUND for another tenant's code or an unknown one", async () => {
     const a = await tenant();
     const b = await tenant();
-    const created = await create(productBody(a.customerId, { creditProductCode: "042" }));
+    const created = await create(goldenProductBody(a.customerId, { creditProductCode: "042" }));
     const own = await api().get(`${PRODUCTS}/042`).set("x-api-key", a.key);
     expect(own.status).toBe(200);
     expect(own.body.data).toEqual(created);
@@ -251,8 +230,8 @@ describe("read and list (tenant, owner API key)", () => {
   it("lists only the tenant's products, ordered by code, paged by limit and offset", async () => {
     const a = await tenant();
     const b = await tenant();
-    for (const code of ["005", "001", "004", "002", "003"]) await create(productBody(a.customerId, { creditProductCode: code }));
-    await create(productBody(b.customerId, { creditProductCode: "000" }));
+    for (const code of ["005", "001", "004", "002", "003"]) await create(goldenProductBody(a.customerId, { creditProductCode: code }));
+    await create(goldenProductBody(b.customerId, { creditProductCode: "000" }));
     const all = await api().get(PRODUCTS).set("x-api-key", a.key);
     expect(all.status).toBe(200);
     expect(all.body.data).toMatchObject({ total: 5, limit: 20, offset: 0 });
@@ -275,7 +254,7 @@ describe("read and list (tenant, owner API key)", () => {
 describe("Update Credit Product Settings (operator, master key)", () => {
   it("changes only the fields sent and returns the whole product; a read shows the change", async () => {
     const { customerId, key } = await tenant();
-    const created = await create(productBody(customerId));
+    const created = await create(goldenProductBody(customerId));
     await new Promise((r) => setTimeout(r, 5));
     const res = await asMaster(api().patch(`${PRODUCTS}/001`)).send({ customerId, gracePeriod: 15, baseInterestRate: 24.5, cutFrequency: "biweekly", revolving: false });
     expect(res.status).toBe(200);
@@ -289,7 +268,7 @@ describe("Update Credit Product Settings (operator, master key)", () => {
 
   it("a body with customerId alone changes nothing, updatedAt included", async () => {
     const { customerId } = await tenant();
-    const created = await create(productBody(customerId));
+    const created = await create(goldenProductBody(customerId));
     const res = await asMaster(api().patch(`${PRODUCTS}/001`)).send({ customerId });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(created);
@@ -297,7 +276,7 @@ describe("Update Credit Product Settings (operator, master key)", () => {
 
   it("applies the creation bounds to each field sent (422 naming it) and changes nothing then", async () => {
     const { customerId, key } = await tenant();
-    const created = await create(productBody(customerId));
+    const created = await create(goldenProductBody(customerId));
     const cases: [string, unknown][] = [
       ["gracePeriod", 0],
       ["baseMinimumPaymentRate", 101],
@@ -322,7 +301,7 @@ describe("Update Credit Product Settings (operator, master key)", () => {
   it("answers 404 NOT_FOUND for a code the named tenant does not have (another tenant's included)", async () => {
     const a = await tenant();
     const b = await tenant();
-    await create(productBody(a.customerId, { creditProductCode: "010" }));
+    await create(goldenProductBody(a.customerId, { creditProductCode: "010" }));
     expectCreditError(await asMaster(api().patch(`${PRODUCTS}/010`)).send({ customerId: b.customerId, gracePeriod: 3 }), 404, "NOT_FOUND");
     expectCreditError(await asMaster(api().patch(`${PRODUCTS}/011`)).send({ customerId: a.customerId, gracePeriod: 3 }), 404, "NOT_FOUND");
     const read = await api().get(`${PRODUCTS}/010`).set("x-api-key", a.key);

@@ -9,13 +9,14 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { advance, charge, createWallet, notificationPayload, pay, type CreditProductRules, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
+import { advance, charge, createWallet, notificationPayload, pay, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
 import { sandboxClockHandlers } from "../../src/http/credit/clock-handlers.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { SandboxClockService } from "../../src/modules/credit/sandbox-clock.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { insertProduct, loadEvents, loadWallet, persistWallet, type WalletHome } from "../support/credit-seed.js";
 import { Walk } from "../support/fixtures.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 let t: TestApp;
 let seq = 0;
@@ -32,22 +33,6 @@ const api = () => request(t.express);
 const em = () => t.orm.em.fork();
 const D = (iso: string): Date => new Date(iso);
 
-const GOLDEN: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: true,
-  morosidadRate: 12,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
 
 function ok<T>(o: Outcome<T>): T {
   if (!o.ok) throw new Error(`engine refused: ${JSON.stringify(o)}`);
@@ -64,9 +49,9 @@ async function tenant(): Promise<{ customerId: string; key: string; userId: stri
 
 /** Inserts a golden-product wallet created at `createdAt` (first cut Jan 31 style: `firstCutDate`) and returns its home and state. */
 async function seedWallet(tn: { customerId: string; userId: string }, createdAt: Date, firstCutDate: Date, code = "100"): Promise<{ home: WalletHome; state: WalletState }> {
-  const productId = await insertProduct(em(), tn.customerId, code, GOLDEN);
-  const state = ok(createWallet(GOLDEN, { walletId: randomUUID(), createdAt, limit: 100000, firstCutDate }));
-  const home = { customerId: tn.customerId, userId: tn.userId, productId, product: GOLDEN };
+  const productId = await insertProduct(em(), tn.customerId, code, GOLDEN_PRODUCT);
+  const state = ok(createWallet(GOLDEN_PRODUCT, { walletId: randomUUID(), createdAt, limit: 100000, firstCutDate }));
+  const home = { customerId: tn.customerId, userId: tn.userId, productId, product: GOLDEN_PRODUCT };
   await persistWallet(em(), home, state);
   return { home, state };
 }
@@ -110,7 +95,7 @@ describe("Get and Set Sandbox Clock", () => {
     const tn = await tenant();
     expect((await setClock(tn.key, "2026-01-01T00:00:00.000Z")).status).toBe(200);
     const { home, state } = await seedWallet(tn, D("2026-01-01T00:00:00Z"), D("2026-01-31T00:00:00Z"));
-    await operate(home, state.walletId, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000));
+    await operate(home, state.walletId, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000));
 
     const back = await setClock(tn.key, "2025-12-31T23:59:59.000Z");
     expect(back.status).toBe(409);
@@ -132,17 +117,17 @@ describe("Advance Sandbox Clock", () => {
     const tn = await tenant();
     expect((await setClock(tn.key, "2026-01-01T00:00:00.000Z")).status).toBe(200);
     const { home, state } = await seedWallet(tn, D("2026-01-01T00:00:00Z"), D("2026-01-31T00:00:00Z"));
-    await operate(home, state.walletId, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000));
+    await operate(home, state.walletId, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000));
 
     const toJan16 = await advanceClock(tn.key, { to: "2026-01-16T09:00:00Z" });
     expect(toJan16.status, JSON.stringify(toJan16.body)).toBe(200);
     expect(toJan16.body.data).toEqual({ now: "2026-01-16T09:00:00.000Z", notifications: [] });
-    const engine = await operate(home, state.walletId, (s) => charge(s, GOLDEN, D("2026-01-16T09:00:00Z"), 15000));
+    const engine = await operate(home, state.walletId, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-16T09:00:00Z"), 15000));
 
     const res = await advanceClock(tn.key, { days: 15 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.now).toBe("2026-01-31T09:00:00.000Z");
-    const expected = ok(advance(engine, GOLDEN, D("2026-01-31T09:00:00Z")));
+    const expected = ok(advance(engine, GOLDEN_PRODUCT, D("2026-01-31T09:00:00Z")));
     expect(res.body.data.notifications).toEqual(expected.events.map(notificationPayload));
     expect(res.body.data.notifications).toEqual([
       expect.objectContaining({ walletId: state.walletId, type: "Interes Nominal Calculado", amount: 1125, direction: "debit", affectsBalance: false, sequence: 1 }),
@@ -156,7 +141,7 @@ describe("Advance Sandbox Clock", () => {
     const tn = await tenant();
     expect((await setClock(tn.key, "2026-01-01T00:00:00.000Z")).status).toBe(200);
     const { home, state } = await seedWallet(tn, D("2026-01-01T00:00:00Z"), D("2026-01-31T00:00:00Z"));
-    await operate(home, state.walletId, (s) => charge(s, GOLDEN, D("2026-01-01T00:00:00Z"), 30000));
+    await operate(home, state.walletId, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000));
     const res = await advanceClock(tn.key, { to: "2026-02-10T00:00:00Z" });
     expect(res.status).toBe(200);
     expect((res.body.data.notifications as { sequence: number; type: string; amount: number }[]).map((n) => [n.sequence, n.type, n.amount])).toEqual([
@@ -168,12 +153,12 @@ describe("Advance Sandbox Clock", () => {
     ]);
     expect(res.body.data.notifications[4].walletDetails_after).toMatchObject({ principal_outstanding: 30000, interest_accrued: 1700, totalDebt: 31700, limit: 100000 });
     expect((await loadWallet(em(), state.walletId)).state.status).toBe("in_default");
-    await operate(home, state.walletId, (s) => pay(s, GOLDEN, D("2026-02-10T00:00:00Z"), 3000));
-    const cured = await operate(home, state.walletId, (s) => pay(s, GOLDEN, D("2026-02-10T00:00:00Z"), 1800));
+    await operate(home, state.walletId, (s) => pay(s, GOLDEN_PRODUCT, D("2026-02-10T00:00:00Z"), 3000));
+    const cured = await operate(home, state.walletId, (s) => pay(s, GOLDEN_PRODUCT, D("2026-02-10T00:00:00Z"), 1800));
     expect(cured).toMatchObject({ status: "active", principalOutstanding: 26900, interestOutstanding: 0 });
     const next = await advanceClock(tn.key, { days: 30 });
     expect(next.status).toBe(200);
-    const expected = ok(advance(cured, GOLDEN, D("2026-03-12T00:00:00Z")));
+    const expected = ok(advance(cured, GOLDEN_PRODUCT, D("2026-03-12T00:00:00Z")));
     expect(next.body.data.notifications).toEqual(expected.events.map(notificationPayload));
     expect((await loadEvents(em(), state.walletId)).map((e) => e.sequence)).toEqual(Array.from({ length: expected.state.sequence }, (_, i) => i + 1));
   });

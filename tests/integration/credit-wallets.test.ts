@@ -14,6 +14,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
+import { goldenProductBody } from "../support/credit-golden.js";
 
 let t: TestApp;
 let seq = 0;
@@ -29,28 +30,6 @@ const WALLETS = "/v2/wallet/credits";
 const api = () => request(t.express);
 type Body = Record<string, unknown>;
 
-/** The golden product of decisions.md §6 with the default-and-cure penal settings. */
-function productBody(customerId: string, overrides: Body = {}): Body {
-  return {
-    customerId,
-    creditProductCode: "001",
-    revolving: true,
-    compound: false,
-    cutFrequency: "month",
-    fixedInterestAmount: 0,
-    baseInterestRate: 36,
-    baseMinimumPaymentRate: 10,
-    fixedMinimumPaymentAmount: 1000,
-    capitalInterestSplit: 50,
-    gracePeriod: 10,
-    variableSpecs: true,
-    morosidadRate: 12,
-    baseInterestMorosidad: 500,
-    interestAccrualMethod: "ADB",
-    dailyRateDivisor: 360,
-    ...overrides,
-  };
-}
 
 interface Tenant {
   customerId: string;
@@ -62,7 +41,7 @@ interface Tenant {
 async function tenant(options: { product?: Body; enlist?: boolean; clock?: string } = {}): Promise<Tenant> {
   const walk = new Walk(t.express);
   const { customerId, key } = await walk.tenant(`cw-${++seq}-${Date.now().toString(36)}`);
-  const product = await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(productBody(customerId, options.product));
+  const product = await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId, options.product));
   expect(product.status, JSON.stringify(product.body)).toBe(201);
   if (options.enlist !== false) {
     const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });

@@ -49,7 +49,7 @@ import { User } from "../users/entities.js";
 import { tenantNow } from "./clock.js";
 import { CreditNotificationTarget, CreditProduct } from "./entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./wallet-entities.js";
-import { eventsWrittenIn, isWalletId, lockWallet, persistStep, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
+import { eventsWrittenIn, isWalletId, lockWallet, persistStep, statementOf, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditWallet`. */
@@ -122,36 +122,18 @@ export function creditWalletView(row: CreditWallet, creditProductCode: string): 
   };
 }
 
-/** A statement as the API returns it (spec `CreditStatement`). */
+/** A statement as the API returns it (spec `CreditStatement`): the engine's statement of the row, instants as ISO 8601 UTC. */
 export function creditStatementView(row: CreditStatement): CreditStatementView {
+  const { index: _index, ...st } = statementOf(row, 0);
   return {
     walletId: row.walletId,
-    cutDate: row.cutDate.toISOString(),
-    cycleStart: row.cycleStart.toISOString(),
-    cycleEnd: row.cutDate.toISOString(),
-    daysInCycle: row.daysInCycle,
-    sumOfDailyBalance: row.sumOfDailyBalance,
-    principalAtCut: row.principalAtCut,
-    interestOutstandingAtCut: row.interestOutstandingAtCut,
-    interestAccrualMethod: row.interestAccrualMethod,
-    compound: row.compound,
-    interestBasis: row.interestBasis,
-    interestRateNominal: rateNumber(row.interestRateNominal),
-    dailyRateDivisor: row.dailyRateDivisor,
-    fixedInterestNominal: row.fixedInterestNominal,
-    minimumPaymentRate: rateNumber(row.minimumPaymentRate),
-    fixedMinimumPayment: row.fixedMinimumPayment,
-    interestGenerated: row.interestGenerated,
-    minimumPayment: row.minimumPayment,
-    paymentDueDate: row.paymentDueDate.toISOString(),
-    paidInCycle: row.paidInCycle,
-    status: row.status,
-    interestApplied: row.interestApplied,
-    interestAppliedAt: row.interestAppliedAt ? row.interestAppliedAt.toISOString() : null,
-    penalInterest: row.penalInterest,
-    interestRateMoroso: row.interestRateMoroso === null || row.interestRateMoroso === undefined ? null : rateNumber(row.interestRateMoroso),
-    fixedInterestMoroso: row.fixedInterestMoroso ?? null,
-    curedAt: row.curedAt ? row.curedAt.toISOString() : null,
+    ...st,
+    cutDate: st.cutDate.toISOString(),
+    cycleStart: st.cycleStart.toISOString(),
+    cycleEnd: st.cycleEnd.toISOString(),
+    paymentDueDate: st.paymentDueDate.toISOString(),
+    interestAppliedAt: st.interestAppliedAt ? st.interestAppliedAt.toISOString() : null,
+    curedAt: st.curedAt ? st.curedAt.toISOString() : null,
   };
 }
 
