@@ -1,9 +1,11 @@
 /**
  * `npm run ledger:check [-- --rebuild]`: checks the custody ledger's invariants on the configured
  * database (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR): every journal entry and every
- * currency sums to zero, each cached balance equals the sum of its postings, no wallet bucket is
- * negative. With `--rebuild`, rebuilds the balance cache from the postings first. Exits 1 when a
- * problem remains.
+ * currency sums to zero, each wallet account's cached balance equals the sum of its postings,
+ * external (network) accounts hold no cached balance (theirs is derived from their postings, issue
+ * 10), no wallet bucket is negative. With `--rebuild`, rebuilds the balance cache from the postings
+ * first. Prints the findings (src/modules/ledger/service.ts `LedgerCheck`) and the external
+ * accounts' balances, summed from their postings. Exits 1 when a problem remains.
  */
 import { loadConfig } from "../src/config.js";
 import { startEmbeddedPostgres } from "../src/db/embedded.js";
@@ -22,6 +24,9 @@ try {
   }
   const check = await ledger.verify(orm.em.fork());
   console.log(JSON.stringify(check, null, 2));
+  const external = await ledger.externalBalances(orm.em.fork());
+  console.log("External (network) accounts, balances summed from their postings:");
+  for (const account of external) console.log(`  ${account.code} ${account.balance.toFixed()}`);
   failed = Object.values(check).some((list) => list.length > 0);
   console.log(failed ? "The ledger is NOT consistent." : "The ledger is consistent.");
 } finally {

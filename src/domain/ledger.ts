@@ -6,6 +6,12 @@
  * withdrawal), so available + held = balance always. Money entering or leaving custody passes
  * through `external` accounts (one per network and currency), which may go negative: they mirror
  * the chain. Wallet accounts never go below zero.
+ *
+ * Balances: a wallet account keeps a cached balance, updated under a row lock with its postings
+ * (that lock is what stops available money being held twice). An external account keeps none: it
+ * is append-only, its balance the sum of its postings, derived when asked (issue 10, "Ledger":
+ * every deposit and every confirmed withdrawal of a network posts to its external account, so a
+ * cache there was one row all of them locked and rewrote, serialising the network's withdrawals).
  */
 import { DomainError } from "./errors.js";
 import { money, type Money } from "./money.js";
@@ -82,6 +88,15 @@ export function assertBalanced(postings: readonly Posting[]): void {
   for (const [currency, sum] of sumsByCurrency(postings)) {
     if (!sum.isZero()) throw new Error(`unbalanced journal entry: ${currency} postings sum to ${sum.toString()}`);
   }
+}
+
+/**
+ * Whether accounts of `bucket` keep a cached balance (locked and updated with each posting):
+ * wallet buckets do; `external` accounts do not, their balance is the sum of their postings and
+ * posting to them takes no lock on their row (issue 10).
+ */
+export function balanceCached(bucket: Bucket): boolean {
+  return bucket !== "external";
 }
 
 /** Whether an account of `bucket` may hold `balance` (wallet buckets never go below zero). */

@@ -10,7 +10,14 @@ import { isUuidV4 } from "../domain/ids.js";
 
 /** Which surface a path belongs to: `/v2/...` is the credit core, everything else the platform API. */
 export function surfaceOf(path: string): Surface {
-  return path === "/v2" || path.startsWith("/v2/") ? "credit" : "platform";
+  return surfaceUnder(path) === "credit" ? "credit" : "platform";
+}
+
+/** The surface whose base a path (without query) is under: `/api/v1…` platform, `/v2…` credit, else null (health, docs, metrics). */
+export function surfaceUnder(path: string): Surface | null {
+  if (path === "/v2" || path.startsWith("/v2/")) return "credit";
+  if (path === "/api/v1" || path.startsWith("/api/v1/")) return "platform";
+  return null;
 }
 
 /** Accepted platform trace ids: 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced. */

@@ -1,33 +1,41 @@
 /** `/healthz`, `/readyz` and `/metrics` (decisions.md §1). */
 import { createHash, timingSafeEqual } from "node:crypto";
-import express, { type RequestHandler, type Router } from "express";
+import express, { type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
 
-/** Per-app Prometheus registry with default process metrics and HTTP request metrics. */
+/**
+ * Per-app Prometheus registry with default process metrics and the request metrics, labelled by
+ * surface (`platform`, `credit`, `service`), operationId (`none` when no operation was routed),
+ * method and status (499: the client went away before the answer).
+ */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests: Counter<"method" | "surface" | "status">;
-  readonly duration: Histogram<"method" | "surface">;
+  readonly requests: Counter<"method" | "surface" | "operation" | "status">;
+  readonly duration: Histogram<"surface" | "operation" | "status">;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: "http_requests_total", help: "HTTP requests by method, surface and status", labelNames: ["method", "surface", "status"], registers: [this.registry] });
-    this.duration = new Histogram({ name: "http_request_duration_seconds", help: "HTTP request duration in seconds", labelNames: ["method", "surface"], registers: [this.registry] });
+    this.requests = new Counter({
+      name: "http_requests_total",
+      help: "HTTP requests by surface, operationId, method and status",
+      labelNames: ["method", "surface", "operation", "status"],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: "http_request_duration_seconds",
+      help: "HTTP request duration in seconds by surface, operationId and status",
+      labelNames: ["surface", "operation", "status"],
+      registers: [this.registry],
+    });
   }
 
-  /** Middleware counting every request once it finishes. */
-  middleware(): RequestHandler {
-    return (req, res, next) => {
-      const stop = this.duration.startTimer();
-      res.on("finish", () => {
-        const surface = req.path.startsWith("/v2") ? "credit" : req.path.startsWith("/api/v1") ? "platform" : "service";
-        stop({ method: req.method, surface });
-        this.requests.inc({ method: req.method, surface, status: String(res.statusCode) });
-      });
-      next();
-    };
+  /** Counts one finished request and its duration (`seconds`). Called by src/http/observe.ts. */
+  observe(surface: string, operation: string, method: string, status: number, seconds: number): void {
+    const statusLabel = String(status);
+    this.requests.inc({ method, surface, operation, status: statusLabel });
+    this.duration.observe({ surface, operation, status: statusLabel }, seconds);
   }
 }
 

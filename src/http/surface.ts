@@ -6,7 +6,9 @@
  */
 import type { Request, Response } from "express";
 import { OpenAPIBackend, type Context, type Document } from "openapi-backend";
-import type { ErrorObject } from "ajv";
+import type { Ajv, ErrorObject } from "ajv";
+import { compileRouter, installValidator } from "./openapi-compiled.js";
+import { markOperation } from "./observe.js";
 import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import type { MikroORM } from "@mikro-orm/postgresql";
@@ -43,7 +45,7 @@ export interface SurfaceOptions<Ops> {
   orm: MikroORM;
   authenticator: Authenticator;
   logger: Logger;
-  /** Validate every response against the document and answer 500 on a mismatch (tests). */
+  /** Compile the response validators, for the contract check of tests (src/http/contract-check.ts). */
   validateResponses: boolean;
   /** The rate limits (src/http/rate-limits.ts); none when absent. */
   limits?: RateLimits;
@@ -94,20 +96,19 @@ export interface BuiltSurface {
  */
 export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<BuiltSurface> {
   const { surface, orm, authenticator, logger } = options;
+  // Ajv is compiled by installValidator below, once: init() compiles nothing (`validate: false`).
   const api = new OpenAPIBackend({
     definition: options.definition,
     strict: true,
-    validate: true,
+    validate: false,
     coerceTypes: true,
     quick: false,
-    ajvOpts: { allErrors: true, strict: false },
-    customizeAjv: (ajv) => {
-      // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
-      const addFormats = (ajvFormats as unknown as { default: (a: typeof ajv) => void }).default;
-      addFormats(ajv);
-      return ajv;
-    },
   });
+  /** ajv-formats on every shared Ajv (CommonJS: its default export arrives as the module object under NodeNext). */
+  const customizeAjv = (ajv: Ajv): Ajv => {
+    (ajvFormats as unknown as { default: (a: Ajv) => void }).default(ajv);
+    return ajv;
+  };
 
   const meta = (traceId: string) => (surface === "platform" ? platformMeta(traceId) : creditMeta(traceId));
 
@@ -129,7 +130,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     return state.auth;
   };
 
-  const respond = (c: Context, state: RequestState, reply: Reply<unknown>): void => {
+  const respond = (state: RequestState, reply: Reply<unknown>): void => {
     const { res } = state;
     if (reply.status === 204) {
       res.status(204).end();
@@ -139,21 +140,12 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       "pagination" in reply && reply.pagination
         ? { success: true, data: reply.data, meta: { ...platformMeta(state.traceId), pagination: reply.pagination } }
         : { success: true, data: reply.data, meta: meta(state.traceId) };
-    if (options.validateResponses) {
-      const check = api.validateResponse(body, c.operation, reply.status);
-      if (check.errors && check.errors.length > 0) {
-        logger.error({ operationId: c.operation.operationId, errors: check.errors }, "response does not match the contract");
-        void sendError(state, {
-          status: 500,
-          errors: [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${JSON.stringify(check.errors)}` }],
-        });
-        return;
-      }
-    }
     res.status(reply.status).json(body);
   };
 
   await api.init();
+  compileRouter(api.router);
+  installValidator(api, { ajvOpts: { allErrors: true, strict: false }, customizeAjv, coerceTypes: true, validateResponses: options.validateResponses });
   const documentOperations = new Set(api.getOperations().map((o) => o.operationId ?? ""));
   const implemented = Object.keys(options.handlers);
   const stubbed = new Set<string>(options.notImplemented);
@@ -173,6 +165,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
    * @throws DomainError FORBIDDEN (403).
    */
   const authorize = async (id: string, c: Context, state: RequestState): Promise<Call<unknown>> => {
+    markOperation(state.res, id, c.operation.path);
     const access = (options.access as Record<string, Access>)[id] as Access;
     const outcome = await authenticate(state);
     const principal = outcome.ok ? outcome.principal : null;
@@ -209,7 +202,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
           await sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
           return;
         }
-        respond(c, state, await handler(call));
+        respond(state, await handler(call));
       } catch (error) {
         await sendError(state, renderError(surface, error));
       }
@@ -229,7 +222,8 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
       await sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
     },
-    unauthorizedHandler: async (_c: Context, state: RequestState) => {
+    unauthorizedHandler: async (c: Context, state: RequestState) => {
+      markOperation(state.res, c.operation.operationId ?? "", c.operation.path);
       const outcome = await authenticate(state);
       const reason = outcome.ok ? "This credential is not accepted here." : outcome.reason;
       await sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });

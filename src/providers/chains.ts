@@ -4,19 +4,17 @@
  * libraries, in testnet formats where the network has them; the same libraries validate
  * withdrawal destinations (`INVALID_CRYPTO_ADDRESS`) and shape the sandbox's transaction hashes.
  *
- * Pure and offline: no function here makes a network call. tronweb (large) is loaded lazily, once,
- * the first time a Tron address is derived or validated.
+ * Pure and offline: no function here makes a network call. The chain libraries (ethers,
+ * bitcoinjs-lib, tronweb, @scure/bip32, micro-key-producer, @solana/addresses) are loaded lazily,
+ * each once, the first time an address of a network that needs it is derived or validated: together
+ * they cost about half a second and some 40 MB at start, which a process that never touches an
+ * address (a worker, a credit-only tenant) does not need (issue 10).
  */
 import { createRequire } from "node:module";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { base58, hex } from "@scure/base";
-import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
-import { isAddress as isSolanaAddress } from "@solana/addresses";
-import { address as btcAddress, networks as btcNetworks, payments } from "bitcoinjs-lib";
-import { computeAddress, hexlify, isAddress as isEvmAddress, SigningKey } from "ethers";
-import { HDKey as Slip10Key } from "micro-key-producer/slip10.js";
 
 /** Vault network identifiers (reference: Wallet › networks[].name; decisions.md §3 lists these five). */
 export const NETWORKS = [
@@ -89,23 +87,24 @@ export function deriveDepositAddress(
   }
   const path = DERIVATION_PATHS[network](index);
   if (network === "networks/solana") {
-    return { address: base58.encode(Slip10Key.fromMasterSeed(seed).derive(path).publicKeyRaw), path };
+    return { address: base58.encode(lib.slip10().HDKey.fromMasterSeed(seed).derive(path).publicKeyRaw), path };
   }
-  const publicKey = HDKey.fromMasterSeed(seed).derive(path).publicKey; // 33-byte compressed secp256k1
+  const publicKey = lib.bip32().HDKey.fromMasterSeed(seed).derive(path).publicKey; // 33-byte compressed secp256k1
   if (!publicKey) throw new Error(`no public key at ${path}`); // unreachable: derived from a private key
   switch (network) {
     case "networks/bitcoin": {
-      const { address } = payments.p2wpkh({ pubkey: publicKey, network: btcNetworks.testnet });
+      const { payments, networks } = lib.bitcoin();
+      const { address } = payments.p2wpkh({ pubkey: publicKey, network: networks.testnet });
       if (!address) throw new Error(`bitcoinjs-lib gave no address at ${path}`); // unreachable
       return { address, path };
     }
     case "networks/ethereum":
     case "networks/polygon":
-      return { address: computeAddress(hexlify(publicKey)), path };
+      return { address: lib.ethers().computeAddress(lib.ethers().hexlify(publicKey)), path };
     case "networks/tron":
       // Tron = 0x41 ‖ the EVM address bytes (keccak of the uncompressed key), base58check-encoded.
       // ethers decompresses the key; tronweb's own `computeAddress` expects a 65-byte key.
-      return { address: tron().fromHex(`41${computeAddress(hexlify(publicKey)).slice(2)}`), path };
+      return { address: lib.tron().fromHex(`41${lib.ethers().computeAddress(lib.ethers().hexlify(publicKey)).slice(2)}`), path };
   }
 }
 
@@ -138,19 +137,20 @@ export function isValidAddress(network: NetworkId, address: string): boolean {
       return isValidBitcoinTestnetAddress(address);
     case "networks/ethereum":
     case "networks/polygon":
-      return /^0x[0-9a-fA-F]{40}$/.test(address) && isEvmAddress(address);
+      return /^0x[0-9a-fA-F]{40}$/.test(address) && lib.ethers().isAddress(address);
     case "networks/tron":
-      return address.startsWith("T") && tron().isAddress(address);
+      return address.startsWith("T") && lib.tron().isAddress(address);
     case "networks/solana":
-      return isSolanaAddress(address);
+      return lib.solana().isAddress(address);
   }
 }
 
 function isValidBitcoinTestnetAddress(address: string): boolean {
   if (/^tb1p/i.test(address)) return isValidTaprootTestnetAddress(address);
   if (/^tb1/i.test(address) && !/^tb1q/i.test(address)) return false; // future segwit versions
+  const { address: btcAddress, networks } = lib.bitcoin();
   try {
-    btcAddress.toOutputScript(address, btcNetworks.testnet);
+    btcAddress.toOutputScript(address, networks.testnet);
     return true;
   } catch {
     return false;
@@ -164,10 +164,11 @@ function isValidBitcoinTestnetAddress(address: string): boolean {
  * (noble secp256k1) checks the program is an x-only point (BIP340 `lift_x`, even y).
  */
 function isValidTaprootTestnetAddress(address: string): boolean {
+  const { address: btcAddress, networks } = lib.bitcoin();
   try {
     const { version, prefix, data } = btcAddress.fromBech32(address);
-    if (version !== 1 || prefix !== btcNetworks.testnet.bech32 || data.length !== 32) return false;
-    SigningKey.computePublicKey(Uint8Array.of(0x02, ...data));
+    if (version !== 1 || prefix !== networks.testnet.bech32 || data.length !== 32) return false;
+    lib.ethers().SigningKey.computePublicKey(Uint8Array.of(0x02, ...data));
     return true;
   } catch {
     return false;
@@ -203,15 +204,26 @@ export function transactionHash(network: NetworkId, entropy: Uint8Array): string
   }
 }
 
-type TronUtils = typeof import("tronweb/utils");
-let tronUtils: TronUtils | undefined;
+const load = createRequire(import.meta.url);
+
+/** Memoises a synchronous `require` of one library. */
+function once<T>(specifier: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= load(specifier) as T);
+}
 
 /**
- * tronweb's offline address utilities (`tronweb/utils`: `fromHex`, `isAddress` = `TronWeb.isAddress`),
- * loaded on first use: its module graph costs ~100 ms and several MB, which only Tron needs. Loaded
- * synchronously through its CommonJS build so the functions above stay synchronous.
+ * The chain libraries, each loaded on first use with a synchronous `require` so the functions above
+ * stay synchronous: the dual packages (ethers, bitcoinjs-lib, tronweb) through their CommonJS builds,
+ * the ESM-only ones (@scure/bip32, micro-key-producer, @solana/addresses) through Node's
+ * `require(esm)`. tronweb's offline utilities are `tronweb/utils` (`fromHex`, `isAddress` =
+ * `TronWeb.isAddress`): its full module graph costs ~100 ms and several MB, which only Tron needs.
  */
-function tron(): TronUtils {
-  tronUtils ??= createRequire(import.meta.url)("tronweb/utils") as TronUtils;
-  return tronUtils;
-}
+const lib = {
+  ethers: once<typeof import("ethers")>("ethers"),
+  bitcoin: once<typeof import("bitcoinjs-lib")>("bitcoinjs-lib"),
+  bip32: once<typeof import("@scure/bip32")>("@scure/bip32"),
+  slip10: once<typeof import("micro-key-producer/slip10.js")>("micro-key-producer/slip10.js"),
+  solana: once<typeof import("@solana/addresses")>("@solana/addresses"),
+  tron: once<typeof import("tronweb/utils")>("tronweb/utils"),
+};

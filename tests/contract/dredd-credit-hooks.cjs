@@ -22,9 +22,10 @@ const UNKNOWN_PRODUCT_CODE = "999";
 /** Statuses the test cannot provoke, skipped for every credit operation. */
 const SKIPPED_EVERYWHERE = {
   500: "an internal error cannot be provoked from outside",
-  501: "the operation is implemented",
   429: "Dredd's server runs with the rate limits off; tests/integration/rate-limits.test.ts trips each bucket",
   503: "the database cannot be stopped under a Dredd run; tests/integration/database-outage.test.ts stops it and checks the 503",
+  413: "answered by the body middleware before routing, alike for every operation (Dredd sends each example body as is); tests/integration/http.test.ts sends oversized bodies and the contract check of tests validates the envelope against the document",
+  415: "answered by the body middleware before routing, alike for every operation (Dredd sends JSON); tests/integration/http.test.ts sends non-JSON bodies and the contract check of tests validates the envelope against the document",
 };
 
 /** The sandbox clock answers 404 only when the provider is not the sandbox; Dredd's server runs the sandbox. */

@@ -10,6 +10,7 @@ import { advance, createWallet, charge, startOfUtcDay, type CreditProductRules, 
 import { startTestApp, type TestApp } from "../support/app.js";
 import { insertProduct, loadEvents, loadWallet, persistWallet, seedTenant } from "../support/credit-seed.js";
 import { waitFor } from "../support/wait.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 let t: TestApp;
 
@@ -21,36 +22,26 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-const PRODUCT: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: false,
-  morosidadRate: 12,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
+const PRODUCT: CreditProductRules = { ...GOLDEN_PRODUCT, variableSpecs: false };
 
 function ok<T>(o: Outcome<T>): T {
   if (!o.ok) throw new Error(`engine refused: ${JSON.stringify(o)}`);
   return o.value;
 }
 
-/** A tenant with one wallet created 40 days ago (real time), charged 30000 then, first cut 10 days ago. */
-async function walletOf(customerId: string) {
+/**
+ * A tenant with one wallet created 40 days ago (real time), charged 30000 then, first cut 10 days
+ * ago. `clocked`: the tenant gets a sandbox clock at the wallet's `asOf` before the wallet exists,
+ * so no run of the job (one runs at start) can take the wallet for a real-time one.
+ */
+async function walletOf(customerId: string, clocked = false) {
   const em = t.orm.em.fork();
   const userId = await seedTenant(em, customerId);
   const productId = await insertProduct(em, customerId, "100", PRODUCT);
   const createdAt = new Date(Date.now() - 40 * DAY);
   const created = ok(createWallet(PRODUCT, { walletId: randomUUID(), createdAt, limit: 100000, firstCutDate: startOfUtcDay(new Date(Date.now() - 10 * DAY)) }));
   const charged = ok(charge(created, PRODUCT, createdAt, 30000)).state;
+  if (clocked) await em.execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now())`, [customerId, charged.asOf]);
   const home = { customerId, userId, productId, product: PRODUCT };
   await persistWallet(em, home, charged);
   return charged;
@@ -59,8 +50,7 @@ async function walletOf(customerId: string) {
 it("runs the due steps of a real-time tenant's wallets and skips a tenant with a sandbox clock", async () => {
   const stamp = Date.now().toString(36);
   const live = await walletOf(`job-live-${stamp}`);
-  const clocked = await walletOf(`job-clock-${stamp}`);
-  await t.orm.em.fork().execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now())`, [`job-clock-${stamp}`, clocked.asOf]);
+  const clocked = await walletOf(`job-clock-${stamp}`, true);
 
   await t.scheduler.now(CREDIT_CYCLES_JOB);
   const expected = ok(advance(live, PRODUCT, new Date()));

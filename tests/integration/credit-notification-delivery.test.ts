@@ -18,6 +18,7 @@ import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
 import { startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
 import { sleep, waitFor } from "../support/wait.js";
+import { goldenProductBody } from "../support/credit-golden.js";
 
 /** Rounds every second, retries from 1 s, 2 s attempts (lease 11 s), loopback receivers allowed. */
 const FAST = { ALLOW_PRIVATE_NETWORK_TARGETS: "true", OUTBOX_INTERVAL_S: "1", WEBHOOK_RETRY_BASE_S: "1", WEBHOOK_TIMEOUT_S: "2" };
@@ -62,11 +63,7 @@ async function scene(app: TestApp = t): Promise<Scene> {
   const walk = new Walk(app.express);
   const { customerId, key } = await walk.tenant(`cnd-${++seq}-${Date.now().toString(36)}`);
   const { userId } = await walk.activeUserWithToken(key);
-  const product = await request(app.express).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send({
-    customerId, creditProductCode: "001", revolving: true, compound: false, cutFrequency: "month", fixedInterestAmount: 0,
-    baseInterestRate: 36, baseMinimumPaymentRate: 10, fixedMinimumPaymentAmount: 1000, capitalInterestSplit: 50, gracePeriod: 10,
-    variableSpecs: true, morosidadRate: 12, baseInterestMorosidad: 500, interestAccrualMethod: "ADB", dailyRateDivisor: 360,
-  });
+  const product = await request(app.express).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
   expect(product.status, JSON.stringify(product.body)).toBe(201);
   const [row] = await app.orm.em.fork().execute<{ id: string }[]>(`select id from credit_product where customer_id = ? and code = '001'`, [customerId]);
   return { app, customerId, key, userId, productId: row!.id };

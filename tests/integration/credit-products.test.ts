@@ -237,6 +237,11 @@ describe("read and list (tenant, owner API key)", () => {
     expect(all.body.data).toMatchObject({ total: 5, limit: 20, offset: 0 });
     expect(all.body.data.items.map((p: { creditProductCode: string }) => p.creditProductCode)).toEqual(["001", "002", "003", "004", "005"]);
     expect(all.body.data.items.every((p: { customerId: string }) => p.customerId === a.customerId)).toBe(true);
+    // the list's items are the products as Get Credit Product shows them, every field and timestamp alike
+    for (const item of all.body.data.items as { creditProductCode: string }[]) {
+      const one = await api().get(`${PRODUCTS}/${item.creditProductCode}`).set("x-api-key", a.key);
+      expect(item).toEqual(one.body.data);
+    }
     const pages: string[][] = [];
     for (const offset of [0, 2, 4, 6]) {
       const page = await api().get(`${PRODUCTS}?limit=2&offset=${offset}`).set("x-api-key", a.key);

@@ -1,6 +1,7 @@
 /**
  * Behaviour shared by every route (reference: "Errors", "Versioning", decisions.md §1): envelopes,
- * trace ids, 404/405/413/415/400, 501 for operations not built yet, documents, docs page, health.
+ * trace ids, 404/405/413/415/400, 501 only for operations not built yet (none today), documents
+ * (servers, metadata), docs page, health.
  */
 import { randomUUID } from "node:crypto";
 import request from "supertest";
@@ -81,6 +82,14 @@ describe("platform envelope and trace ids", () => {
     const res = await api().get("/v2/sandbox/clock").set("x-api-key", key);
     expect(res.status).toBe(200);
   });
+
+  it("declares 501 exactly on the operations not built yet: none", () => {
+    for (const [name, stubbed] of [["platform", platformNotImplemented], ["credit", creditNotImplemented]] as const) {
+      const doc = loadDocument(name) as { paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>> };
+      const declaring = Object.values(doc.paths).flatMap((ops) => Object.values(ops)).filter((op) => op.responses?.["501"]).map((op) => op.operationId);
+      expect(declaring.sort(), `${name} operations declaring 501`).toEqual([...stubbed].sort());
+    }
+  });
 });
 
 describe("bad input answers 4xx, never 500 (issue 8 items)", () => {
@@ -158,6 +167,15 @@ describe("credit core envelope and trace ids", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.body.errors[0].code).toBe("METHOD_NOT_ALLOWED");
   });
+
+  it("answers 415 for a non-JSON body and 413 for an oversized one in the credit envelope, as every credit operation declares", async () => {
+    const textBody = await api().post("/v2/wallet/credits").set("x-api-key", key).set("content-type", "text/plain").send("hello");
+    expect(textBody.status).toBe(415);
+    expect(textBody.body).toMatchObject({ success: false, errors: [{ code: "UNSUPPORTED_MEDIA_TYPE" }], meta: { version: "v2" } });
+    const big = await api().post("/v2/wallet/credits").set("x-api-key", key).set("content-type", "application/json").send(JSON.stringify({ description: "x".repeat(t.config.bodyLimitBytes + 1) }));
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ success: false, errors: [{ code: "PAYLOAD_TOO_LARGE" }], meta: { version: "v2" } });
+  });
 });
 
 describe("documents, docs page and health", () => {
@@ -179,17 +197,44 @@ describe("documents, docs page and health", () => {
     expect(operationsOf("credit")).toHaveLength(21);
   });
 
-  it("serves the reference page with local assets", async () => {
+  it("declares servers that work from wherever the document is served, then the templated deployments", async () => {
+    for (const [name, relative, base] of [["platform", "/api/v1", "/api/v1"], ["credit", "/", ""]] as const) {
+      const doc = (await api().get(`/openapi/${name}.json`)).body as {
+        servers: { url: string; variables?: Record<string, { default: string; description?: string }> }[];
+        info: { contact?: object; license?: { name: string; url?: string } };
+        externalDocs?: { url: string };
+        tags: { name: string; description?: string }[];
+      };
+      expect(doc.servers[0]?.url, `${name}: the first server is relative`).toBe(relative);
+      for (const server of doc.servers.slice(1)) {
+        expect(server.url).toBe(`https://{host}${base}`);
+        expect(server.variables?.host?.default).toMatch(/\.invalid$/);
+        expect(server.variables?.host?.description).toBeTruthy();
+      }
+      expect(doc.servers).toHaveLength(3);
+      expect(doc.info.contact).toBeDefined();
+      expect(doc.info.license).toEqual({ name: "Proprietary", url: "/docs" });
+      expect(doc.externalDocs?.url).toBe("/docs");
+      for (const tag of doc.tags) expect(tag.description, `${name} tag ${tag.name}`).toBeTruthy();
+    }
+  });
+
+  it("serves the reference page (Scalar) with local assets and a Content-Security-Policy", async () => {
     const page = await api().get("/docs");
     expect(page.status).toBe(200);
-    expect(page.text).toContain("/docs/assets/swagger-ui-bundle.js");
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.text).toContain("/docs/assets/scalar.js");
     expect(page.text).not.toMatch(/https?:\/\//);
-    const bundle = await api().get("/docs/assets/swagger-ui-bundle.js");
+    const bundle = await api().get("/docs/assets/scalar.js");
     expect(bundle.status).toBe(200);
-    expect(bundle.text.length).toBeGreaterThan(100_000);
+    expect(bundle.headers["content-type"]).toMatch(/^application\/javascript/);
+    expect(bundle.text.length).toBeGreaterThan(1_000_000);
+    expect(bundle.text).toContain("createApiReference");
     const init = await api().get("/docs/init.js");
     expect(init.text).toContain("/openapi/platform.json");
     expect(init.text).toContain("/openapi/credit.json");
+    expect(init.text).not.toMatch(/https?:\/\//);
   });
 
   it("reports health, readiness and Prometheus metrics", async () => {

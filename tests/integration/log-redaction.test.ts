@@ -53,4 +53,18 @@ describe("request logs", () => {
     expect(all).not.toContain("ops@log-redaction-co.example");
     expect(all).not.toContain(key);
   });
+
+  it("carry the operationId and route template of the routed operation, and the metrics count by surface and operation", async () => {
+    const walk = new Walk(app.express);
+    const { key } = await walk.tenant("log-route-co");
+    const currencies = await request(app.express).get(`${BASE}/currencies`).set("x-api-key", key).set("x-trace-id", "route-log-trace");
+    expect(currencies.status).toBe(200);
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.traceId === "route-log-trace");
+    expect(line).toMatchObject({ msg: "request completed", level: 30, route: "/currencies", operationId: "listCurrencies", res: { statusCode: 200 } });
+    expect(typeof line?.responseTime).toBe("number");
+
+    const metrics = await request(app.express).get("/metrics");
+    expect(metrics.text).toMatch(/http_requests_total\{method="GET",surface="platform",operation="listCurrencies",status="200"\} [1-9]/);
+    expect(metrics.text).toMatch(/http_request_duration_seconds_count\{surface="platform",operation="listCurrencies",status="200"\} [1-9]/);
+  });
 });

@@ -1,12 +1,14 @@
 /**
  * SIGTERM to `npm start` (issue 8, "Start, stop and crash"): the signal sent to the npm process
- * reaches the service (package.json's `start` execs node itself: no shell or tsx wrapper in
- * between), which lets a request in flight finish with its normal status, exits 0 and stops its
- * embedded PostgreSQL. Spawns the real `npm start` on a data directory and port of its own.
+ * reaches the service (package.json's `start` builds dist/ when it is stale, then execs node on
+ * the build: no shell or tsx wrapper in between), which lets a request in flight finish with its
+ * normal status, exits 0 and stops its embedded PostgreSQL. Spawns the real `npm start` on a data
+ * directory and port of its own; this is the test of the production start path (issue 10): npm's
+ * one child is node on dist/main.js (with its heap flags), with no TypeScript loader.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -27,6 +29,23 @@ const alive = (pid: number): boolean => {
   }
 };
 const leftovers: number[] = [];
+
+/** The command lines of the processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // the fields after the command name, which is in parentheses and may hold spaces
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) found.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean).join(" "));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
 
 afterAll(() => {
   const [group, ...others] = leftovers;
@@ -62,6 +81,10 @@ describe("npm start", () => {
       if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${output}`);
       return (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
     }, 90_000);
+    // one process under npm: sh exec'd node on the build (no tsx, no shell left in between)
+    const children = childrenOf(npm.pid as number);
+    expect(children).toHaveLength(1);
+    expect(children[0]).toMatch(/(^|\/)node( --[\w-]+=\d+)* dist\/main\.js$/);
     const postmaster = Number(readFileSync(join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
     leftovers.push(postmaster);
     expect(alive(postmaster)).toBe(true);

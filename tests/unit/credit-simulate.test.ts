@@ -10,23 +10,9 @@ import type { CreditEvent } from "../../src/domain/credit/events.js";
 import type { Outcome } from "../../src/domain/credit/outcome.js";
 import { advance, blockWallet, changeLimit, charge, dissolveWallet, overrideSpecs, pay, unblockWallet, type StepResult } from "../../src/domain/credit/simulate.js";
 import { createWallet, nextCutDate, type CreditProductRules, type WalletState } from "../../src/domain/credit/wallet.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
-const golden: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: true,
-  morosidadRate: 12,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
+const golden: CreditProductRules = GOLDEN_PRODUCT;
 
 const d = (iso: string): Date => new Date(iso);
 

@@ -7,23 +7,9 @@ import { describe, expect, it } from "vitest";
 import { CREDIT_EVENT_TYPES, EVENT_KINDS, makeEvent, notificationPayload, walletDetails } from "../../src/domain/credit/events.js";
 import { block, chargeAllowed, cured, defaultCovered, defaultsAtGraceEnd, dissolve, settingsChangeAllowed, unblock } from "../../src/domain/credit/states.js";
 import { createWallet, defaultFirstCutDate, nextCutDate, type CreditProductRules, type Statement, type WalletStatus } from "../../src/domain/credit/wallet.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
-const product: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: true,
-  morosidadRate: 12,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
+const product: CreditProductRules = GOLDEN_PRODUCT;
 
 const STATES: WalletStatus[] = ["active", "blocked", "in_default", "dissolved"];
 

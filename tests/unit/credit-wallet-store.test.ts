@@ -7,23 +7,9 @@ import { describe, expect, it } from "vitest";
 import { charge, createWallet, advance, type CreditProductRules } from "../../src/domain/credit/index.js";
 import type { CreditStatement, CreditWallet } from "../../src/modules/credit/wallet-entities.js";
 import { lastCloseOf, rateNumber, rateText, stateOf, walletColumns } from "../../src/modules/credit/wallet-store.js";
+import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
-const golden: CreditProductRules = {
-  revolving: true,
-  compound: false,
-  cutFrequency: "month",
-  fixedInterestAmount: 0,
-  baseInterestRate: 36,
-  baseMinimumPaymentRate: 10,
-  fixedMinimumPaymentAmount: 1000,
-  capitalInterestSplit: 50,
-  gracePeriod: 10,
-  variableSpecs: true,
-  morosidadRate: 12.3456,
-  baseInterestMorosidad: 500,
-  interestAccrualMethod: "ADB",
-  dailyRateDivisor: 360,
-};
+const golden: CreditProductRules = { ...GOLDEN_PRODUCT, morosidadRate: 12.3456 };
 
 describe("rates", () => {
   it("read numeric(9,4) text exactly and write it back unchanged", () => {

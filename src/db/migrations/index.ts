@@ -13,6 +13,7 @@ import { Migration20261123173644_credit_products_notifications } from "./Migrati
 import { Migration20261123175338_credit_wallets } from "./Migration20261123175338_credit_wallets.js";
 import { Migration20261123175731_credit_notification_delivery } from "./Migration20261123175731_credit_notification_delivery.js";
 import { Migration20261123181033_credit_notification_due_index } from "./Migration20261123181033_credit_notification_due_index.js";
+import { Migration20261123194005_ledger_external_derived } from "./Migration20261123194005_ledger_external_derived.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -25,4 +26,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261123175338_credit_wallets", class: Migration20261123175338_credit_wallets },
   { name: "Migration20261123175731_credit_notification_delivery", class: Migration20261123175731_credit_notification_delivery },
   { name: "Migration20261123181033_credit_notification_due_index", class: Migration20261123181033_credit_notification_due_index },
+  { name: "Migration20261123194005_ledger_external_derived", class: Migration20261123194005_ledger_external_derived },
 ];

@@ -2,10 +2,13 @@
  * Who is calling (decisions.md §2, reference: "Authentication"). Every request resolves its
  * credential afresh against the database, so a deleted customer, a revoked credential or a
  * deactivated user loses access at once.
+ *
+ * Hot path (issue 10): one prepared statement per request re-checks credential, customer and (for a
+ * user token) user together, with the API key's hash as a bound parameter (src/db/statements.ts);
+ * no ORM entity is loaded, and an API key is hashed once.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { Credential, Customer } from "./entities.js";
-import { User } from "../users/entities.js";
+import type { Statements, PreparedStatement } from "../../db/statements.js";
 import type { SecretBox } from "./secrets.js";
 
 /** A resolved caller. */
@@ -31,11 +34,66 @@ export const header = (headers: Headers, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** Status of a credential and its customer, as {@link CREDENTIAL_BY_HASH} and {@link CREDENTIAL_BY_ID} return it. */
+interface CredentialRow {
+  credential_id: string;
+  customer_id: string;
+  credential_active: boolean;
+  /** Null when the customer row is missing. */
+  customer_active: boolean | null;
+}
+
+/** A credential by its secret's keyed hash (an owner API key, or a customer secret opening a session). */
+const CREDENTIAL_BY_HASH: PreparedStatement = {
+  name: "auth_credential_by_hash",
+  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
+           from credential c left join customer cu on cu.customer_id = c.customer_id
+          where c.secret_hash = $1`,
+};
+
+/** A credential by id (the credential a customer session or a user token names). */
+const CREDENTIAL_BY_ID: PreparedStatement = {
+  name: "auth_credential_by_id",
+  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
+           from credential c left join customer cu on cu.customer_id = c.customer_id
+          where c.credential_id = $1`,
+};
+
+/** {@link CredentialRow} plus the token's user (null columns when the user row is missing). */
+interface UserTokenRow extends CredentialRow {
+  user_exists: boolean;
+  user_deleted: boolean | null;
+  user_active: boolean | null;
+  user_status: string | null;
+  /** Whether the token was issued at or before the user's `tokens_revoked_at` (whole seconds). */
+  token_revoked: boolean | null;
+}
+
+/**
+ * A user token's credential, customer and user in one statement. `$1` credential id, `$2` user id,
+ * `$3` the token's customer id, `$4` the token's `iat` (Unix seconds).
+ */
+const USER_TOKEN: PreparedStatement = {
+  name: "auth_user_token",
+  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active,
+                u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted, u.is_active as user_active,
+                u.status as user_status,
+                u.tokens_revoked_at is not null and $4::bigint <= floor(extract(epoch from u.tokens_revoked_at))::bigint as token_revoked
+           from credential c
+           left join customer cu on cu.customer_id = c.customer_id
+           left join app_user u on u.user_id = $2::uuid and u.customer_id = $3
+          where c.credential_id = $1::uuid`,
+};
+
+/** Whether `text` is a UUID (ids in tokens are; a malformed one must not reach a `::uuid` cast). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Resolves credentials from headers. Construct with the master key's keyed hash. */
 export class Authenticator {
   constructor(
     private readonly box: SecretBox,
     private readonly masterHash: string,
+    private readonly statements: Statements,
   ) {}
 
   /** First 16 hex characters of the master key's hash: operator sessions carry it, so rotating the key ends them. */
@@ -49,40 +107,63 @@ export class Authenticator {
   }
 
   /**
-   * Resolves the caller from `x-master-api-key`, `Authorization: Bearer` or `x-api-key`, in that
-   * order. Never throws for a bad credential: it answers `{ok: false, reason}` (→ 401 `UNAUTHORIZED`).
+   * Resolves the caller from the one credential of the request: `x-master-api-key`,
+   * `Authorization: Bearer` or `x-api-key`. A request carries one credential: an API key
+   * (`x-api-key` or `x-master-api-key`) together with an `Authorization` header, or different keys
+   * in `x-api-key` and `x-master-api-key`, is refused before any of them is checked (a generated
+   * client given one secret for every scheme sends it in each header; the service does not guess
+   * which was meant). The same key in both API key headers counts once.
+   * Never throws for a bad credential: it answers `{ok: false, reason}` (→ 401 `UNAUTHORIZED`).
+   * `_em` is unused (kept so callers need not care how the lookup runs).
+   * @throws the driver's error when the database cannot answer (→ 503 `SERVICE_UNAVAILABLE`).
    */
-  async authenticate(em: EntityManager, headers: Headers): Promise<AuthOutcome> {
+  async authenticate(_em: EntityManager, headers: Headers): Promise<AuthOutcome> {
     const master = header(headers, "x-master-api-key");
+    const authorization = header(headers, "authorization");
+    const apiKey = header(headers, "x-api-key");
+    if (authorization !== undefined && (master !== undefined || apiKey !== undefined)) {
+      const keyHeader = master !== undefined ? "x-master-api-key" : "x-api-key";
+      return { ok: false, reason: `Send one credential: ${keyHeader} or Authorization, not both.` };
+    }
+    if (master !== undefined && apiKey !== undefined && master !== apiKey) {
+      return { ok: false, reason: "Send one credential: x-master-api-key and x-api-key carry different keys." };
+    }
     if (master !== undefined) {
       return this.isMasterKey(master) ? { ok: true, principal: { kind: "master" } } : { ok: false, reason: "Invalid master API key." };
     }
-    const authorization = header(headers, "authorization");
-    if (authorization !== undefined) return this.fromBearer(em, authorization);
-    const apiKey = header(headers, "x-api-key");
-    if (apiKey !== undefined) return this.fromApiKey(em, apiKey);
+    if (authorization !== undefined) return this.fromBearer(authorization);
+    if (apiKey !== undefined) return this.fromApiKey(apiKey);
     return { ok: false, reason: "Missing credentials: send x-api-key or Authorization: Bearer <token>." };
   }
 
-  /** Resolves an owner credential's secret to its active credential and customer. */
-  async activeCredential(em: EntityManager, secret: string): Promise<{ credential: Credential } | { reason: string }> {
-    const credential = await em.findOne(Credential, { secretHash: this.box.hash(secret) });
-    if (!credential) return { reason: "Invalid API key." };
-    if (!credential.isActive) return { reason: "API key has been revoked." };
-    const customer = await em.findOne(Customer, { customerId: credential.customerId });
-    if (!customer || !customer.isActive) return { reason: "Inactive client: the customer has been deleted." };
-    return { credential };
+  /**
+   * Resolves an owner credential's secret to its active credential (`credentialId`, `customerId`).
+   * Reasons: "Invalid API key." (unknown), "API key has been revoked.", "Inactive client: the
+   * customer has been deleted.".
+   */
+  async activeCredential(_em: EntityManager, secret: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
+    return this.credentialByHash(this.box.hash(secret));
   }
 
-  private async fromApiKey(em: EntityManager, apiKey: string): Promise<AuthOutcome> {
-    if (this.isMasterKey(apiKey)) return { ok: true, principal: { kind: "master" } };
-    const found = await this.activeCredential(em, apiKey);
+  private async credentialByHash(secretHash: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
+    const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_HASH, [secretHash]);
+    if (!row) return { reason: "Invalid API key." };
+    if (!row.credential_active) return { reason: "API key has been revoked." };
+    if (row.customer_active !== true) return { reason: "Inactive client: the customer has been deleted." };
+    return { credential: { credentialId: row.credential_id, customerId: row.customer_id } };
+  }
+
+  private async fromApiKey(apiKey: string): Promise<AuthOutcome> {
+    // One hash serves both checks: the master key's and the credential lookup.
+    const secretHash = this.box.hash(apiKey);
+    if (this.box.hashesEqual(secretHash, this.masterHash)) return { ok: true, principal: { kind: "master" } };
+    const found = await this.credentialByHash(secretHash);
     if ("reason" in found) return { ok: false, reason: found.reason };
     const { credential } = found;
     return { ok: true, principal: { kind: "owner", customerId: credential.customerId, credentialId: credential.credentialId } };
   }
 
-  private async fromBearer(em: EntityManager, authorization: string): Promise<AuthOutcome> {
+  private async fromBearer(authorization: string): Promise<AuthOutcome> {
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(authorization);
     if (!match?.[1]) return { ok: false, reason: "Malformed Authorization header: expected 'Bearer <token>'." };
     const verified = await this.box.verifyToken(match[1]);
@@ -96,29 +177,29 @@ export class Authenticator {
           ? { ok: true, principal: { kind: "operator-session" } }
           : { ok: false, reason: "Session was opened with a master key that is no longer valid." };
       }
-      if (!claims.customerId || !claims.credentialId) return { ok: false, reason: "Invalid token." };
-      const problem = await this.credentialProblem(em, claims.credentialId, claims.customerId);
+      if (!claims.customerId || !claims.credentialId || !UUID.test(claims.credentialId)) return { ok: false, reason: "Invalid token." };
+      const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_ID, [claims.credentialId]);
+      const problem = credentialProblem(row, claims.customerId);
       if (problem) return { ok: false, reason: problem };
       return { ok: true, principal: { kind: "customer-session", customerId: claims.customerId, credentialId: claims.credentialId } };
     }
-    const problem = await this.credentialProblem(em, claims.credentialId, claims.customerId);
+    if (!UUID.test(claims.credentialId) || !UUID.test(claims.userId)) return { ok: false, reason: "Invalid token." };
+    const [row] = await this.statements.rows<UserTokenRow>(USER_TOKEN, [claims.credentialId, claims.userId, claims.customerId, verified.issuedAt]);
+    const problem = credentialProblem(row, claims.customerId);
     if (problem) return { ok: false, reason: problem };
-    const user = await em.findOne(User, { userId: claims.userId, customerId: claims.customerId });
-    if (!user || user.deletedAt) return { ok: false, reason: "The token's user no longer exists." };
-    if (!user.isActive || user.status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
+    const user = row as UserTokenRow;
+    if (!user.user_exists || user.user_deleted) return { ok: false, reason: "The token's user no longer exists." };
+    if (!user.user_active || user.user_status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
     // Whole seconds: a token issued in the second of a deactivation is refused too (safe side).
-    if (user.tokensRevokedAt && verified.issuedAt <= Math.floor(user.tokensRevokedAt.getTime() / 1000)) {
-      return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
-    }
-    return { ok: true, principal: { kind: "user", userId: user.userId, customerId: user.customerId, credentialId: claims.credentialId } };
+    if (user.token_revoked) return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
+    return { ok: true, principal: { kind: "user", userId: claims.userId, customerId: claims.customerId, credentialId: claims.credentialId } };
   }
+}
 
-  private async credentialProblem(em: EntityManager, credentialId: string, customerId: string): Promise<string | null> {
-    const credential = await em.findOne(Credential, { credentialId });
-    if (!credential || credential.customerId !== customerId) return "Invalid token.";
-    if (!credential.isActive) return "The credential behind this token has been revoked.";
-    const customer = await em.findOne(Customer, { customerId });
-    if (!customer || !customer.isActive) return "Inactive client: the customer has been deleted.";
-    return null;
-  }
+/** Why a token's credential (`row`, absent when unknown) no longer admits it for `customerId`; null when it does. */
+function credentialProblem(row: CredentialRow | undefined, customerId: string): string | null {
+  if (!row || row.customer_id !== customerId) return "Invalid token.";
+  if (!row.credential_active) return "The credential behind this token has been revoked.";
+  if (row.customer_active !== true) return "Inactive client: the customer has been deleted.";
+  return null;
 }

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { boundQuery } from "../../db/statements.js";
 import { ServiceSetting } from "./entities.js";
 import { SecretBox, generateMasterKey } from "./secrets.js";
 import { SecretFileError, readSecretFile, writeSecretFileIfAbsent } from "./key-file.js";
@@ -62,8 +63,9 @@ async function keyFromFile(em: EntityManager, file: string): Promise<{ key: stri
 
 /** Inserts `key` = `value` unless present; returns the stored value (race-safe across replicas). */
 async function insertIfAbsent(em: EntityManager, key: string, value: string): Promise<{ value: string; inserted: boolean }> {
-  const rows = await em.getConnection().execute<{ key: string }[]>(
-    `insert into service_setting (key, value, created_at) values (?, ?, now()) on conflict (key) do nothing returning key`,
+  const rows = await boundQuery<{ key: string }>(
+    em,
+    `insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do nothing returning key`,
     [key, value],
   );
   if (rows.length > 0) return { value, inserted: true };
@@ -101,8 +103,10 @@ export async function bootstrapIdentitySecrets(
   const common = { box, secretsKeySource, legacyRow };
   if (config.masterApiKey) {
     const masterHash = box.hash(config.masterApiKey);
-    await em.getConnection().execute(
-      `insert into service_setting (key, value, created_at) values (?, ?, now()) on conflict (key) do update set value = excluded.value`,
+    // Bound parameters: the master key's hash never appears in SQL text (src/db/statements.ts).
+    await boundQuery(
+      em,
+      `insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do update set value = excluded.value`,
       [MASTER_KEY_HASH, masterHash],
     );
     return { ...common, masterHash };

@@ -8,7 +8,7 @@
  * - Secrets the service must use again (webhook signing secrets and header values, IMAP
  *   passwords, notification bodies) are sealed with AES-256-GCM under a third derived key.
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 
 /** Claims of a session token: an operator session, or a customer session limited to one customer. */
@@ -39,15 +39,16 @@ export type TokenProblem = "expired" | "invalid";
 
 /** Hashing, secret generation and token signing under one secrets key. */
 export class SecretBox {
-  private readonly hashKey: Buffer;
-  private readonly signKey: Uint8Array;
+  /** HMAC keys are `KeyObject`s: Node 24 imports a raw `Buffer` key afresh on every HMAC (~13 µs instead of ~2 µs). */
+  private readonly hashKey: KeyObject;
+  private readonly signKey: KeyObject;
   private readonly sealKey: Buffer;
 
   /** @param secretsKey at least 32 characters (`SECRETS_KEY` or the generated one). */
   constructor(secretsKey: string) {
     const ikm = Buffer.from(secretsKey, "utf8");
-    this.hashKey = Buffer.from(hkdfSync("sha256", ikm, "platform", "keyed-hash/v1", 32));
-    this.signKey = new Uint8Array(hkdfSync("sha256", ikm, "platform", "token-signing/v1", 32));
+    this.hashKey = createSecretKey(Buffer.from(hkdfSync("sha256", ikm, "platform", "keyed-hash/v1", 32)));
+    this.signKey = createSecretKey(Buffer.from(hkdfSync("sha256", ikm, "platform", "token-signing/v1", 32)));
     this.sealKey = Buffer.from(hkdfSync("sha256", ikm, "platform", "sealed-at-rest/v1", 32));
   }
 
@@ -84,7 +85,12 @@ export class SecretBox {
 
   /** Constant-time check that `secret` hashes to `expectedHash` (hex). */
   matches(secret: string, expectedHash: string): boolean {
-    const actual = Buffer.from(this.hash(secret), "hex");
+    return this.hashesEqual(this.hash(secret), expectedHash);
+  }
+
+  /** Constant-time comparison of two hashes of {@link hash} (hex), so a secret hashed once can be checked against several. */
+  hashesEqual(actualHash: string, expectedHash: string): boolean {
+    const actual = Buffer.from(actualHash, "hex");
     const expected = Buffer.from(expectedHash, "hex");
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   }

@@ -3,6 +3,7 @@
  * (reference: "Customer management"; decisions.md §2–§3). One transaction per change.
  */
 import { randomUUID } from "node:crypto";
+import { boundQuery } from "../../db/statements.js";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, quote, type FieldProblem } from "../../domain/errors.js";
@@ -226,19 +227,15 @@ export class IdentityService {
   async generateCredentials(em: EntityManager, customerId: string): Promise<{ customer_id: string; customer_secret: string; credential_id: string }> {
     const customer = await this.getActiveCustomer(em, customerId);
     const secret = generateApiSecret();
-    const credential = em.create(Credential, {
-      credentialId: randomUUID(),
-      customerId,
-      secretHash: this.box.hash(secret),
-      secretPrefix: maskSecret(secret),
-      isOwner: true,
-      userEmail: customer.email,
-      userName: `${customer.firstName} ${customer.lastName}`.trim(),
-      isActive: true,
-      revokedAt: null,
-    });
-    await em.flush();
-    return { customer_id: customerId, customer_secret: secret, credential_id: credential.credentialId };
+    const credentialId = randomUUID();
+    // Bound parameters: the secret's hash never appears in SQL text (MikroORM inlines values; src/db/statements.ts).
+    await boundQuery(
+      em,
+      `insert into credential (credential_id, customer_id, secret_hash, secret_prefix, is_owner, user_email, user_name, is_active, revoked_at, created_at, updated_at)
+       values ($1, $2, $3, $4, true, $5, $6, true, null, now(), now())`,
+      [credentialId, customerId, this.box.hash(secret), maskSecret(secret), customer.email, `${customer.firstName} ${customer.lastName}`.trim()],
+    );
+    return { customer_id: customerId, customer_secret: secret, credential_id: credentialId };
   }
 
   /** Every credential of the customer (active or revoked), newest first, secrets masked. */

@@ -1,18 +1,27 @@
 /**
- * Ledger tables (src/domain/ledger.ts has the rules): accounts with their cached balance, journal
- * entries, and postings. Amounts are `numeric(38,18)`, read and written as decimal strings.
+ * Ledger tables (src/domain/ledger.ts has the rules): accounts (wallet accounts with their cached
+ * balance), journal entries, and postings. Amounts are `numeric(38,18)`, read and written as
+ * decimal strings.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * A ledger account: a wallet's `available` or `held` bucket of one currency, or the `external`
- * account of a network and currency. `balance` is the cache of the sum of its postings, kept in
- * the same transaction as the postings; wallet buckets are never negative (CHECK constraint).
+ * account of a network and currency.
+ *
+ * `balance`: for a wallet bucket, the cache of the sum of its postings, kept under a row lock in
+ * the same transaction as the postings, never negative and never null (CHECK constraints). For an
+ * external account, null: it keeps no cache, so no deposit or withdrawal locks or rewrites its row
+ * (issue 10); its balance is the sum of its postings (`LedgerService.externalBalances`). A value
+ * there is stale: `verify()` reports it and `rebuildBalanceCache()` clears it.
  */
 export const LedgerAccount = defineEntity({
   name: "LedgerAccount",
   tableName: "ledger_account",
-  checks: [{ name: "ledger_account_balance_check", expression: "bucket = 'external' or balance >= 0" }],
+  checks: [
+    { name: "ledger_account_balance_check", expression: "bucket = 'external' or balance >= 0" },
+    { name: "ledger_account_cached_balance_check", expression: "bucket = 'external' or balance is not null" },
+  ],
   indexes: [{ name: "ledger_account_wallet_id_index", properties: ["walletId"] }],
   properties: {
     id: p.bigint("number").primary(),
@@ -21,7 +30,8 @@ export const LedgerAccount = defineEntity({
     walletId: p.uuid().nullable(),
     network: p.string().nullable(),
     currency: p.string(),
-    balance: p.decimal("string").precision(38).scale(18),
+    /** Cached balance of a wallet bucket; null for an external account (derived from its postings). */
+    balance: p.decimal("string").precision(38).scale(18).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

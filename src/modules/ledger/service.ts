@@ -1,14 +1,19 @@
 /**
- * The custody ledger on PostgreSQL: posts balanced journal entries, keeps each account's cached
- * balance in the same transaction, and can check and rebuild the cache from the postings.
+ * The custody ledger on PostgreSQL: posts balanced journal entries, keeps each wallet account's
+ * cached balance in the same transaction, derives the external accounts' balances from their
+ * postings, and can check and rebuild the cache from the postings.
  *
- * Concurrency: {@link LedgerService.post} locks the entry's accounts (`SELECT … FOR UPDATE`, in id
- * order so two entries never deadlock) before reading their balances, so concurrent holds on one
- * wallet are serialised and available money is never spent twice.
+ * Concurrency: {@link LedgerService.post} locks the entry's wallet accounts (`SELECT … FOR UPDATE`,
+ * in id order so two entries never deadlock) before reading their balances, so concurrent holds on
+ * one wallet are serialised and available money is never spent twice. External (network) accounts
+ * are append-only (src/domain/ledger.ts `balanceCached`, issue 10): a post neither locks nor updates
+ * their row, so deposits and withdrawals of different wallets never wait for one another. The
+ * posting's foreign key takes only PostgreSQL's `FOR KEY SHARE` lock on the external row, which
+ * other postings share; nothing in the service locks that row more strongly.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../../domain/errors.js";
-import { accountCode, assertBalanced, balanceAllowed, postingsFor, type AccountRef, type EntryKind } from "../../domain/ledger.js";
+import { accountCode, assertBalanced, balanceAllowed, balanceCached, postingsFor, type AccountRef, type EntryKind } from "../../domain/ledger.js";
 import { money, type Money } from "../../domain/money.js";
 
 /** A wallet's balance of one currency; amounts as exact decimal strings. */
@@ -31,11 +36,29 @@ export interface PostRequest {
   reference?: string;
 }
 
+/** The balance of an external (network) account, summed from its postings. */
+export interface ExternalBalance {
+  /** `external:<network>:<currency>` */
+  code: string;
+  network: string;
+  currency: string;
+  /**
+   * Sum of the account's postings: minus the money of that network and currency in custody
+   * (deposits in, confirmed withdrawals out). Zero or negative in a consistent ledger.
+   */
+  balance: Money;
+}
+
 /** What {@link LedgerService.verify} found; every list empty means the ledger is consistent. */
 export interface LedgerCheck {
   /** Entries whose postings do not sum to zero in some currency. */
   unbalancedEntries: { entryId: number; currency: string; sum: string }[];
-  /** Accounts whose cached balance differs from the sum of their postings. */
+  /**
+   * Wallet accounts whose cached balance differs from the sum of their postings (`cached` is
+   * `none` if one has no cached balance, which a CHECK constraint forbids), and external accounts
+   * holding a cached balance at all (they keep none: the value is stale; `fromPostings` is their
+   * balance). Decimal strings.
+   */
   cacheMismatches: { code: string; cached: string; fromPostings: string }[];
   /** Wallet accounts below zero. */
   negativeAccounts: { code: string; balance: string }[];
@@ -47,8 +70,14 @@ interface AccountRow {
   id: string;
   code: string;
   bucket: "available" | "held" | "external";
-  balance: string;
+  balance: string | null;
 }
+
+/**
+ * SQL: the balance account `a` should cache, given `s.total`, the sum of its postings: that sum for
+ * a wallet bucket, null for an external account (src/domain/ledger.ts `balanceCached`).
+ */
+const EXPECTED_CACHE = `case when a.bucket = 'external' then null else coalesce(s.total, 0) end`;
 
 /** Posts and reads the ledger. Every method runs in the transaction of the `em` it is given. */
 export class LedgerService {
@@ -62,9 +91,11 @@ export class LedgerService {
   }
 
   /**
-   * Posts one operation: locks its accounts, checks that no wallet bucket would go below zero,
-   * writes the entry and its postings and updates the cached balances. Must run inside a
-   * transaction (`em.transactional`); the caller's other writes commit or roll back with it.
+   * Posts one operation: locks its wallet accounts (in id order), checks that no wallet bucket
+   * would go below zero, writes the entry and its postings and updates the wallet accounts' cached
+   * balances. The external account of a deposit or debit only gets its posting: its row is neither
+   * locked nor updated (issue 10). Must run inside a transaction (`em.transactional`); the caller's
+   * other writes commit or roll back with it.
    * @returns the new entry's id and the wallet's balance of the currency after it.
    * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; INSUFFICIENT_BALANCE (400) when the
    *   wallet's available (or, for a debit or release, held) money does not cover the amount;
@@ -78,15 +109,20 @@ export class LedgerService {
     const refs = new Map(postings.map((p) => [accountCode(p.account), p.account]));
     const ids = new Map<string, string>();
     for (const code of [...refs.keys()].sort()) ids.set(code, await this.ensureAccount(em, refs.get(code) as AccountRef));
+    // Only the accounts with a cached balance (the wallet's) are locked; every kind has at least one.
+    const cachedIds = [...ids].filter(([code]) => balanceCached((refs.get(code) as AccountRef).bucket)).map(([, id]) => id);
+    if (cachedIds.length === 0) throw new Error(`a ${request.kind} entry posts to no wallet account`);
     const locked = await em.execute<AccountRow[]>(
-      `select id, code, bucket, balance from ledger_account where id in (${[...ids.values()].map(() => "?").join(", ")}) order by id for update`,
-      [...ids.values()],
+      `select id, code, bucket, balance from ledger_account where id in (${cachedIds.map(() => "?").join(", ")}) order by id for update`,
+      cachedIds,
     );
     const byCode = new Map(locked.map((row) => [row.code, row]));
     const next = new Map<string, Money>();
     for (const p of postings) {
+      if (!balanceCached(p.account.bucket)) continue; // append-only: derived from its postings
       const row = byCode.get(accountCode(p.account));
       if (!row) throw new Error(`ledger account ${accountCode(p.account)} vanished`);
+      if (row.balance === null) throw new Error(`wallet account ${row.code} has no cached balance`);
       const balance = (next.get(row.code) ?? money(row.balance)).plus(p.amount);
       if (!balanceAllowed(row.bucket, balance)) {
         throw new DomainError("INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${request.currency} balance for this amount.`);
@@ -135,15 +171,31 @@ export class LedgerService {
     return [...byCurrency.values()];
   }
 
+  /**
+   * The balances of the external (network) accounts, each summed from its postings when asked
+   * (they keep no cache, issue 10), by account code; only those of `network` and `currency` when
+   * given. Reads every posting of those accounts: for checks and reports, not for a request path.
+   */
+  async externalBalances(em: EntityManager, filter: { network?: string; currency?: string } = {}): Promise<ExternalBalance[]> {
+    const rows = await em.execute<{ code: string; network: string; currency: string; balance: string }[]>(
+      `select a.code, a.network, a.currency, coalesce(sum(p.amount), 0)::text as balance
+         from ledger_account a left join ledger_posting p on p.account_id = a.id
+        where a.bucket = 'external' and (?::text is null or a.network = ?) and (?::text is null or a.currency = ?)
+        group by a.id order by a.code`,
+      [filter.network ?? null, filter.network ?? null, filter.currency ?? null, filter.currency ?? null],
+    );
+    return rows.map((r) => ({ code: r.code, network: r.network, currency: r.currency, balance: money(r.balance) }));
+  }
+
   /** Checks the ledger's invariants from the postings (read-only). */
   async verify(em: EntityManager): Promise<LedgerCheck> {
     const unbalancedEntries = await em.execute<{ entry_id: string; currency: string; sum: string }[]>(
       `select entry_id, currency, sum(amount)::text as sum from ledger_posting group by entry_id, currency having sum(amount) <> 0`,
     );
     const cacheMismatches = await em.execute<{ code: string; cached: string; from_postings: string }[]>(
-      `select a.code, a.balance::text as cached, coalesce(s.total, 0)::text as from_postings
+      `select a.code, coalesce(a.balance::text, 'none') as cached, coalesce(s.total, 0)::text as from_postings
          from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
-        where a.balance <> coalesce(s.total, 0)`,
+        where a.balance is distinct from ${EXPECTED_CACHE}`,
     );
     const negativeAccounts = await em.execute<{ code: string; balance: string }[]>(
       `select a.code, least(a.balance, coalesce(s.total, 0))::text as balance
@@ -162,32 +214,47 @@ export class LedgerService {
   }
 
   /**
-   * Rebuilds every cached balance from the postings (in the caller's transaction; safe while the
-   * service runs: every account is locked first, so the sums include every committed posting and
-   * no post runs in between). @returns accounts changed.
+   * Rebuilds every wallet account's cached balance from the postings, and clears any value found
+   * on an external account (they keep no cache), in the caller's transaction. Safe while the
+   * service runs: every wallet account is locked first (in id order, as posts lock them), so the
+   * sums include every committed posting of those accounts and no post runs in between. External
+   * rows are not locked `FOR UPDATE`: a post holding its wallet locks takes a `FOR KEY SHARE` lock on
+   * its external row (the posting's foreign key), and waiting for it here would deadlock.
+   * @returns accounts changed.
+   * @throws Error when called outside a transaction.
    */
   async rebuildBalanceCache(em: EntityManager): Promise<number> {
     if (!em.isInTransaction()) throw new Error("LedgerService.rebuildBalanceCache must run inside a transaction");
-    await em.execute(`select id from ledger_account order by id for update`);
+    await em.execute(`select id from ledger_account where bucket <> 'external' order by id for update`);
     const result = await em.execute<{ affectedRows?: number; rowCount?: number }>(
-      `update ledger_account a set balance = coalesce(s.total, 0), updated_at = now()
+      `update ledger_account a set balance = ${EXPECTED_CACHE}, updated_at = now()
          from ledger_account a2 left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a2.id
-        where a.id = a2.id and a.balance <> coalesce(s.total, 0)`,
+        where a.id = a2.id and a.balance is distinct from ${EXPECTED_CACHE}`,
       [],
       "run",
     );
     return Number(result.affectedRows ?? result.rowCount ?? 0);
   }
 
-  /** The id of the account `ref`, creating it with a zero balance if needed (race-safe). */
+  /**
+   * The id of the account `ref`, creating it if needed (race-safe): a wallet bucket with a zero
+   * cached balance, an external account with none.
+   */
   private async ensureAccount(em: EntityManager, ref: AccountRef): Promise<string> {
     const code = accountCode(ref);
     const [found] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);
     if (found) return String(found.id);
     const inserted = await em.execute<{ id: string }[]>(
       `insert into ledger_account (code, bucket, wallet_id, network, currency, balance, created_at, updated_at)
-       values (?, ?, ?, ?, ?, 0, now(), now()) on conflict (code) do nothing returning id`,
-      [code, ref.bucket, ref.bucket === "external" ? null : ref.walletId, ref.bucket === "external" ? ref.network : null, ref.currency],
+       values (?, ?, ?, ?, ?, ?, now(), now()) on conflict (code) do nothing returning id`,
+      [
+        code,
+        ref.bucket,
+        ref.bucket === "external" ? null : ref.walletId,
+        ref.bucket === "external" ? ref.network : null,
+        ref.currency,
+        balanceCached(ref.bucket) ? "0" : null,
+      ],
     );
     if (inserted[0]) return String(inserted[0].id);
     const [existing] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);

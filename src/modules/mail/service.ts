@@ -3,13 +3,15 @@
  * with `SMTP_URL` set, `kick()` sends it through nodemailer right after commit, and the recurring
  * Agenda job `mail-delivery` (src/app.ts, every `OUTBOX_INTERVAL_S` on worker processes) retries
  * what failed or what a crash left pending; else the email stays in the sandbox outbox that
- * `GET /api/v1/sandbox/mail` lists (decisions.md §3).
+ * `GET /api/v1/sandbox/mail` lists (decisions.md §3). nodemailer is imported with the first send,
+ * so a process without `SMTP_URL`, or one that has nothing to send yet, does not load it (issue 10).
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import { OutboxEmail } from "./entities.js";
+import type { PreparedStatement, Statements } from "../../db/statements.js";
 
 /** An email to send: plain text. */
 export interface EmailMessage {
@@ -42,24 +44,48 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(15_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
 }
 
+/** `sent_at` as `Date.prototype.toISOString` writes it (UTC, milliseconds). */
+const SENT_AT = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at`;
+
+/** A customer's sandbox outbox (`$1` customer id), newest first, at most 100: Sandbox Mail's rows. */
+const SANDBOX_MAIL: PreparedStatement = {
+  name: "sandbox_mail",
+  text: `select "to", subject, text, ${SENT_AT} from outbox_email
+          where customer_id = $1 and status = 'sandbox' order by created_at desc, id asc limit 100`,
+};
+
+/** {@link SANDBOX_MAIL} for one address (`$2`, an `ilike` pattern with `\\`, `%` and `_` escaped: case-insensitive equality). */
+const SANDBOX_MAIL_TO: PreparedStatement = {
+  name: "sandbox_mail_to",
+  text: `select "to", subject, text, ${SENT_AT} from outbox_email
+          where customer_id = $1 and status = 'sandbox' and "to" ilike $2 order by created_at desc, id asc limit 100`,
+};
+
 /** The outbox and its delivery. */
 export class MailService {
-  private readonly transport: Transporter | undefined;
+  /** The SMTP transport, created with the first send (`SMTP_URL` only). */
+  private transport: Promise<Transporter> | undefined;
   private round: Promise<void> | undefined;
   private again = false;
 
   constructor(
     private readonly orm: MikroORM,
-    smtpUrl: string | undefined,
+    private readonly smtpUrl: string | undefined,
     private readonly from: string,
     private readonly logger: Logger,
-  ) {
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
-  }
+    /** Prepared statements of the reads ({@link listSandbox}). */
+    private readonly statements: Statements,
+  ) {}
 
   /** Whether emails go out by SMTP (else they stay in the sandbox outbox). */
   get smtpEnabled(): boolean {
-    return this.transport !== undefined;
+    return this.smtpUrl !== undefined;
+  }
+
+  /** The SMTP transport of `url` (`SMTP_URL`), created (and nodemailer imported) on first use. */
+  private smtp(url: string): Promise<Transporter> {
+    this.transport ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(url));
+    return this.transport;
   }
 
   /** Writes `message` to the outbox in the caller's transaction. */
@@ -70,7 +96,7 @@ export class MailService {
       to: message.to,
       subject: message.subject,
       text: message.text,
-      status: this.transport ? "pending" : "sandbox",
+      status: this.smtpEnabled ? "pending" : "sandbox",
       attempts: 0,
       nextAttemptAt: new Date(),
       lastError: null,
@@ -89,8 +115,8 @@ export class MailService {
    * @returns how many were sent.
    */
   async deliverPending(limit = 20): Promise<number> {
-    const transport = this.transport;
-    if (!transport) return 0;
+    const url = this.smtpUrl;
+    if (url === undefined) return 0;
     let sent = 0;
     for (let i = 0; i < limit; i++) {
       const email = await this.orm.em.fork().transactional(async (tx) => {
@@ -104,6 +130,7 @@ export class MailService {
       });
       if (!email) break;
       try {
+        const transport = await this.smtp(url);
         await transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text });
         await this.orm.em.fork().nativeUpdate(OutboxEmail, { id: email.id }, { status: "sent", sentAt: new Date(), text: DELIVERED_TEXT });
         sent += 1;
@@ -132,7 +159,7 @@ export class MailService {
    * most one round runs per process: a kick during a round makes it run once more.
    */
   kick(): void {
-    if (!this.transport) return;
+    if (!this.smtpEnabled) return;
     if (this.round) {
       this.again = true;
       return;
@@ -151,18 +178,19 @@ export class MailService {
     await this.round;
   }
 
-  /** The sandbox outbox of a customer, newest first, optionally for one address (case-insensitive). */
-  async listSandbox(em: EntityManager, customerId: string, to?: string): Promise<SandboxMailView[]> {
-    const rows = await em.find(
-      OutboxEmail,
-      { customerId, status: "sandbox", ...(to !== undefined && { to: { $ilike: to.replace(/[\\%_]/g, (c) => `\\${c}`) } }) },
-      { orderBy: { createdAt: "desc", id: "asc" }, limit: 100 },
-    );
-    return rows.map((r) => ({ to: r.to, subject: r.subject, text: r.text, sent_at: r.createdAt.toISOString() }));
+  /**
+   * The sandbox outbox of a customer, newest first (at most 100), optionally for one address
+   * (case-insensitive). One prepared statement, rows read as they are (no entity hydration: the
+   * withdrawal walk-through reads it between initiate and confirm; issue 10).
+   */
+  async listSandbox(_em: EntityManager, customerId: string, to?: string): Promise<SandboxMailView[]> {
+    return to === undefined
+      ? this.statements.rows<SandboxMailView>(SANDBOX_MAIL, [customerId])
+      : this.statements.rows<SandboxMailView>(SANDBOX_MAIL_TO, [customerId, to.replace(/[\\%_]/g, (c) => `\\${c}`)]);
   }
 
-  /** Closes the SMTP transport. */
+  /** Closes the SMTP transport, if one was created. */
   close(): void {
-    this.transport?.close();
+    void this.transport?.then((transport) => transport.close(), () => {});
   }
 }

@@ -3,9 +3,10 @@
  * checked by the SSRF guard, and the session connects to the very address that was checked (the
  * host name is kept as TLS server name, so certificates are verified against it). TLS from the
  * first byte when `tls` is true (port 993 style); otherwise STARTTLS whenever the server offers it.
- * Connection, greeting and socket timeouts bound every step.
+ * Connection, greeting and socket timeouts bound every step. imapflow is imported with the first
+ * session, so a process that never polls a mailbox does not load it (issue 10).
  */
-import { ImapFlow } from "imapflow";
+import type { ImapFlow } from "imapflow";
 import { resolvePublicHost } from "../net/targets.js";
 
 /** Where and how to log in. */
@@ -52,6 +53,7 @@ export async function withMailbox<T>(settings: ImapSettings, work: (client: Imap
   } catch (error) {
     throw new ImapFailure((error as Error).message);
   }
+  const { ImapFlow } = await import("imapflow");
   const client = new ImapFlow({
     host: address,
     servername: settings.host,

@@ -5,13 +5,13 @@
  * `{pollerId}`), so one poller's failure never touches another's, and a poll runs on one worker
  * at a time. A poll reads the unseen messages of INBOX, takes the withdrawal id and PIN of each
  * ({@link extractPin}), hands them to {@link WithdrawalService.applyMailboxPin}, and marks the
- * message seen, whatever it carried; one bad message never stops the rest.
+ * message seen, whatever it carried; one bad message never stops the rest. mailparser is imported
+ * with the first message read (issue 10: it is not needed to start).
  */
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { ImapFlow } from "imapflow";
-import { simpleParser } from "mailparser";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
 import { DomainError, ValidationFailed, quote } from "../../domain/errors.js";
@@ -252,6 +252,7 @@ export class EmailPollerService {
     try {
       const message = await client.fetchOne(String(uid), { source: true, size: true }, { uid: true });
       if (!message || !message.source || (message.size ?? message.source.length) > MAX_MESSAGE_BYTES) return false;
+      const { simpleParser } = await import("mailparser");
       const parsed = await simpleParser(message.source);
       const text = parsed.text ?? (typeof parsed.html === "string" ? htmlToText(parsed.html) : "");
       const found = extractPin(parsed.subject ?? "", text);

@@ -46,7 +46,8 @@ export const User = defineEntity({
     /** Deactivation time: user tokens issued at or before it never authenticate again (reference: User, Deactivate). */
     tokensRevokedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    // The creation instant itself, so a new user's updated_at equals its created_at (two `new Date()` could straddle a millisecond).
+    updatedAt: p.datetime().onCreate((user: { createdAt?: Date }) => user.createdAt ?? new Date()).onUpdate(() => new Date()),
   },
 });
 export type User = InferEntity<typeof User>;

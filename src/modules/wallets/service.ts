@@ -18,6 +18,7 @@ import type { LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
+import type { PreparedStatement, Statements } from "../../db/statements.js";
 
 type Schemas = components["schemas"];
 /** Wallet as the API shows it (schema `Wallet`). */
@@ -35,6 +36,28 @@ export interface WalletCaller {
   /** Set for user tokens: only this user's wallets are visible. */
   userId?: string;
 }
+
+/** A row of {@link WALLET_BALANCE}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
+interface WalletBalanceRow {
+  wallet_id: string;
+  user_id: string;
+  currency: string | null;
+  bucket: string | null;
+  /** numeric, as text. */
+  balance: string | null;
+}
+
+/**
+ * A wallet of a customer (`$1` wallet id, `$2` customer id) with its balance-cache accounts
+ * (`ledger_account` rows of buckets `available` and `held`), in currency order.
+ */
+const WALLET_BALANCE: PreparedStatement = {
+  name: "wallet_balance",
+  text: `select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
+           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
+          where w.wallet_id = $1::uuid and w.customer_id = $2
+          order by a.currency, a.bucket`,
+};
 
 /** Maximum wallet name length (reference: Limits). */
 export const WALLET_NAME_MAX = 100;
@@ -74,6 +97,8 @@ export class WalletService {
     private readonly provider: CustodyProvider,
     private readonly ledger: LedgerService,
     private readonly users: UserService,
+    /** Prepared statements of the hot reads ({@link balance}). */
+    private readonly statements: Statements,
   ) {}
 
   /**
@@ -159,16 +184,34 @@ export class WalletService {
     return wallet;
   }
 
-  /** Balances of every currency of the wallet, from the balance cache, as 8-decimal strings. @throws WALLET_NOT_FOUND. */
-  async balance(em: EntityManager, caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
-    const wallet = await this.visibleWallet(em, caller, walletId);
-    const balances = await this.ledger.walletBalances(em, wallet.walletId);
+  /**
+   * Balances of every currency of the wallet, from the balance cache (reference: "Balances are read
+   * from an internal balance cache"), as 8-decimal strings: `balance` = `available` + `held`, in
+   * currency order. One prepared statement checks the wallet's visibility and reads its balance
+   * rows (issue 10, hot path).
+   * @throws DomainError WALLET_NOT_FOUND (404) when the caller may not see the wallet.
+   */
+  async balance(_em: EntityManager, caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
+    if (!isUuid(walletId)) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
+    const rows = await this.statements.rows<WalletBalanceRow>(WALLET_BALANCE, [walletId.toLowerCase(), caller.customerId]);
+    const first = rows[0];
+    if (!first || (caller.userId !== undefined && first.user_id !== caller.userId)) {
+      throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
+    }
+    const byCurrency = new Map<string, { available: Money; held: Money }>();
+    for (const row of rows) {
+      if (row.currency === null || row.balance === null) continue;
+      const item = byCurrency.get(row.currency) ?? { available: money(0), held: money(0) };
+      if (row.bucket === "available") item.available = money(row.balance);
+      if (row.bucket === "held") item.held = money(row.balance);
+      byCurrency.set(row.currency, item);
+    }
     return {
-      wallet_id: wallet.walletId,
-      user_id: wallet.userId,
-      balance: balances.map((b) => ({
-        currency: b.currency,
-        balance: format8(b.balance),
+      wallet_id: first.wallet_id,
+      user_id: first.user_id,
+      balance: [...byCurrency].map(([currency, b]) => ({
+        currency,
+        balance: format8(b.available.plus(b.held)),
         available: format8(b.available),
         held: format8(b.held),
       })),

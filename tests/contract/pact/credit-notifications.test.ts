@@ -35,6 +35,7 @@ import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.j
 import { Walk } from "../../support/fixtures.js";
 import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
 import { waitFor } from "../../support/wait.js";
+import { GOLDEN_PRODUCT } from "../../support/credit-golden.js";
 import {
   CreditReceiver,
   MalformedNotificationError,
@@ -239,11 +240,7 @@ describe(`consumer ${CONSUMER}`, () => {
 // ── Provider ──────────────────────────────────────────────────────────────────────────────────
 
 /** The golden product of decisions.md §6 (revolving, simple interest, penal 12 % + 500). */
-const GOLDEN = {
-  creditProductCode: "001", revolving: true, compound: false, cutFrequency: "month", fixedInterestAmount: 0,
-  baseInterestRate: 36, baseMinimumPaymentRate: 10, fixedMinimumPaymentAmount: 1000, capitalInterestSplit: 50, gracePeriod: 10,
-  variableSpecs: true, morosidadRate: 12, baseInterestMorosidad: 500, interestAccrualMethod: "ADB", dailyRateDivisor: 360,
-};
+const GOLDEN = { creditProductCode: "001", ...GOLDEN_PRODUCT };
 
 describe(`provider ${PROVIDER}`, () => {
   let t: TestApp;

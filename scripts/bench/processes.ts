@@ -1,0 +1,160 @@
+/**
+ * Child processes of the benchmark: the service (`node dist/main.js` when built, else
+ * `node --import tsx src/main.ts`, with the Node running the benchmark) and the baseline servers,
+ * each on a free loopback port; how long a start takes to its first `/healthz` 200; and what
+ * /proc says about a process (VmRSS, VmHWM, CPU time, its process tree).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { request } from "node:http";
+import { resolve } from "node:path";
+import { freePort } from "../../src/db/embedded.js";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+
+/** A running child server. */
+export interface ServerProcess {
+  name: string;
+  pid: number;
+  port: number;
+  base: string;
+  /** Milliseconds from spawn to the first `/healthz` 200. */
+  startMs: number;
+  /** Everything it wrote so far (stdout and stderr). */
+  output(): string;
+  /** How it exited (`code 1`, `signal SIGKILL`), or null while it runs. */
+  exited(): string | null;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The newest modification time (ms) of the files under `dir`, recursively. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = resolve(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Node's flags of `npm start` (package.json `scripts.start`: the words between `node` and
+ * `dist/main.js`, e.g. the heap sizes), so the benchmark measures the service as it is started.
+ */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start ?? "";
+  return (/\bnode\s+(.*?)\s*dist\/main\.js/.exec(start)?.[1] ?? "").split(/\s+/).filter((w) => w !== "");
+}
+
+/**
+ * How the service is started: the built entry point with `npm start`'s Node flags
+ * ({@link startFlags}) when there is one, else through tsx. `stale` says when a file under src/ is
+ * newer than dist/main.js (the build may not be the code of src/: run `npm run build`).
+ */
+export function serviceCommand(): { args: string[]; label: string; stale: boolean } {
+  const built = resolve(ROOT, "dist/main.js");
+  if (!existsSync(built)) return { args: ["--import", "tsx", "src/main.ts"], label: "node --import tsx src/main.ts (no dist/main.js)", stale: false };
+  const flags = startFlags();
+  return { args: [...flags, "dist/main.js"], label: ["node", ...flags, "dist/main.js"].join(" "), stale: newestMtime(resolve(ROOT, "src")) > statSync(built).mtimeMs };
+}
+
+/** One GET of `/healthz` on 127.0.0.1:`port`; resolves with the status, or 0 when the connection fails. */
+function probe(port: number): Promise<number> {
+  return new Promise((done) => {
+    const req = request({ host: "127.0.0.1", port, path: "/healthz", agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => done(res.statusCode ?? 0));
+    });
+    req.on("error", () => done(0));
+    req.end();
+  });
+}
+
+/**
+ * Spawns `process.execPath args` in the project folder with `env` (plus PORT) and waits for
+ * `/healthz` to answer 200 (polled every 5 ms).
+ * @throws when it exits first or is not ready within `timeoutMs`, with its output.
+ */
+export async function startServer(name: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const port = await freePort();
+  let output = "";
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TMPDIR: process.env.TMPDIR ?? "/tmp", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const stop = async (graceMs = 30_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering /healthz:\n${output}`);
+    }
+    if ((await probe(port)) === 200) break;
+    if (performance.now() - started > timeoutMs) {
+      await stop(1000);
+      throw new Error(`${name} did not answer /healthz within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return {
+    name,
+    pid: child.pid as number,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    startMs: performance.now() - started,
+    output: () => output,
+    exited: () => (child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : null),
+    stop,
+  };
+}
+
+/** A field of /proc/<pid>/status in kB (VmRSS, VmHWM); NaN when unreadable. */
+export function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time (user + system) of a process so far, in seconds, from /proc/<pid>/stat; NaN when unreadable. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // after the command: state(0) ppid(1) … utime(11) stime(12), in clock ticks (100 per second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** `pid` and every process descending from it, from /proc. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
+}

@@ -1,0 +1,87 @@
+/**
+ * Response validation against the documents, for tests (`validateResponses`; issue 11: "Every
+ * integration-test response, errors included, is validated against the documents"). Every JSON
+ * body a surface's path answers — successes, the surfaces' errors, and the errors the middleware in
+ * front of them sends (415, 413, malformed JSON, NUL characters, 404/405 of unknown routes) — is
+ * checked: its status must be one the matched operation declares (or `default`), and its body
+ * must match that response's schema; a body of a path no operation matches must match the
+ * surface's error envelope. A mismatch is logged and answered 500 `INTERNAL_SERVER_ERROR` with the
+ * details, so the test that caused it fails.
+ */
+import type { RequestHandler, Response } from "express";
+import { ValidationContext, type OpenAPIBackend, type Operation } from "openapi-backend";
+import type { ValidateFunction } from "ajv";
+import type { Logger } from "pino";
+import { errorBody, type Surface } from "./envelope.js";
+import { surfaceUnder } from "./middleware.js";
+
+/** The surfaces' openapi-backend instances, built with response validation on. */
+export interface CheckedSurfaces {
+  platform: OpenAPIBackend;
+  credit: OpenAPIBackend;
+}
+
+/** Where a request path belongs: the surface and the path relative to its document's paths. */
+function locate(originalUrl: string): { surface: Surface; path: string } | null {
+  const path = originalUrl.split("?")[0] ?? "";
+  const surface = surfaceUnder(path);
+  if (surface === null) return null;
+  return { surface, path: surface === "platform" ? path.slice("/api/v1".length) || "/" : path };
+}
+
+/** Whether `operation` declares `status` (exactly, as `4XX`-style range, or `default`). */
+function declares(operation: Operation, status: number): boolean {
+  const responses = operation.responses ?? {};
+  return String(status) in responses || `${String(status)[0]}XX` in responses || "default" in responses;
+}
+
+/** The schema of the surface's error envelope (platform `ErrorEnvelope`, credit `CreditErrorEnvelope`), compiled once. */
+function errorEnvelopeValidator(api: OpenAPIBackend, name: string): ValidateFunction {
+  const schema = (api.definition.components?.schemas as Record<string, object> | undefined)?.[name];
+  if (!schema) throw new Error(`the document has no ${name} schema`);
+  // The surface's own (shared) response Ajv, formats included (src/http/openapi-compiled.ts).
+  return api.validator.getAjv(ValidationContext.Response).compile(schema);
+}
+
+/**
+ * Middleware (tests only): wraps `res.json` of every request under `/api/v1` and `/v2` with the
+ * check described above. Install it before every other middleware that may answer.
+ */
+export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): RequestHandler {
+  const envelopes = {
+    platform: errorEnvelopeValidator(surfaces.platform, "ErrorEnvelope"),
+    credit: errorEnvelopeValidator(surfaces.credit, "CreditErrorEnvelope"),
+  };
+  return (req, res, next) => {
+    const where = locate(req.originalUrl);
+    if (!where) {
+      next();
+      return;
+    }
+    const api = surfaces[where.surface];
+    const json = res.json.bind(res);
+    res.json = ((body: unknown): Response => {
+      const status = res.statusCode;
+      const operation = api.router.matchOperation({ method: req.method, path: where.path, headers: {} }, false);
+      let problem: string | null = null;
+      if (operation) {
+        if (!declares(operation, status)) {
+          problem = `${operation.operationId ?? "the operation"} does not declare status ${status}`;
+        } else {
+          const check = api.validateResponse(body, operation, status);
+          if (check.errors && check.errors.length > 0) problem = `${operation.operationId ?? "the operation"} ${status}: ${JSON.stringify(check.errors)}`;
+        }
+      } else {
+        const validate = envelopes[where.surface];
+        if (!validate(body)) problem = `no operation matches ${req.method} ${where.path}; body is not the error envelope: ${JSON.stringify(validate.errors)}`;
+      }
+      if (problem === null) return json(body);
+      logger.error({ method: req.method, url: where.path, status, problem }, "response does not match the contract");
+      res.status(500);
+      return json(
+        errorBody(where.surface, req.traceId ?? "unknown", [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${problem}` }]),
+      );
+    }) as Response["json"];
+    next();
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * openapi-backend, compiled once (issue 10, "Routing and validation"). openapi-backend 5.21 rebuilds
+ * its flat operation list (lodash over the whole document) and a `RegExp` per path template on every
+ * `matchOperation` call, and at `init()` compiles every request, response and response-header
+ * validator, each with a fresh Ajv instance (~2.2 s at start for the two documents). Here:
+ *
+ * - the operation list is built once and the path templates compiled once ({@link compileRouter});
+ *   matching keeps openapi-backend's rules (exact path first, then templates by specificity, 405
+ *   when a template matches the path but not the method);
+ * - request validators are compiled once at start, response validators only when responses are
+ *   validated (tests), and all of them share one Ajv instance per option set
+ *   ({@link installValidator}).
+ */
+import { OpenAPIValidator, type OpenAPIBackend, type OpenAPIRouter, type Operation, type Request as OpenApiRequest, type ValidationContext } from "openapi-backend";
+import type { Ajv, Options as AjvOptions } from "ajv";
+
+/** openapi-backend's path template → pattern (router.js `pathTemplateToPattern`): `{x}` matches one segment. */
+function templatePattern(path: string): RegExp {
+  const literal = path
+    .replace(/\{[^}]+\}/g, "\0")
+    .split("\0")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("[^/]+");
+  return new RegExp(`^${literal}$`);
+}
+
+/**
+ * Replaces `router.getOperations` with the list built once and `router.matchOperation` with a
+ * matcher over precompiled path patterns. The document must not change afterwards (it does not:
+ * it is the emitted contract, loaded once). Same answers as openapi-backend's matcher, including its
+ * `404-notFound` / `405-methodNotAllowed` errors in strict mode. The router's `apiRoot` must be `/`.
+ */
+export function compileRouter(router: OpenAPIRouter): void {
+  const operations = router.getOperations();
+  const exact = new Map<string, Operation>();
+  for (const op of operations) {
+    const key = `${op.method} ${op.path}`;
+    if (!exact.has(key)) exact.set(key, op);
+  }
+  const specificity = (path: string): number => path.replace(/\{.*?\}/g, "").length;
+  // A stable sort, as lodash's orderBy: equally specific templates keep the document's order.
+  const templates = operations
+    .map((op, index) => ({ op, index, pattern: templatePattern(op.path), specificity: specificity(op.path) }))
+    .sort((a, b) => b.specificity - a.specificity || a.index - b.index);
+
+  router.getOperations = () => operations;
+  function matchOperation(req: OpenApiRequest): Operation | undefined;
+  function matchOperation(req: OpenApiRequest, strict: boolean): Operation;
+  function matchOperation(req: OpenApiRequest, strict?: boolean): Operation | undefined {
+    const { path, method } = router.normalizeRequest(req);
+    const normalized = router.normalizePath(path);
+    const found = exact.get(`${method} ${normalized}`);
+    if (found) return found;
+    let pathMatched = false;
+    for (const t of templates) {
+      if (!t.pattern.test(normalized)) continue;
+      pathMatched = true;
+      if (t.op.method === method) return t.op;
+    }
+    if (!strict) return undefined;
+    throw new Error(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
+  }
+  router.matchOperation = matchOperation;
+}
+
+/** An {@link OpenAPIValidator} whose validators share one Ajv instance per set of Ajv options. */
+class SharedAjvValidator extends OpenAPIValidator {
+  private readonly shared = new Map<string, Ajv>();
+
+  override getAjv(validationContext: ValidationContext, opts: AjvOptions = {}): Ajv {
+    const key = JSON.stringify(opts);
+    let ajv = this.shared.get(key);
+    if (!ajv) {
+      ajv = super.getAjv(validationContext, opts);
+      this.shared.set(key, ajv);
+    }
+    return ajv;
+  }
+}
+
+/** How {@link installValidator} builds the validator. */
+export interface ValidatorOptions {
+  ajvOpts: AjvOptions;
+  customizeAjv: (ajv: Ajv) => Ajv;
+  coerceTypes: boolean;
+  /** Compile the response validators too (at start), for response validation in tests. */
+  validateResponses: boolean;
+}
+
+/**
+ * Gives `api` (initialised with `validate: false`, so its `init()` compiled nothing) a validator
+ * whose request validators are compiled now, sharing Ajv instances; response validators are
+ * compiled only when `validateResponses`. Turns request validation on.
+ */
+export function installValidator(api: OpenAPIBackend, options: ValidatorOptions): void {
+  const validator = new SharedAjvValidator({
+    definition: api.definition,
+    ajvOpts: options.ajvOpts,
+    customizeAjv: options.customizeAjv,
+    router: api.router,
+    lazyCompileValidators: true,
+    coerceTypes: options.coerceTypes,
+  });
+  validator.preCompileRequestValidators();
+  if (options.validateResponses) validator.preCompileResponseValidators();
+  api.validator = validator;
+  api.validate = true;
+}
