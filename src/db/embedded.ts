@@ -23,17 +23,46 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Asks the kernel for a free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+/** Lowest port of the kernel's ephemeral range (Linux `ip_local_port_range`; 32768 where unreadable). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2048 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Whether `port` can be listened on at 127.0.0.1 right now (bound, then released). */
+function bindable(port: number): Promise<number | undefined> {
+  return new Promise((done) => {
     const srv = createServer();
-    srv.once("error", fail);
-    srv.listen(0, "127.0.0.1", () => {
+    srv.once("error", () => done(undefined));
+    srv.listen(port, "127.0.0.1", () => {
       const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => done(port));
+      const bound = typeof address === "object" && address ? address.port : undefined;
+      srv.close(() => done(bound));
     });
   });
+}
+
+/**
+ * A TCP port on 127.0.0.1 that is free now and unlikely to be taken before the caller binds it: chosen at
+ * random in the 10 000 ports just below the kernel's ephemeral range, so that no outgoing
+ * connection and no `listen(0)` is handed it in the meantime (a port from `listen(0)` is in that
+ * range and was seen taken by a client connection before an SMTP test server re-bound it). Falls
+ * back to a port from the kernel after 50 taken candidates.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  const low = Math.max(1024, high - 10_000);
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = await bindable(low + Math.floor(Math.random() * (high - low)));
+    if (port !== undefined) return port;
+  }
+  const port = await bindable(0);
+  if (port === undefined) throw new Error("no free TCP port on 127.0.0.1");
+  return port;
 }
 
 /** Whether process `pid` exists. */

@@ -7,13 +7,14 @@
  * never send one email twice, and that the recurring Agenda job (`mail-delivery`, issue 7) retries a
  * pending email by itself.
  */
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo } from "node:net";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DELIVERED_TEXT, MAX_DELIVERY_ATTEMPTS, type MailService } from "../../src/modules/mail/service.js";
 import { OutboxEmail } from "../../src/modules/mail/entities.js";
+import { freePort } from "../../src/db/embedded.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 import { waitFor } from "../support/wait.js";
@@ -77,14 +78,11 @@ async function startInbox(port = 0): Promise<Inbox> {
   return inbox;
 }
 
-/** A TCP port that nothing listens on (briefly bound, then released). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+/**
+ * A TCP port that nothing listens on, which the SMTP server re-binds later: {@link freePort} keeps it
+ * outside the kernel's ephemeral range, so no client connection takes it in between.
+ */
+const closedPort = freePort;
 
 /** Messages of `inbox` whose subject names `withdrawalId`. */
 const messagesFor = (inbox: Inbox, withdrawalId: string): Received[] =>
