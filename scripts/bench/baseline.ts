@@ -134,7 +134,7 @@ export const SQL = {
   webhook: `select disabled_at from webhook where customer_id = $1`,
   insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   sandboxMail: `select "to", subject, text, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at from outbox_email
-          where customer_id = $1 and status = 'sandbox' and "to" ilike $2 order by created_at desc, id asc limit 100`,
+          where customer_id = $1 and status = 'sandbox' and lower("to") = lower($2) order by created_at desc, id asc limit 100`,
   withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
   walletById: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 limit 1`,
   walletAddress: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."network" = $2 and "w0"."currency" = $3 limit 1`,
@@ -493,7 +493,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const [credential] = (await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null }>({ ...SQL.authCredentialByHash, values: [keyedHash(key)] }))
       .rows;
     if (!credential?.credential_active || credential.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
-    const to = (query.get("to") ?? "").replace(/[\\%_]/g, (c) => `\\${c}`);
+    const to = query.get("to") ?? "";
     const rows = (await pool.query<{ to: string; subject: string; text: string; sent_at: string }>({ name: "sandbox_mail_to", text: SQL.sandboxMail, values: [credential.customer_id, to] })).rows;
     ok(res, 200, JSON.stringify(rows), traceId);
   }

@@ -14,6 +14,7 @@ import { Migration20261123175338_credit_wallets } from "./Migration2026112317533
 import { Migration20261123175731_credit_notification_delivery } from "./Migration20261123175731_credit_notification_delivery.js";
 import { Migration20261123181033_credit_notification_due_index } from "./Migration20261123181033_credit_notification_due_index.js";
 import { Migration20261123194005_ledger_external_derived } from "./Migration20261123194005_ledger_external_derived.js";
+import { Migration20261123223000_sandbox_mail_indexes } from "./Migration20261123223000_sandbox_mail_indexes.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -27,4 +28,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261123175731_credit_notification_delivery", class: Migration20261123175731_credit_notification_delivery },
   { name: "Migration20261123181033_credit_notification_due_index", class: Migration20261123181033_credit_notification_due_index },
   { name: "Migration20261123194005_ledger_external_derived", class: Migration20261123194005_ledger_external_derived },
+  { name: "Migration20261123223000_sandbox_mail_indexes", class: Migration20261123223000_sandbox_mail_indexes },
 ];

@@ -14,7 +14,15 @@ export const OutboxEmail = defineEntity({
   tableName: "outbox_email",
   indexes: [
     { name: "outbox_email_status_index", properties: ["status", "createdAt"] },
-    { name: "outbox_email_customer_to_index", properties: ["customerId", "to"] },
+    // Sandbox Mail's two reads, newest first, over the sandbox rows only (migration 20261123223000).
+    {
+      name: "outbox_email_sandbox_index",
+      expression: `create index "outbox_email_sandbox_index" on "outbox_email" ("customer_id", "created_at" desc, "id") where "status" = 'sandbox'`,
+    },
+    {
+      name: "outbox_email_sandbox_to_index",
+      expression: `create index "outbox_email_sandbox_to_index" on "outbox_email" ("customer_id", lower("to"), "created_at" desc, "id") where "status" = 'sandbox'`,
+    },
   ],
   properties: {
     id: p.uuid().primary(),

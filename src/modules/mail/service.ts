@@ -48,17 +48,20 @@ export function retryDelayMs(attempts: number): number {
 const SENT_AT = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at`;
 
 /** A customer's sandbox outbox (`$1` customer id), newest first, at most 100: Sandbox Mail's rows. */
-const SANDBOX_MAIL: PreparedStatement = {
+export const SANDBOX_MAIL: PreparedStatement = {
   name: "sandbox_mail",
   text: `select "to", subject, text, ${SENT_AT} from outbox_email
           where customer_id = $1 and status = 'sandbox' order by created_at desc, id asc limit 100`,
 };
 
-/** {@link SANDBOX_MAIL} for one address (`$2`, an `ilike` pattern with `\\`, `%` and `_` escaped: case-insensitive equality). */
-const SANDBOX_MAIL_TO: PreparedStatement = {
+/**
+ * {@link SANDBOX_MAIL} for one address (`$2`), compared case-insensitively as `lower()` of both sides:
+ * the form index `outbox_email_sandbox_to_index` answers in order.
+ */
+export const SANDBOX_MAIL_TO: PreparedStatement = {
   name: "sandbox_mail_to",
   text: `select "to", subject, text, ${SENT_AT} from outbox_email
-          where customer_id = $1 and status = 'sandbox' and "to" ilike $2 order by created_at desc, id asc limit 100`,
+          where customer_id = $1 and status = 'sandbox' and lower("to") = lower($2) order by created_at desc, id asc limit 100`,
 };
 
 /** The outbox and its delivery. */
@@ -186,7 +189,7 @@ export class MailService {
   async listSandbox(_em: EntityManager, customerId: string, to?: string): Promise<SandboxMailView[]> {
     return to === undefined
       ? this.statements.rows<SandboxMailView>(SANDBOX_MAIL, [customerId])
-      : this.statements.rows<SandboxMailView>(SANDBOX_MAIL_TO, [customerId, to.replace(/[\\%_]/g, (c) => `\\${c}`)]);
+      : this.statements.rows<SandboxMailView>(SANDBOX_MAIL_TO, [customerId, to]);
   }
 
   /** Closes the SMTP transport, if one was created. */
