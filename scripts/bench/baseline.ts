@@ -32,16 +32,16 @@
  *   (credential, customer and user in one prepared statement); withdrawal by idempotency key; the
  *   user (active user); BEGIN; advisory lock of the key; withdrawal by key again; advisory lock of
  *   user + currency; the caps' sums of the day and month; the user's wallets; the wallet's balances;
- *   INSERT withdrawal; the ids of the available and held accounts (two SELECTs); SELECT … FOR
- *   UPDATE of both; INSERT journal_entry RETURNING id; two INSERT ledger_posting; two UPDATE
- *   ledger_account; the wallet's balances again; the customer's webhook; INSERT outbox_email; COMMIT.
+ *   INSERT withdrawal; SELECT … FOR UPDATE of the available and held accounts by code; one
+ *   statement writing the journal entry, its two postings and both cached balances; the customer's
+ *   webhook; INSERT outbox_email; COMMIT.
  * - `GET /api/v1/sandbox/mail?to=` (owner key): `auth_credential_by_hash`; the service's outbox
- *   query (ilike on `to`, newest first, limit 100) → the same JSON list.
+ *   query (`lower("to")` equality, newest first, limit 100) → the same JSON list.
  * - `POST …/withdrawals/:id/confirm` (user token): jwtVerify; `auth_user_token`; the user (active
- *   user); BEGIN; the withdrawal FOR UPDATE; its wallet; ids of the external and held accounts;
- *   SELECT … FOR UPDATE of the held account only; INSERT journal_entry RETURNING id; two INSERT
- *   ledger_posting; one UPDATE ledger_account (held); the balances; the wallet's address; INSERT
- *   wallet_transaction RETURNING id; UPDATE withdrawal; COMMIT.
+ *   user); BEGIN; the withdrawal FOR UPDATE; its wallet; one statement locking the held account
+ *   and reading the external and available ones; one statement writing the entry, its two postings
+ *   and the held balance; the wallet's address; INSERT wallet_transaction RETURNING id; UPDATE
+ *   withdrawal; COMMIT.
  * What the service does beyond these routes: request validation against the OpenAPI document,
  * the comparison of every `x-api-key` with the master key's hash, the destination address decoding
  * (bech32, twice: initiate and the sandbox's send), the amount and precision checks beyond the
@@ -125,12 +125,30 @@ export const SQL = {
   userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
   walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
   insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "request_fingerprint", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
-  accountId: `select id from ledger_account where code = $1`,
-  /** With one `$n` per wallet account of the entry (external accounts are append-only: never locked, never rewritten). */
-  lockAccounts: (n: number): string => `select id, code, bucket, balance from ledger_account where id in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(", ")}) order by id for update`,
-  insertEntry: `insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values ($1, $2, $3, $4, $5, $6, now()) returning id`,
-  insertPosting: `insert into ledger_posting (entry_id, account_id, currency, amount) values ($1, $2, $3, $4)`,
-  updateAccount: `update ledger_account set balance = $1, updated_at = now() where code = $2`,
+  /**
+   * LedgerService.accountsOfPost: `lock` wallet accounts locked in id order, `read` other accounts
+   * (the external account of a debit, the wallet's other bucket) read without a lock.
+   */
+  accountsOfPost: (lock: number, read: number): string => {
+    const list = (from: number, n: number) => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
+    const locked = `select id, code, bucket, balance from ledger_account where code in (${list(1, lock)}) order by id for update`;
+    if (read === 0) return locked;
+    return `with locked as (${locked}) select id, code, bucket, balance from locked union all select id, code, bucket, balance from ledger_account where code in (${list(lock + 1, read)})`;
+  },
+  /** LedgerService.post's write: the entry, its `postings` postings and `balances` cached balances in one statement. */
+  postEntry: (postings: number, balances: number): string => {
+    let n = 0;
+    const p = (): string => `$${++n}`;
+    const entry = `insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, now()) returning id`;
+    const postingRows = Array.from({ length: postings }, () => `(${p()}::bigint, ${p()}, ${p()}::numeric)`).join(", ");
+    const balanceRows = Array.from({ length: balances }, () => `(${p()}, ${p()}::numeric)`).join(", ");
+    return (
+      `with entry as ( ${entry} ), postings as ( insert into ledger_posting (entry_id, account_id, currency, amount) ` +
+      `select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingRows}) as v (account_id, currency, amount) ), ` +
+      `balances as ( update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceRows}) as v (code, balance) where a.code = v.code ) ` +
+      `select id from entry`
+    );
+  },
   webhook: `select disabled_at from webhook where customer_id = $1`,
   insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   sandboxMail: `select "to", subject, text, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at from outbox_email
@@ -364,9 +382,10 @@ export function createBaseline(options: BaselineOptions): Baseline {
   }
 
   /**
-   * LedgerService.post: the ids of both accounts (looked up in code order); the wallet accounts
-   * among them locked, checked and rewritten (the external account of a debit is append-only: its
-   * balance is derived from its postings); the entry and its two postings; the wallet's balances.
+   * LedgerService.post: the wallet accounts of the entry locked (in id order) and, in the same
+   * statement, its external account and the wallet's other bucket read; the balances checked; the
+   * entry, its two postings and the new cached balances written in one statement (the external
+   * account of a debit is append-only: its balance is derived from its postings).
    */
   async function post(
     client: pg.PoolClient,
@@ -379,32 +398,40 @@ export function createBaseline(options: BaselineOptions): Baseline {
   ): Promise<{ entryId: string; balanceAfter: Decimal }> {
     const from = kind === "hold" ? `wallet:${walletId}:available:${currency}` : `wallet:${walletId}:held:${currency}`;
     const to = kind === "hold" ? `wallet:${walletId}:held:${currency}` : `external:${network}:${currency}`;
-    const ids = new Map<string, string>();
-    for (const code of [from, to].sort()) {
-      const row = (await client.query<{ id: string }>(SQL.accountId, [code])).rows[0];
-      if (!row) throw new Error(`ledger account ${code} missing`);
-      ids.set(code, String(row.id));
-    }
-    const cached = [...ids].filter(([code]) => code.startsWith("wallet:")).map(([, id]) => id);
-    const locked = (await client.query<{ code: string; bucket: string; balance: string }>(SQL.lockAccounts(cached.length), cached)).rows;
+    const buckets = [`wallet:${walletId}:available:${currency}`, `wallet:${walletId}:held:${currency}`];
+    const codes = [from, to].sort();
+    const lock = codes.filter((code) => code.startsWith("wallet:"));
+    const read = [...codes.filter((code) => !code.startsWith("wallet:")), ...buckets.filter((code) => !lock.includes(code))];
+    const rows = (await client.query<{ id: string; code: string; bucket: string; balance: string | null }>(SQL.accountsOfPost(lock.length, read.length), [...lock, ...read])).rows;
+    const byCode = new Map(rows.map((row) => [row.code, row]));
     const next = new Map<string, Decimal>();
     for (const [code, delta] of [
       [from, amount.neg()],
       [to, amount],
     ] as const) {
       if (!code.startsWith("wallet:")) continue;
-      const row = locked.find((r) => r.code === code);
-      if (!row) throw new Error(`ledger account ${code} vanished`);
+      const row = byCode.get(code);
+      if (!row || row.balance === null) throw new Error(`ledger account ${code} missing`);
       const value = new D(row.balance).plus(delta);
       if (value.lt(0)) throw new Refusal(400, "INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${currency} balance for this amount.`);
       next.set(code, value);
     }
-    const entryId = String((await client.query<{ id: string }>(SQL.insertEntry, [kind, walletId, network, currency, amount.toFixed(), reference])).rows[0]?.id);
-    await client.query(SQL.insertPosting, [entryId, ids.get(from), currency, amount.neg().toFixed()]);
-    await client.query(SQL.insertPosting, [entryId, ids.get(to), currency, amount.toFixed()]);
-    for (const [code, value] of next) await client.query(SQL.updateAccount, [value.toFixed(), code]);
-    const rows = (await client.query<{ currency: string; balance: string }>(SQL.walletBalances, [walletId])).rows;
-    const balanceAfter = rows.filter((r) => r.currency === currency).reduce((sum, r) => sum.plus(r.balance), new D(0));
+    const idOf = (code: string): string => {
+      const row = byCode.get(code);
+      if (!row) throw new Error(`ledger account ${code} missing`);
+      return String(row.id);
+    };
+    const entryId = String(
+      (
+        await client.query<{ id: string }>(SQL.postEntry(2, next.size), [
+          kind, walletId, network, currency, amount.toFixed(), reference,
+          idOf(from), currency, amount.neg().toFixed(),
+          idOf(to), currency, amount.toFixed(),
+          ...[...next].flatMap(([code, value]) => [code, value.toFixed()]),
+        ])
+      ).rows[0]?.id,
+    );
+    const balanceAfter = buckets.reduce((sum, code) => sum.plus(next.get(code) ?? new D(byCode.get(code)?.balance ?? 0)), new D(0));
     return { entryId, balanceAfter };
   }
 

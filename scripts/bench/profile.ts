@@ -1,0 +1,96 @@
+/**
+ * `npx tsx scripts/bench/profile.ts [scenario] [seconds]`: where the service's CPU goes under one
+ * benchmark load (not part of `npm run bench`). Starts the built service as the bench does, with
+ * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
+ * `withdrawals` (16 pairs in flight, scripts/bench/load.ts) or `balance` (owner key, 32
+ * connections); stops it, and prints the self time of the profile grouped by package and the top
+ * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBenchDatabase } from "./database.js";
+import { runRequests, runWithdrawals } from "./load.js";
+import { serviceCommand, startServer } from "./processes.js";
+import { seed } from "./seed.js";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** `@mikro-orm/core`, `express`, `node:internal`, `service` (dist/src), … for a script URL. */
+function packageOf(url: string): string {
+  if (url === "") return "(native / vm)";
+  if (url.startsWith("node:")) return "node:internal";
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (match) return match[1] as string;
+  if (url.includes("/dist/") || url.includes("/src/")) return "service";
+  return url;
+}
+
+const [scenario = "withdrawals", secondsText = "10"] = process.argv.slice(2);
+const seconds = Number(secondsText);
+const profileDir = mkdtempSync(join(tmpdir(), "service-profile-"));
+const database = await createBenchDatabase();
+try {
+  const masterKey = randomBytes(24).toString("hex");
+  const env = {
+    DATABASE_URL: database.url,
+    SECRETS_KEY: randomBytes(24).toString("hex"),
+    MASTER_API_KEY: masterKey,
+    ROLE: "api",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_IP: "off",
+    RATE_LIMIT_CREDENTIAL: "off",
+    RATE_LIMIT_AUTH_FAILURES: "off",
+    RATE_LIMIT_CODES: "off",
+  };
+  const { args } = serviceCommand();
+  const service = await startServer("service", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, ...args], env);
+  const seeded = await seed(service.base, masterKey, { users: 32, products: 3 });
+  const target = { base: service.base, pid: service.pid };
+  const result =
+    scenario === "withdrawals"
+      ? await runWithdrawals(target, seeded.users, seeded.ownerKey, seconds, 16)
+      : await runRequests(target, `/api/v1/wallets/${seeded.users[0]!.walletId}/balance`, { "x-api-key": seeded.ownerKey }, 200, seconds, 32);
+  console.log(`${scenario}: ${JSON.stringify({ rate: result.rate, p50: result.p50, p99: result.p99 })}`);
+  await service.stop();
+
+  const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profileDir}`);
+  const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+  const byPackage = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id)!;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === "(idle)" || functionName === "(program)" || functionName === "(garbage collector)") {
+      byPackage.set(functionName, (byPackage.get(functionName) ?? 0) + us);
+      continue;
+    }
+    const pkg = packageOf(url);
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
+    const key = `${functionName || "(anonymous)"} ${url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(dist|src)\//, "$1/")}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)} %`;
+  console.log(`\nprofile ${join(profileDir, file)}: ${(total / 1e6).toFixed(1)} s sampled`);
+  console.log("\nself time by package:");
+  for (const [pkg, us] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${pct(us)}  ${pkg}`);
+  console.log("\ntop functions (self):");
+  for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${pct(us)}  ${fn}`);
+} finally {
+  await database.dispose();
+}
