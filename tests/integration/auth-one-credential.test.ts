@@ -82,6 +82,19 @@ describe("the service takes one credential per request", () => {
     expectAmbiguous(await api().get(`${BASE}/users`).set("x-master-api-key", TEST_MASTER_KEY).set("x-api-key", key));
   });
 
+  it("Create Session (open to anyone) refuses two credentials and a wrong key instead of ignoring them", async () => {
+    const ownerId = "one-cred-co";
+    const body = { customer_id: ownerId, customer_secret: key };
+    expectAmbiguous(await api().post(`${BASE}/sessions`).set("x-master-api-key", TEST_MASTER_KEY).set("Authorization", `Bearer ${operatorToken}`));
+    expectAmbiguous(await api().post(`${BASE}/sessions`).set("x-master-api-key", TEST_MASTER_KEY).set("x-api-key", key).send(body));
+    const wrongKey = await api().post(`${BASE}/sessions`).set("x-master-api-key", "not-the-master-key-0123456789abcdef").send(body);
+    expectPlatformError(wrongKey, 401, "UNAUTHORIZED");
+    expect(wrongKey.body.errors[0].message).toBe("Invalid master API key.");
+    // one credential, or none with the body's customer credentials: sessions as before
+    expect((await api().post(`${BASE}/sessions`).set("x-master-api-key", TEST_MASTER_KEY)).body.data).toMatchObject({ scope: "operator" });
+    expect((await api().post(`${BASE}/sessions`).send(body)).body.data).toMatchObject({ scope: "customer", customer_id: ownerId });
+  });
+
   it("answers the same 401 on the credit core, in its envelope", async () => {
     const res = await api().get("/v2/wallet/credits").set("x-api-key", key).set("Authorization", `Bearer ${userToken}`);
     expect(res.status).toBe(401);
