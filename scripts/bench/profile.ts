@@ -2,7 +2,7 @@
  * `npx tsx scripts/bench/profile.ts [scenario] [seconds]`: where the service's CPU goes under one
  * benchmark load (not part of `npm run bench`). Starts the built service as the bench does, with
  * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
- * `withdrawals` (16 pairs in flight, scripts/bench/load.ts) or `balance` (owner key, 32
+ * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `balance` or `currencies` (owner key, 32
  * connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
  */
@@ -60,7 +60,14 @@ try {
   const result =
     scenario === "withdrawals"
       ? await runWithdrawals(target, seeded.users, seeded.ownerKey, seconds, 16)
-      : await runRequests(target, `/api/v1/wallets/${seeded.users[0]!.walletId}/balance`, { "x-api-key": seeded.ownerKey }, 200, seconds, 32);
+      : await runRequests(
+          target,
+          scenario === "currencies" ? "/api/v1/currencies" : `/api/v1/wallets/${seeded.users[0]!.walletId}/balance`,
+          { "x-api-key": seeded.ownerKey },
+          200,
+          seconds,
+          32,
+        );
   console.log(`${scenario}: ${JSON.stringify({ rate: result.rate, p50: result.p50, p99: result.p99 })}`);
   await service.stop();
 

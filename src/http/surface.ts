@@ -30,7 +30,8 @@ interface RequestState {
   req: Request;
   res: Response;
   traceId: string;
-  em: ReturnType<MikroORM["em"]["fork"]>;
+  /** The request's own EntityManager, forked on first use. */
+  readonly em: ReturnType<MikroORM["em"]["fork"]>;
   auth?: Promise<AuthOutcome>;
 }
 
@@ -141,7 +142,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   };
 
   const authenticate = (state: RequestState): Promise<AuthOutcome> => {
-    state.auth ??= authenticator.authenticate(state.em, state.req.headers);
+    state.auth ??= authenticator.authenticate(state.req.headers);
     return state.auth;
   };
 
@@ -199,7 +200,9 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       body: c.request.requestBody as never,
       headers: state.req.headers,
       principal,
-      em: state.em,
+      get em() {
+        return state.em;
+      },
       traceId: state.traceId,
     };
     options.scope?.(id, call.params as Record<string, string>, call);
@@ -266,7 +269,17 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   return {
     api,
     async handle(req, res, traceId) {
-      const state: RequestState = { req, res, traceId, em: orm.em.fork() };
+      // The request's EntityManager is forked on first use: reads served by prepared statements
+      // (authentication, balances, lists) never need one (issue 10).
+      let em: RequestState["em"] | undefined;
+      const state: RequestState = {
+        req,
+        res,
+        traceId,
+        get em() {
+          return (em ??= orm.em.fork());
+        },
+      };
       if (options.limits) {
         try {
           await options.limits.admit(clientAddress(req), res);

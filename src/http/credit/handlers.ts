@@ -36,7 +36,7 @@ export function creditHandlers({ products, notifications }: CreditServices): Han
     listCreditProducts: async (call) => {
       const limit = call.query.limit ?? 20;
       const offset = call.query.offset ?? 0;
-      const { items, total } = await products.list(call.em, tenantOf(call), { limit, skip: offset });
+      const { items, total } = await products.list(tenantOf(call), { limit, skip: offset });
       return { status: 200, data: { items, total, limit, offset } };
     },
     getCreditProduct: async (call) => ({ status: 200, data: await products.get(call.em, tenantOf(call), call.params.creditProductCode) }),

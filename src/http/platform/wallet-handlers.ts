@@ -39,9 +39,9 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
       const { items, total } = await wallets.list(em, walletCaller(principal).customerId, params.user_id, page);
       return { status: 200, data: items, pagination: buildPagination(`/users/${params.user_id}/wallets`, page, total) };
     },
-    getWalletBalance: async ({ em, principal, params }) => ({
+    getWalletBalance: async ({ principal, params }) => ({
       status: 200,
-      data: await wallets.balance(em, walletCaller(principal), params.wallet_id),
+      data: await wallets.balance(walletCaller(principal), params.wallet_id),
     }),
     listWalletTransactions: async ({ em, principal, params, query }) => {
       const page = filterPage(query);

@@ -56,9 +56,9 @@ export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailSer
         pagination: buildPagination(`/users/${params.user_id}/accounts/crypto/withdrawals`, page, total, filtersOf(query)),
       };
     },
-    listSandboxMail: async ({ em, principal, query }) => {
+    listSandboxMail: async ({ principal, query }) => {
       sandboxOnly(provider);
-      return { status: 200, data: await mail.listSandbox(em, walletCaller(principal).customerId, query.to) };
+      return { status: 200, data: await mail.listSandbox(walletCaller(principal).customerId, query.to) };
     },
   };
 }

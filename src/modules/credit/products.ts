@@ -215,7 +215,7 @@ export class CreditProductService {
    * List Credit Products of tenant `customerId` (owner API key), ordered by code.
    * @returns one page (`limit`, `skip`) and the tenant's total count.
    */
-  async list(_em: EntityManager, customerId: string, page: PageRequest): Promise<{ items: CreditProductView[]; total: number }> {
+  async list(customerId: string, page: PageRequest): Promise<{ items: CreditProductView[]; total: number }> {
     const rows = await this.statements.rows<CreditProductView & { total: number }>(LIST_PRODUCTS, [customerId, page.limit, page.skip]);
     // A page past the end has no row to carry the total: count apart (rare).
     const total = rows[0]?.total ?? (page.skip > 0 ? (await this.statements.rows<{ total: number }>(COUNT_PRODUCTS, [customerId]))[0]?.total ?? 0 : 0);

@@ -7,7 +7,6 @@
  * user token) user together, with the API key's hash as a bound parameter (src/db/statements.ts);
  * no ORM entity is loaded, and an API key is hashed once.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Statements, PreparedStatement } from "../../db/statements.js";
 import type { SecretBox } from "./secrets.js";
 
@@ -114,10 +113,9 @@ export class Authenticator {
    * client given one secret for every scheme sends it in each header; the service does not guess
    * which was meant). The same key in both API key headers counts once.
    * Never throws for a bad credential: it answers `{ok: false, reason}` (→ 401 `UNAUTHORIZED`).
-   * `_em` is unused (kept so callers need not care how the lookup runs).
    * @throws the driver's error when the database cannot answer (→ 503 `SERVICE_UNAVAILABLE`).
    */
-  async authenticate(_em: EntityManager, headers: Headers): Promise<AuthOutcome> {
+  async authenticate(headers: Headers): Promise<AuthOutcome> {
     const master = header(headers, "x-master-api-key");
     const authorization = header(headers, "authorization");
     const apiKey = header(headers, "x-api-key");
@@ -141,7 +139,7 @@ export class Authenticator {
    * Reasons: "Invalid API key." (unknown), "API key has been revoked.", "Inactive client: the
    * customer has been deleted.".
    */
-  async activeCredential(_em: EntityManager, secret: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
+  async activeCredential(secret: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
     return this.credentialByHash(this.box.hash(secret));
   }
 

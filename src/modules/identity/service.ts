@@ -93,7 +93,7 @@ export class IdentityService {
       if (!body.customer_id || !body.customer_secret) {
         throw new DomainError("UNAUTHORIZED", "Send both customer_id and customer_secret.");
       }
-      const found = await this.authenticator.activeCredential(em, body.customer_secret);
+      const found = await this.authenticator.activeCredential(body.customer_secret);
       if ("reason" in found || found.credential.customerId !== body.customer_id) {
         throw new DomainError("UNAUTHORIZED", "Invalid customer credentials.");
       }

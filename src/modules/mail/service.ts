@@ -186,7 +186,7 @@ export class MailService {
    * (case-insensitive). One prepared statement, rows read as they are (no entity hydration: the
    * withdrawal walk-through reads it between initiate and confirm; issue 10).
    */
-  async listSandbox(_em: EntityManager, customerId: string, to?: string): Promise<SandboxMailView[]> {
+  async listSandbox(customerId: string, to?: string): Promise<SandboxMailView[]> {
     return to === undefined
       ? this.statements.rows<SandboxMailView>(SANDBOX_MAIL, [customerId])
       : this.statements.rows<SandboxMailView>(SANDBOX_MAIL_TO, [customerId, to]);

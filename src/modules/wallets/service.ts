@@ -191,7 +191,7 @@ export class WalletService {
    * rows (issue 10, hot path).
    * @throws DomainError WALLET_NOT_FOUND (404) when the caller may not see the wallet.
    */
-  async balance(_em: EntityManager, caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
+  async balance(caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
     if (!isUuid(walletId)) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
     const rows = await this.statements.rows<WalletBalanceRow>(WALLET_BALANCE, [walletId.toLowerCase(), caller.customerId]);
     const first = rows[0];

@@ -1202,7 +1202,7 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
     [STATE.mainWallet]: async () => {
       const walletId = await ensureWallet(MAIN_WALLET);
       // Deposit once: the state may be set up for several interactions of one run.
-      const btc = (await wallets.balance(em(), { customerId: ACME }, walletId)).balance.find((b) => b.currency === "btc");
+      const btc = (await wallets.balance({ customerId: ACME }, walletId)).balance.find((b) => b.currency === "btc");
       if (btc?.balance === "0.00000000") {
         await wallets.sandboxDeposit(em(), ACME, { wallet_id: walletId, network: "networks/bitcoin", currency: "btc", amount: 0.5 });
       }
@@ -1231,7 +1231,7 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
       return { pollerId };
     },
     [STATE.unknownWallet]: async () => {
-      const exists = await wallets.balance(em(), { customerId: ACME }, UNKNOWN_WALLET).then(
+      const exists = await wallets.balance({ customerId: ACME }, UNKNOWN_WALLET).then(
         () => true,
         (error: unknown) => (isCode(error, "WALLET_NOT_FOUND") ? false : Promise.reject(error)),
       );
