@@ -30,18 +30,18 @@
  * against the service with `npx tsx scripts/bench/capture-sql.ts`, which compares both):
  * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `auth_user_token`
  *   (credential, customer and user in one prepared statement); withdrawal by idempotency key; the
- *   user (active user); BEGIN; advisory lock of the key; withdrawal by key again; advisory lock of
- *   user + currency; the caps' sums of the day and month; the user's wallets; the wallet's balances;
+ *   user (active user); BEGIN; advisory locks of the key and of user + currency (one statement);
+ *   withdrawal by key again; the caps' sums of the day and month; the user's wallets; the wallet's balances;
  *   INSERT withdrawal; SELECT … FOR UPDATE of the available and held accounts by code; one
  *   statement writing the journal entry, its two postings and both cached balances; the customer's
  *   webhook; INSERT outbox_email; COMMIT.
  * - `GET /api/v1/sandbox/mail?to=` (owner key): `auth_credential_by_hash`; the service's outbox
  *   query (`lower("to")` equality, newest first, limit 100) → the same JSON list.
  * - `POST …/withdrawals/:id/confirm` (user token): jwtVerify; `auth_user_token`; the user (active
- *   user); BEGIN; the withdrawal FOR UPDATE; its wallet; one statement locking the held account
- *   and reading the external and available ones; one statement writing the entry, its two postings
- *   and the held balance; the wallet's address; INSERT wallet_transaction RETURNING id; UPDATE
- *   withdrawal; COMMIT.
+ *   user); BEGIN; the withdrawal FOR UPDATE; its wallet's vault and address (one join); one
+ *   statement locking the held account and reading the external and available ones; one statement
+ *   writing the entry, its two postings and the held balance; INSERT wallet_transaction RETURNING
+ *   id; UPDATE withdrawal; COMMIT.
  * What the service does beyond these routes: request validation against the OpenAPI document,
  * the comparison of every `x-api-key` with the master key's hash, the destination address decoding
  * (bech32, twice: initiate and the sandbox's send), the amount and precision checks beyond the
@@ -120,7 +120,7 @@ export const SQL = {
   },
   user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
   withdrawalByKey: `select "w0".* from "withdrawal" as "w0" where "w0"."customer_id" = $1 and "w0"."idempotency_key" = $2 limit 1`,
-  advisoryLock: `select pg_advisory_xact_lock(hashtext($1))`,
+  advisoryLocks: `select pg_advisory_xact_lock(v.lock) from (values (1, hashtext($1)), (2, hashtext($2))) as v (n, lock) order by v.n`,
   caps: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from withdrawal where user_id = $2 and currency = $3 and status in ($4, $5) and created_at >= $6`,
   userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
   walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
@@ -154,8 +154,7 @@ export const SQL = {
   sandboxMail: `select "to", subject, text, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at from outbox_email
           where customer_id = $1 and status = 'sandbox' and lower("to") = lower($2) order by created_at desc, id asc limit 100`,
   withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
-  walletById: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 limit 1`,
-  walletAddress: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."network" = $2 and "w0"."currency" = $3 limit 1`,
+  walletSource: `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = $1 and a.currency = $2 where w.wallet_id = $3`,
   insertTransaction: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning "id"`,
   completeWithdrawal: `update "withdrawal" set "status" = $1, "code_hash" = $2, "tx_hash" = $3, "completed_at" = $4, "updated_at" = $5 where "id" = $6`,
 } as const;
@@ -450,9 +449,8 @@ export function createBaseline(options: BaselineOptions): Baseline {
     if (String(body.currency).toLowerCase() !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark withdraws btc.");
     if (amount.lt(BTC.minWithdrawal)) throw new Refusal(400, "MINIMUM_AMOUNT_NOT_MET", `The minimum btc withdrawal is ${BTC.minWithdrawal}.`);
     const created = await transaction(async (client) => {
-      await client.query(SQL.advisoryLock, [`withdrawal-key:${customerId}:${key}`]);
+      await client.query(SQL.advisoryLocks, [`withdrawal-key:${customerId}:${key}`, `withdrawal:${user.user_id}:${BTC.code}`]);
       if ((await client.query(SQL.withdrawalByKey, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
-      await client.query(SQL.advisoryLock, [`withdrawal:${user.user_id}:${BTC.code}`]);
       const now = new Date();
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -540,12 +538,11 @@ export function createBaseline(options: BaselineOptions): Baseline {
       if (w.code_attempts >= MAX_ATTEMPTS) throw new Refusal(403, "WITHDRAWAL_BLOCKED", "Too many wrong codes.");
       if (Date.now() >= w.code_expires_at.getTime()) throw new Refusal(400, "CONFIRMATION_CODE_EXPIRED", "The confirmation code has expired.");
       if (!matches) throw new Refusal(400, "CONFIRMATION_CODE_INVALID", "The confirmation code is not valid."); // the benchmark sends the right code: no attempt to count
-      await client.query(SQL.walletById, [w.wallet_id]);
+      const source = (await client.query<{ vault_wallet_id: string; address: string }>(SQL.walletSource, [w.network, w.currency, w.wallet_id])).rows[0];
+      if (!source) throw new Error("wallet address missing");
       const hash = randomBytes(32).toString("hex");
       const amount = new D(w.amount);
       const { entryId, balanceAfter } = await post(client, "debit", w.wallet_id, w.network, w.currency, amount, `withdrawal:${w.id}`);
-      const source = (await client.query<{ address: string }>(SQL.walletAddress, [w.wallet_id, w.network, w.currency])).rows[0];
-      if (!source) throw new Error("wallet address missing");
       const now = new Date();
       await client.query(SQL.insertTransaction, [
         w.wallet_id, w.customer_id, w.network, source.address, "withdrawal", "done", w.currency, amount.toFixed(), "0", amount.toFixed(), "0",

@@ -34,7 +34,7 @@ import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
 import type { User } from "../users/entities.js";
 import type { UserService } from "../users/service.js";
-import { Wallet, WalletAddress, WalletTransaction } from "../wallets/entities.js";
+import { Wallet, WalletTransaction } from "../wallets/entities.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { Withdrawal } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
@@ -157,12 +157,15 @@ export class WithdrawalService {
     let outcome: { repeat: Withdrawal } | { created: Withdrawal; pushed: boolean };
     try {
       outcome = await em.transactional(async (tx) => {
-        // Locks in one order, key then user: parallel repeats of one key wait here and then find the
-        // first withdrawal, before any cap or balance check could refuse them.
-        await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`withdrawal-key:${customerId}:${key}`]);
+        // Both locks in one statement and one order, key then user (the rows' order): parallel
+        // repeats of one key wait here and then find the first withdrawal, before any cap or balance
+        // check could refuse them; initiates of one user and currency are serialised for the caps.
+        await tx.execute(`select pg_advisory_xact_lock(v.lock) from (values (1, hashtext(?)), (2, hashtext(?))) as v (n, lock) order by v.n`, [
+          `withdrawal-key:${customerId}:${key}`,
+          `withdrawal:${user.userId}:${currency.code}`,
+        ]);
         const first = await tx.findOne(Withdrawal, { customerId, idempotencyKey: key });
         if (first) return { repeat: first };
-        await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`withdrawal:${user.userId}:${currency.code}`]);
         await this.checkCaps(tx, user, currency.code, amount);
         const { wallet, network } = await this.chooseWallet(tx, user, currency.code, networks, amount, input.wallet_id);
         code = newConfirmationCode();
@@ -234,9 +237,9 @@ export class WithdrawalService {
         if (verdict === "exhausted") await this.cancelHeld(tx, w, "too_many_attempts");
         return codeError(verdict, this.settings);
       }
-      const wallet = await tx.findOneOrFail(Wallet, { walletId: w.walletId });
+      const source = await this.sourceOf(tx, w);
       const { hash } = await this.provider.executeWithdrawal(tx, {
-        vaultWalletId: wallet.vaultWalletId,
+        vaultWalletId: source.vaultWalletId,
         network: w.network,
         currency: w.currency,
         amount: w.amount,
@@ -251,7 +254,6 @@ export class WithdrawalService {
         amount,
         reference: `withdrawal:${w.id}`,
       });
-      const source = await tx.findOneOrFail(WalletAddress, { walletId: w.walletId, network: w.network, currency: w.currency });
       tx.create(WalletTransaction, {
         walletId: w.walletId,
         customerId: w.customerId,
@@ -463,6 +465,20 @@ export class WithdrawalService {
       ].join("\n"),
       reference: `withdrawal:${w.id}`,
     };
+  }
+
+  /**
+   * Where withdrawal `w` leaves from, in one statement: its wallet's vault at the provider and the
+   * wallet's address on the withdrawal's network and currency (no entities loaded; issue 10).
+   * @throws Error when the wallet or its address is missing (they are never deleted: a broken invariant, 500).
+   */
+  private async sourceOf(tx: EntityManager, w: Withdrawal): Promise<{ vaultWalletId: string; address: string }> {
+    const [row] = await tx.execute<{ vault_wallet_id: string; address: string }[]>(
+      `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = ? and a.currency = ? where w.wallet_id = ?`,
+      [w.network, w.currency, w.walletId],
+    );
+    if (!row) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
+    return { vaultWalletId: row.vault_wallet_id, address: row.address };
   }
 
   /** The withdrawal, locked for this transaction. @throws DomainError WITHDRAWAL_NOT_FOUND. */
