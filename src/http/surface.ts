@@ -161,7 +161,14 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
 
   await api.init();
   compileRouter(api.router);
-  installValidator(api, { ajvOpts: { allErrors: true, strict: false }, customizeAjv, coerceTypes: true, validateResponses: options.validateResponses });
+  // Tests (validateResponses) compile every request validator at start; production on first use.
+  installValidator(api, {
+    ajvOpts: { allErrors: true, strict: false },
+    customizeAjv,
+    coerceTypes: true,
+    validateResponses: options.validateResponses,
+    compileRequestValidatorsAtStart: options.validateResponses,
+  });
   const documentOperations = new Set(api.getOperations().map((o) => o.operationId ?? ""));
   const implemented = Object.keys(options.handlers);
   const stubbed = new Set<string>(options.notImplemented);

@@ -41,9 +41,10 @@ export interface TestApp extends App {
  * Builds the app on a fresh database. `env` overrides configuration variables. Test apps space
  * resends by 0 s and run without rate limits unless told otherwise: the spacing and each bucket
  * have their own tests (withdrawals.test.ts "code limits", rate-limits.test.ts), while other
- * tests send bursts from one address on purpose.
+ * tests send bursts from one address on purpose. `validateResponses: false` builds the app as
+ * production does (no response validation, request validators compiled on first use).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: db.url,
@@ -57,7 +58,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_CODES: "off",
     ...env,
   });
-  const app = await createApp(config, { validateResponses: true });
+  const app = await createApp(config, { validateResponses: options.validateResponses ?? true });
   return {
     ...app,
     config,

@@ -22,7 +22,7 @@ async function surfaceApi(name: "platform" | "credit"): Promise<OpenAPIBackend> 
     (ajvFormats as unknown as { default: (a: Ajv) => void }).default(ajv);
     return ajv;
   };
-  installValidator(api, { ajvOpts: { allErrors: true, strict: false }, customizeAjv, coerceTypes: true, validateResponses: true });
+  installValidator(api, { ajvOpts: { allErrors: true, strict: false }, customizeAjv, coerceTypes: true, validateResponses: true, compileRequestValidatorsAtStart: true });
   return api;
 }
 
