@@ -7,8 +7,9 @@
  * - the operation list is built once and the path templates compiled once ({@link compileRouter});
  *   matching keeps openapi-backend's rules (exact path first, then templates by specificity, 405
  *   when a template matches the path but not the method);
- * - request validators are compiled once at start, response validators only when responses are
- *   validated (tests), and all of them share one Ajv instance per option set
+ * - each request validator is compiled once — at start in tests, on its operation's first request
+ *   in production — response validators only when responses are validated (tests), and all of
+ *   them share one Ajv instance per option set
  *   ({@link installValidator}).
  */
 import { OpenAPIValidator, type OpenAPIBackend, type OpenAPIRouter, type Operation, type Request as OpenApiRequest, type ValidationContext } from "openapi-backend";
