@@ -62,7 +62,7 @@ import pg from "pg";
 import { ActivitySampler } from "./bench/activity.js";
 import { createBenchDatabase, type BenchDatabase } from "./bench/database.js";
 import { runRequests, runWithdrawals, runWrk, type RunResult, type Target } from "./bench/load.js";
-import { processTree, serviceCommand, startServer, statusKb, type ServerProcess } from "./bench/processes.js";
+import { benchServiceEnv, processTree, serviceCommand, startServer, statusKb, type ServerProcess } from "./bench/processes.js";
 import { seed, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed, type SeededUser } from "./bench/seed.js";
 
 const numberEnv = (name: string, fallback: number): number => {
@@ -298,18 +298,7 @@ async function main(): Promise<number> {
   const children: ServerProcess[] = [];
   const brokenBy: string[] = [];
   try {
-    const serviceEnv = {
-      DATABASE_URL: db.url,
-      SECRETS_KEY,
-      MASTER_API_KEY: MASTER_KEY,
-      ROLE: "api",
-      LOG_LEVEL: "silent",
-      RATE_LIMIT_IP: "off",
-      RATE_LIMIT_CREDENTIAL: "off",
-      RATE_LIMIT_AUTH_FAILURES: "off",
-      RATE_LIMIT_CODES: "off",
-      USER_TOKEN_TTL_S: "86400",
-    };
+    const serviceEnv = benchServiceEnv(db.url, SECRETS_KEY, MASTER_KEY);
     log(`service: ${cmd.label}; a first start applies the migrations`);
     const migrating = await startServer("service", cmd.args, serviceEnv);
     log(`  first start (migrations): ${migrating.startMs.toFixed(0)} ms`);

@@ -72,6 +72,26 @@ function probe(port: number): Promise<number> {
 }
 
 /**
+ * The service's environment for a benchmark load on `databaseUrl`: `ROLE=api` (no background jobs
+ * competing), logging silent, the four rate limits off (the per-address bucket alone would hold one
+ * client to 100 req/s), user tokens valid for a day.
+ */
+export function benchServiceEnv(databaseUrl: string, secretsKey: string, masterKey: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    SECRETS_KEY: secretsKey,
+    MASTER_API_KEY: masterKey,
+    ROLE: "api",
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_IP: "off",
+    RATE_LIMIT_CREDENTIAL: "off",
+    RATE_LIMIT_AUTH_FAILURES: "off",
+    RATE_LIMIT_CODES: "off",
+    USER_TOKEN_TTL_S: "86400",
+  };
+}
+
+/**
  * Spawns `process.execPath args` in the project folder with `env` (plus PORT) and waits for
  * `/healthz` to answer 200 (polled every 5 ms).
  * @throws when it exits first or is not ready within `timeoutMs`, with its output.

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBenchDatabase } from "./database.js";
 import { runRequests, runWithdrawals } from "./load.js";
-import { serviceCommand, startServer } from "./processes.js";
+import { benchServiceEnv, serviceCommand, startServer } from "./processes.js";
 import { seed } from "./seed.js";
 
 interface ProfileNode {
@@ -42,17 +42,7 @@ const profileDir = mkdtempSync(join(tmpdir(), "service-profile-"));
 const database = await createBenchDatabase();
 try {
   const masterKey = randomBytes(24).toString("hex");
-  const env = {
-    DATABASE_URL: database.url,
-    SECRETS_KEY: randomBytes(24).toString("hex"),
-    MASTER_API_KEY: masterKey,
-    ROLE: "api",
-    LOG_LEVEL: "silent",
-    RATE_LIMIT_IP: "off",
-    RATE_LIMIT_CREDENTIAL: "off",
-    RATE_LIMIT_AUTH_FAILURES: "off",
-    RATE_LIMIT_CODES: "off",
-  };
+  const env = benchServiceEnv(database.url, randomBytes(24).toString("hex"), masterKey);
   const { args } = serviceCommand();
   const service = await startServer("service", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, ...args], env);
   const seeded = await seed(service.base, masterKey, { users: 32, products: 3 });

@@ -10,21 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY } from "../support/app.js";
-import { startService, type ServiceProcess } from "../support/service-process.js";
+import { alive, startService, type ServiceProcess } from "../support/service-process.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "embedded-restart-"));
 chmodSync(dataDir, 0o755);
 const lockFile = join(dataDir, "pg", "postmaster.pid");
 const running: ServiceProcess[] = [];
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const postmasterPid = (): number => Number(readFileSync(lockFile, "utf8").split("\n")[0]);
 
 afterAll(async () => {

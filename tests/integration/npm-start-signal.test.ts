@@ -14,20 +14,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
-import { freePort } from "../support/service-process.js";
+import { alive, freePort } from "../support/service-process.js";
 import { sleep, waitFor } from "../support/wait.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "npm-start-signal-"));
 chmodSync(dir, 0o755);
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const leftovers: number[] = [];
 
 /** The command lines of the processes whose parent is `pid` (from /proc). */

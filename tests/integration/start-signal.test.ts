@@ -9,22 +9,13 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startService, type ServiceProcess } from "../support/service-process.js";
+import { alive, startService, type ServiceProcess } from "../support/service-process.js";
 import { waitFor } from "../support/wait.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "start-signal-"));
 chmodSync(dataDir, 0o755);
 const lockFile = join(dataDir, "pg", "postmaster.pid");
 let service: ServiceProcess | undefined;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 afterAll(async () => {
   await service?.stop("SIGKILL");

@@ -13,6 +13,16 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 export { freePort };
 
+/** Whether process `pid` exists (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A running service process. */
 export interface ServiceProcess {
   child: ChildProcess;
