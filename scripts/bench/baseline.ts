@@ -53,6 +53,8 @@ import { createHash, createHmac, createSecretKey, hkdfSync, randomBytes, randomI
 import pg from "pg";
 import { jwtVerify } from "jose";
 import { Decimal } from "decimal.js";
+import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/auth.js";
+import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
 
 /** What a baseline needs: the benchmark's database, the service's secrets key, the service's currencies `data`. */
 export interface BaselineOptions {
@@ -101,23 +103,9 @@ export const PRODUCTS_SQL = `select code, customer_id, revolving, compound, cut_
  * literal turned into a bound parameter.
  */
 export const SQL = {
-  authUserToken: {
-    name: "auth_user_token",
-    text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active,
-                u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted, u.is_active as user_active,
-                u.status as user_status,
-                u.tokens_revoked_at is not null and $4::bigint <= floor(extract(epoch from u.tokens_revoked_at))::bigint as token_revoked
-           from credential c
-           left join customer cu on cu.customer_id = c.customer_id
-           left join app_user u on u.user_id = $2::uuid and u.customer_id = $3
-          where c.credential_id = $1::uuid`,
-  },
-  authCredentialByHash: {
-    name: "auth_credential_by_hash",
-    text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
-           from credential c left join customer cu on cu.customer_id = c.customer_id
-          where c.secret_hash = $1`,
-  },
+  /** The service's own prepared statements (same names and texts). */
+  authUserToken: USER_TOKEN,
+  authCredentialByHash: CREDENTIAL_BY_HASH,
   user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
   withdrawalByKey: `select "w0".* from "withdrawal" as "w0" where "w0"."customer_id" = $1 and "w0"."idempotency_key" = $2 limit 1`,
   advisoryLocks: `select pg_advisory_xact_lock(v.lock) from (values (1, hashtext($1)), (2, hashtext($2))) as v (n, lock) order by v.n`,
@@ -151,8 +139,7 @@ export const SQL = {
   },
   webhook: `select disabled_at from webhook where customer_id = $1`,
   insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-  sandboxMail: `select "to", subject, text, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at from outbox_email
-          where customer_id = $1 and status = 'sandbox' and lower("to") = lower($2) order by created_at desc, id asc limit 100`,
+  sandboxMail: SANDBOX_MAIL_TO,
   withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
   walletSource: `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = $1 and a.currency = $2 where w.wallet_id = $3`,
   insertTransaction: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning "id"`,
@@ -519,7 +506,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
       .rows;
     if (!credential?.credential_active || credential.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
     const to = query.get("to") ?? "";
-    const rows = (await pool.query<{ to: string; subject: string; text: string; sent_at: string }>({ name: "sandbox_mail_to", text: SQL.sandboxMail, values: [credential.customer_id, to] })).rows;
+    const rows = (await pool.query<{ to: string; subject: string; text: string; sent_at: string }>({ ...SQL.sandboxMail, values: [credential.customer_id, to] })).rows;
     ok(res, 200, JSON.stringify(rows), traceId);
   }
 

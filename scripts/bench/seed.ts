@@ -9,6 +9,7 @@
  * ledger rows (README "Withdrawals": initiates of one user and currency are serialised).
  */
 import { goldenProductBody } from "../../tests/support/credit-golden.js";
+import { userBody } from "../../tests/support/user-body.js";
 
 /** BTC deposited into each seeded wallet: enough for thousands of withdrawals of {@link WITHDRAWAL_BTC}. */
 export const DEPOSIT_BTC = 1;
@@ -71,27 +72,16 @@ export async function seed(base: string, masterKey: string, options: { users: nu
   const users: SeededUser[] = [];
   for (let i = 0; i < options.users; i++) {
     const email = `user${i}@bench.example`;
-    const user = await call<{ user_id: string }>(v1, "POST", "/users", owner, {
-      account_type: "individual",
-      account_role: "third",
-      account_purpose: "trading",
-      first_name: "Jane",
-      last_name: `Doe${String.fromCharCode(65 + (i % 26))}`,
-      email,
-      phone_country_code: "US",
-      phone_number: `20255501${String(i).padStart(2, "0")}`,
-      individual: {
-        dob: "1990-05-17",
-        residential_country_code: "US",
-        residential_address: "742 Evergreen Terrace",
-        residential_city: "Springfield",
-        residential_state: "IL",
-        residential_postal_code: "62704",
-        id_type: "ssn",
-        id_number: `123-45-${String(6000 + i)}`,
-        id_country_code: "US",
-      },
-    });
+    const user = await call<{ user_id: string }>(
+      v1,
+      "POST",
+      "/users",
+      owner,
+      userBody(
+        { last_name: `Doe${String.fromCharCode(65 + (i % 26))}`, email, phone_number: `20255501${String(i).padStart(2, "0")}` },
+        { id_number: `123-45-${String(6000 + i)}` },
+      ),
+    );
     await call(v1, "POST", `/users/${user.user_id}/activate`, owner);
     const token = await call<{ token: string }>(v1, "POST", `/users/${user.user_id}/token`, owner);
     const wallet = await call<{ wallet_id: string }>(v1, "POST", `/users/${user.user_id}/wallets`, owner, {

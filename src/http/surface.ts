@@ -13,14 +13,11 @@ import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DomainError, clip, quote, type FieldProblem } from "../domain/errors.js";
-import { header, type AuthOutcome, type Authenticator, type PrincipalKind } from "../modules/identity/auth.js";
+import type { AuthOutcome, Authenticator, PrincipalKind } from "../modules/identity/auth.js";
 import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js";
 import { renderError, renderValidation, type RenderedError } from "./errors.js";
 import type { Call, HandlerMap, Reply } from "./types.js";
 import type { RateLimits } from "./rate-limits.js";
-
-/** The headers that carry a credential (src/modules/identity/auth.ts). */
-const CREDENTIAL_HEADERS = ["x-master-api-key", "authorization", "x-api-key"] as const;
 
 /** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
 export type Access = readonly PrincipalKind[] | "anyone";
@@ -194,7 +191,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     const principal = outcome.ok ? outcome.principal : null;
     // An operation open to anyone (Create Session) still refuses a credential that was sent and
     // failed — a wrong key, or two credentials at once — instead of ignoring it (issue 11).
-    if (access === "anyone" && !outcome.ok && CREDENTIAL_HEADERS.some((name) => header(state.req.headers, name) !== undefined)) {
+    if (access === "anyone" && !outcome.ok && !outcome.missing) {
       throw new DomainError("UNAUTHORIZED", outcome.reason);
     }
     if (access !== "anyone" && (!principal || !access.includes(principal.kind))) {

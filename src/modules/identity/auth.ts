@@ -8,6 +8,7 @@
  * no ORM entity is loaded, and an API key is hashed once.
  */
 import type { Statements, PreparedStatement } from "../../db/statements.js";
+import { isUuid } from "../../domain/ids.js";
 import type { SecretBox } from "./secrets.js";
 
 /** A resolved caller. */
@@ -22,7 +23,8 @@ export type Principal =
 export type PrincipalKind = Principal["kind"];
 
 /** Outcome of {@link Authenticator.authenticate}: a principal, or the 401 reason. */
-export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: string };
+/** The caller, or why not; `missing` when the request carried no credential at all (not a failed one). */
+export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: string; missing?: true };
 
 /** Request headers as node delivers them (lower-case names). */
 export type Headers = Record<string, string | string[] | undefined>;
@@ -42,19 +44,21 @@ interface CredentialRow {
   customer_active: boolean | null;
 }
 
+/** The columns of a {@link CredentialRow}, from `credential c` joined to its customer `cu`. */
+const CREDENTIAL_SELECT = `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
+           from credential c left join customer cu on cu.customer_id = c.customer_id`;
+
 /** A credential by its secret's keyed hash (an owner API key, or a customer secret opening a session). */
-const CREDENTIAL_BY_HASH: PreparedStatement = {
+export const CREDENTIAL_BY_HASH: PreparedStatement = {
   name: "auth_credential_by_hash",
-  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
-           from credential c left join customer cu on cu.customer_id = c.customer_id
+  text: `${CREDENTIAL_SELECT}
           where c.secret_hash = $1`,
 };
 
 /** A credential by id (the credential a customer session or a user token names). */
 const CREDENTIAL_BY_ID: PreparedStatement = {
   name: "auth_credential_by_id",
-  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
-           from credential c left join customer cu on cu.customer_id = c.customer_id
+  text: `${CREDENTIAL_SELECT}
           where c.credential_id = $1`,
 };
 
@@ -72,7 +76,7 @@ interface UserTokenRow extends CredentialRow {
  * A user token's credential, customer and user in one statement. `$1` credential id, `$2` user id,
  * `$3` the token's customer id, `$4` the token's `iat` (Unix seconds).
  */
-const USER_TOKEN: PreparedStatement = {
+export const USER_TOKEN: PreparedStatement = {
   name: "auth_user_token",
   text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted, u.is_active as user_active,
@@ -83,9 +87,6 @@ const USER_TOKEN: PreparedStatement = {
            left join app_user u on u.user_id = $2::uuid and u.customer_id = $3
           where c.credential_id = $1::uuid`,
 };
-
-/** Whether `text` is a UUID (ids in tokens are; a malformed one must not reach a `::uuid` cast). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Resolves credentials from headers. Construct with the master key's keyed hash. */
 export class Authenticator {
@@ -131,7 +132,7 @@ export class Authenticator {
     }
     if (authorization !== undefined) return this.fromBearer(authorization);
     if (apiKey !== undefined) return this.fromApiKey(apiKey);
-    return { ok: false, reason: "Missing credentials: send x-api-key or Authorization: Bearer <token>." };
+    return { ok: false, reason: "Missing credentials: send x-api-key or Authorization: Bearer <token>.", missing: true };
   }
 
   /**
@@ -175,13 +176,14 @@ export class Authenticator {
           ? { ok: true, principal: { kind: "operator-session" } }
           : { ok: false, reason: "Session was opened with a master key that is no longer valid." };
       }
-      if (!claims.customerId || !claims.credentialId || !UUID.test(claims.credentialId)) return { ok: false, reason: "Invalid token." };
+      if (!claims.customerId || !claims.credentialId || !isUuid(claims.credentialId)) return { ok: false, reason: "Invalid token." };
       const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_ID, [claims.credentialId]);
       const problem = credentialProblem(row, claims.customerId);
       if (problem) return { ok: false, reason: problem };
       return { ok: true, principal: { kind: "customer-session", customerId: claims.customerId, credentialId: claims.credentialId } };
     }
-    if (!UUID.test(claims.credentialId) || !UUID.test(claims.userId)) return { ok: false, reason: "Invalid token." };
+    // ids in tokens are UUIDs; a malformed one must not reach a `::uuid` cast
+    if (!isUuid(claims.credentialId) || !isUuid(claims.userId)) return { ok: false, reason: "Invalid token." };
     const [row] = await this.statements.rows<UserTokenRow>(USER_TOKEN, [claims.credentialId, claims.userId, claims.customerId, verified.issuedAt]);
     const problem = credentialProblem(row, claims.customerId);
     if (problem) return { ok: false, reason: problem };

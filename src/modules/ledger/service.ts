@@ -79,6 +79,32 @@ interface AccountRow {
  */
 const EXPECTED_CACHE = `case when a.bucket = 'external' then null else coalesce(s.total, 0) end`;
 
+/** A balance-cache row of a wallet: one bucket of one currency (columns null on a wallet without accounts). */
+export interface BalanceCacheRow {
+  currency: string | null;
+  bucket: string | null;
+  /** numeric, as text */
+  balance: string | null;
+}
+
+/**
+ * A wallet's balance-cache rows grouped per currency, in the rows' order: `available` and `held`
+ * from their buckets (0 when absent), `balance` their sum. Rows without a currency or balance are
+ * skipped (the left join of a wallet with no accounts).
+ */
+export function currencyBalances(rows: readonly BalanceCacheRow[]): WalletCurrencyBalance[] {
+  const byCurrency = new Map<string, WalletCurrencyBalance>();
+  for (const row of rows) {
+    if (row.currency === null || row.balance === null) continue;
+    const item = byCurrency.get(row.currency) ?? { currency: row.currency, available: money(0), held: money(0), balance: money(0) };
+    if (row.bucket === "available") item.available = money(row.balance);
+    if (row.bucket === "held") item.held = money(row.balance);
+    item.balance = item.available.plus(item.held);
+    byCurrency.set(row.currency, item);
+  }
+  return [...byCurrency.values()];
+}
+
 /** Posts and reads the ledger. Every method runs in the transaction of the `em` it is given. */
 export class LedgerService {
   /** Creates the `available` and `held` accounts of `walletId` for each currency (idempotent). */
@@ -191,16 +217,7 @@ export class LedgerService {
       `select currency, bucket, balance from ledger_account where wallet_id = ? order by currency`,
       [walletId],
     );
-    const byCurrency = new Map<string, WalletCurrencyBalance>();
-    for (const row of rows) {
-      if (currencies && !currencies.includes(row.currency)) continue;
-      const item = byCurrency.get(row.currency) ?? { currency: row.currency, available: money(0), held: money(0), balance: money(0) };
-      if (row.bucket === "available") item.available = money(row.balance);
-      if (row.bucket === "held") item.held = money(row.balance);
-      item.balance = item.available.plus(item.held);
-      byCurrency.set(row.currency, item);
-    }
-    return [...byCurrency.values()];
+    return currencyBalances(currencies ? rows.filter((row) => currencies.includes(row.currency)) : rows);
   }
 
   /**

@@ -14,7 +14,7 @@ import { invisibleCharacterProblems } from "../../domain/text.js";
 import { decimalsOf, format8, money, toNumber, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
-import type { LedgerService } from "../ledger/service.js";
+import { currencyBalances, type BalanceCacheRow, type LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
@@ -38,13 +38,9 @@ export interface WalletCaller {
 }
 
 /** A row of {@link WALLET_BALANCE}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
-interface WalletBalanceRow {
+interface WalletBalanceRow extends BalanceCacheRow {
   wallet_id: string;
   user_id: string;
-  currency: string | null;
-  bucket: string | null;
-  /** numeric, as text. */
-  balance: string | null;
 }
 
 /**
@@ -198,20 +194,12 @@ export class WalletService {
     if (!first || (caller.userId !== undefined && first.user_id !== caller.userId)) {
       throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
     }
-    const byCurrency = new Map<string, { available: Money; held: Money }>();
-    for (const row of rows) {
-      if (row.currency === null || row.balance === null) continue;
-      const item = byCurrency.get(row.currency) ?? { available: money(0), held: money(0) };
-      if (row.bucket === "available") item.available = money(row.balance);
-      if (row.bucket === "held") item.held = money(row.balance);
-      byCurrency.set(row.currency, item);
-    }
     return {
       wallet_id: first.wallet_id,
       user_id: first.user_id,
-      balance: [...byCurrency].map(([currency, b]) => ({
-        currency,
-        balance: format8(b.available.plus(b.held)),
+      balance: currencyBalances(rows).map((b) => ({
+        currency: b.currency,
+        balance: format8(b.balance),
         available: format8(b.available),
         held: format8(b.held),
       })),
