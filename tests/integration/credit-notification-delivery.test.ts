@@ -453,4 +453,31 @@ describe("rounds run by hand (no worker in the process)", () => {
     expect(state.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now());
     expect(hooksOf(walletId)).toEqual([]);
   });
+
+  it("SSRF guard at connect time: a stored IPv4-compatible IPv6 target ([::127.0.0.1]) gets no connection; the attempt says it is not allowed", async () => {
+    const s = await scene(strict);
+    await enlist(s, "http://93.184.215.14/credit-hooks");
+    const port = new URL(receiver.url).port;
+    await strict.orm.em.fork().execute(`update credit_notification_target set url = ? where customer_id = ?`, [`http://[::127.0.0.1]:${port}/hooks`, s.customerId]);
+    const walletId = await wallet(s, 1);
+    const [e1] = await insertEvents(s, walletId, 1, 1);
+    expect(await strict.services.creditDelivery.deliverDue()).toBe(1);
+    const state = await stateOf(strict, e1!);
+    expect(state).toMatchObject({ status: "pending", attemptCount: 1 });
+    expect(state.attempts).toEqual([{ http_status: null, error: expect.stringMatching(/127\.0\.0\.1\).*is not allowed/), duration_ms: expect.any(Number) }]);
+    expect(hooksOf(walletId)).toEqual([]);
+  });
+
+  it("a stored URL that cannot be built into a request (port 0, stored before the rule) fails the event at once with an attempt that says why", async () => {
+    const s = await scene(idle);
+    await enlist(s);
+    await idle.orm.em.fork().execute(`update credit_notification_target set url = ? where customer_id = ?`, ["http://127.0.0.1:0/hooks", s.customerId]);
+    const walletId = await wallet(s, 1);
+    const [e1] = await insertEvents(s, walletId, 1, 1);
+    expect(await idle.services.creditDelivery.deliverDue()).toBe(1);
+    const state = await stateOf(idle, e1!);
+    expect(state).toMatchObject({ status: "failed", attemptCount: 1, nextAttemptAt: null });
+    expect(state.attempts).toEqual([{ http_status: null, error: expect.stringMatching(/cannot be sent.*port 0/), duration_ms: 0 }]);
+    expect(state.attempts[0]!.error).not.toMatch(/sealed/);
+  });
 });

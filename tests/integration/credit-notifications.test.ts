@@ -104,6 +104,12 @@ describe("NotificationsEnlist", () => {
     ["IPv6 loopback (SSRF guard)", "http://[::1]/credit"],
     ["a host that does not resolve", "https://no-such-host.invalid/credit"],
     ["more than 2048 characters", `https://93.184.215.14/${"a".repeat(2040)}`],
+    ["more than 2048 characters once normalised", `https://93.184.215.14/${"é".repeat(400)}`],
+    ["port 0", "https://93.184.215.14:0/credit"],
+    ["a CR LF inside", "https://93.184.215.14/cre\r\ndit"],
+    ["a trailing space", "https://93.184.215.14/credit "],
+    ["IPv4-compatible IPv6 loopback (SSRF guard)", "http://[::127.0.0.1]:18940/hook"],
+    ["NAT64 of a private address (SSRF guard)", "http://[64:ff9b::10.0.0.5]/credit"],
   ])("answers 422 on creditNotificationsURL for %s, and registers nothing", async (_case, url) => {
     const { key } = await tenant();
     expectInvalid(await api().put(PATH).set("x-api-key", key).send({ creditNotificationsURL: url }));

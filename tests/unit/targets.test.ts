@@ -1,5 +1,6 @@
 /**
- * The SSRF guard's address rule (src/modules/net/targets.ts; decisions.md §5): only public unicast
+ * The SSRF guard's address rule (src/modules/net/targets.ts; docs/security.md "Outgoing
+ * notifications and their targets"): only public unicast
  * addresses are allowed as webhook and IMAP targets unless private targets are allowed.
  */
 import { describe, expect, it } from "vitest";
@@ -21,8 +22,14 @@ describe("isPublicAddress", () => {
     expect(isPublicAddress(ip)).toBe(false);
   });
 
-  it("an IPv4-mapped public address is public", () => {
-    expect(isPublicAddress("::ffff:8.8.8.8")).toBe(true);
+  it("an IPv6 form of a public IPv4 address is refused too (request-filtering-agent refuses it at connect time)", () => {
+    expect(isPublicAddress("::ffff:8.8.8.8")).toBe(false);
+    expect(isPublicAddress("::8.8.8.8")).toBe(false);
+  });
+
+  it("names the IPv4 address an IPv6 form embeds when it refuses it", async () => {
+    await expect(resolvePublicHost("[::127.0.0.1]", false)).rejects.toThrow(/::127\.0\.0\.1 \(an IPv6 form of 127\.0\.0\.1\)/);
+    expect(await resolvePublicHost("[::127.0.0.1]", true)).toBe("::127.0.0.1");
   });
 });
 

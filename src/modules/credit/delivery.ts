@@ -35,7 +35,8 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/credit.js";
-import { MAX_DELIVERY_ATTEMPTS, deliveryLeaseMs, judgeAttempt, retryDelayMs } from "../../domain/webhooks.js";
+import { DomainError } from "../../domain/errors.js";
+import { MAX_DELIVERY_ATTEMPTS, checkTargetUrl, deliveryLeaseMs, judgeAttempt, retryDelayMs } from "../../domain/webhooks.js";
 import type { JobScheduler } from "../../jobs/scheduler.js";
 import type { SecretBox } from "../identity/secrets.js";
 import { postSigned, type SendResult } from "../webhooks/sender.js";
@@ -280,7 +281,8 @@ export class CreditNotificationDelivery {
    * POSTs it (no connection held), then records the attempt and the event's new state in one
    * transaction: 2xx `succeeded`; 410 disables the target (only the registration it was sent to, told by
    * its sealed secret: a NotificationsEnlist meanwhile stands) and parks the event (pending, {@link PARKED_AT}) until a target is
-   * enabled again; anything else the next attempt after {@link retryDelayMs}, or `failed` after
+   * enabled again; a request that cannot be built (a stored URL breaking the target rule)
+   * `failed` at once; anything else the next attempt after {@link retryDelayMs}, or `failed` after
    * {@link MAX_DELIVERY_ATTEMPTS}. An inactive tenant makes the event `disabled`; a target removed
    * or disabled since the claim parks it unattempted.
    */
@@ -300,19 +302,10 @@ export class CreditNotificationDelivery {
       return;
     }
     const attemptedAt = new Date();
-    let result: SendResult;
-    try {
-      const event = await em.findOneOrFail(CreditEvent, { id: claimed.id });
-      const body = JSON.stringify(creditNotificationBody(event));
-      const secret = this.box.open(target.secret_sealed, creditSecretContext(claimed.customerId));
-      result = await postSigned(new URL(target.url), {}, [secret], claimed.id, body, this.settings.timeoutS * 1000, this.settings.allowPrivate);
-    } catch (error) {
-      // A sealed secret that no longer opens (SECRETS_KEY changed): a failed attempt, so the event
-      // ends `failed` on its schedule instead of holding its wallet's later events for ever.
-      this.logger.error({ err: error, eventId: claimed.id }, "credit notification could not be prepared");
-      result = { status: null, body: "", error: "the notification could not be prepared (sealed secret unreadable)", durationMs: 0 };
-    }
-    const verdict = judgeAttempt(result.status);
+    const event = await em.findOneOrFail(CreditEvent, { id: claimed.id });
+    const result = await this.send(claimed, target, JSON.stringify(creditNotificationBody(event)));
+    // A request that cannot be built from the stored URL gives the event up at once: retrying cannot help.
+    const verdict = result.unsendable ? "unsendable" : judgeAttempt(result.status);
     const attempts = claimed.attemptCount + 1;
     const error = verdict === "succeeded" ? null : result.status !== null ? `HTTP ${result.status}` : result.error;
     await em.transactional(async (tx: EntityManager) => {
@@ -327,7 +320,7 @@ export class CreditNotificationDelivery {
           [GONE_REASON, claimed.customerId, target.secret_sealed],
         );
         await tx.nativeUpdate(CreditEvent, pending, { attemptCount: attempts, nextAttemptAt: PARKED_AT });
-      } else if (attempts >= MAX_DELIVERY_ATTEMPTS) {
+      } else if (verdict === "unsendable" || attempts >= MAX_DELIVERY_ATTEMPTS) {
         await tx.nativeUpdate(CreditEvent, pending, { deliveryStatus: "failed", attemptCount: attempts, nextAttemptAt: null });
       } else {
         const wait = retryDelayMs(attempts, this.settings.retryBaseS * 1000, Math.random());
@@ -337,5 +330,29 @@ export class CreditNotificationDelivery {
     if (verdict !== "succeeded") {
       this.logger.warn({ eventId: claimed.id, walletId: claimed.walletId, sequence: claimed.sequence, attempts, status: result.status, error }, "credit notification attempt failed");
     }
+  }
+
+  /**
+   * Signs and POSTs one event's body to the tenant's stored target. Never throws: a stored URL
+   * that breaks the target rule (stored before it) is an `unsendable` result naming the rule
+   * (docs/security.md "Outgoing notifications and their targets"); a sealed secret that does not
+   * open with the current `SECRETS_KEY` is a failed attempt saying so, retried on the schedule.
+   */
+  private async send(claimed: Claimed, target: { url: string; secret_sealed: string }, body: string): Promise<SendResult> {
+    let url: URL;
+    try {
+      url = checkTargetUrl(target.url, "creditNotificationsURL");
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return { status: null, body: "", error: `the stored target cannot be sent to (${error.message.replace(/\.$/, "")}); call NotificationsEnlist again`, durationMs: 0, unsendable: true };
+    }
+    let secret: string;
+    try {
+      secret = this.box.open(target.secret_sealed, creditSecretContext(claimed.customerId));
+    } catch (error) {
+      this.logger.error({ err: error, eventId: claimed.id }, "credit notification signing secret does not open");
+      return { status: null, body: "", error: "the target's sealed signing secret cannot be opened with the current SECRETS_KEY", durationMs: 0 };
+    }
+    return postSigned(url, {}, [secret], claimed.id, body, this.settings.timeoutS * 1000, this.settings.allowPrivate);
   }
 }

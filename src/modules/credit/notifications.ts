@@ -2,16 +2,16 @@
  * The tenant's credit notification target (NotificationsEnlist; reference "Credit core",
  * decisions.md §5–§6; issue 9): one callback URL per tenant with its Standard Webhooks `whsec_`
  * signing secret, returned only by the call that created it and sealed at rest. The URL passes
- * the same checks as the platform webhook's (src/domain/webhooks.ts `checkWebhookConfig`, the SSRF
- * guard of src/modules/net/targets.ts), answered the credit core's way: 422 on
- * `creditNotificationsURL`.
+ * the one target check of the platform webhook (src/modules/net/targets.ts `checkTarget`:
+ * src/domain/webhooks.ts `checkTargetUrl`, then the SSRF guard; docs/security.md "Outgoing
+ * notifications and their targets"), answered the credit core's way: 422 on `creditNotificationsURL`.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/credit.js";
 import { DomainError, ValidationFailed } from "../../domain/errors.js";
-import { checkWebhookConfig, newSigningSecret } from "../../domain/webhooks.js";
+import { newSigningSecret } from "../../domain/webhooks.js";
 import type { SecretBox } from "../identity/secrets.js";
-import { TargetRefused, assertPublicHost } from "../net/targets.js";
+import { checkTarget } from "../net/targets.js";
 import { CreditNotificationTarget } from "./entities.js";
 
 type Schemas = components["schemas"];
@@ -20,8 +20,6 @@ export type CreditNotificationsView = Schemas["CreditNotificationsSettings"];
 /** Schema `CreditNotificationsEnlisted`: the target with its new signing secret. */
 export type CreditNotificationsEnlistedView = Schemas["CreditNotificationsEnlisted"];
 
-/** Longest stored URL, characters (the schema's `maxLength`, also after normalisation). */
-const MAX_URL_LENGTH = 2048;
 /** The request field the URL rules name. */
 const URL_FIELD = "creditNotificationsURL";
 
@@ -51,10 +49,11 @@ export class CreditNotificationService {
    * (the last one wins) and keep the first registration's `createdAt`.
    * @returns `CreditNotificationsEnlisted`: URL (normalised by the WHATWG URL parser), `enabled`,
    *   `signingSecret`, `createdAt`, `updatedAt` (ISO 8601 UTC).
-   * @throws ValidationFailed (422 `VALIDATION_ERROR` on `creditNotificationsURL`) when the URL is
-   *   not absolute `http`/`https`, carries user info, is longer than 2048 characters once
-   *   normalised, does not resolve, or resolves to a private,
-   *   loopback, link-local or reserved address unless `ALLOW_PRIVATE_NETWORK_TARGETS`.
+   * @throws ValidationFailed (422 `VALIDATION_ERROR` on `creditNotificationsURL`) when the URL
+   *   holds a control character or surrounding spaces, is not absolute `http`/`https`, carries
+   *   user info, names port 0, is longer than 2048 characters once normalised, does not resolve,
+   *   or resolves to a private, loopback, link-local or reserved address (IPv6 forms embedding an
+   *   IPv4 address included) unless `ALLOW_PRIVATE_NETWORK_TARGETS`.
    */
   async enlist(em: EntityManager, customerId: string, url: string): Promise<CreditNotificationsEnlistedView> {
     const parsed = await this.checkUrl(url);
@@ -102,21 +101,17 @@ export class CreditNotificationService {
     return row ? this.box.open(row.secretSealed, creditSecretContext(customerId)) : null;
   }
 
-  /** The URL rules of the platform webhook, as 422 on `creditNotificationsURL`. @throws ValidationFailed. */
+  /**
+   * The target rule shared with the platform webhook ({@link checkTarget}, docs/security.md
+   * "Outgoing notifications and their targets"), answered the credit core's way.
+   * @throws ValidationFailed (422 `VALIDATION_ERROR` on `creditNotificationsURL`).
+   */
   private async checkUrl(url: string): Promise<URL> {
-    let parsed: URL;
     try {
-      parsed = checkWebhookConfig(url, []);
-      if (parsed.href.length > MAX_URL_LENGTH) {
-        throw new DomainError("UNPROCESSABLE_ENTITY", `${URL_FIELD} must be at most ${MAX_URL_LENGTH} characters once normalised (${parsed.href.length}).`);
-      }
-      await assertPublicHost(parsed.hostname, this.allowPrivate);
+      return await checkTarget(url, this.allowPrivate, URL_FIELD);
     } catch (error) {
-      if (error instanceof DomainError || error instanceof TargetRefused) {
-        throw new ValidationFailed([{ field: URL_FIELD, message: error.message.replace(/^url\b/, URL_FIELD) }]);
-      }
+      if (error instanceof DomainError) throw new ValidationFailed([{ field: URL_FIELD, message: error.message }]);
       throw error;
     }
-    return parsed;
   }
 }

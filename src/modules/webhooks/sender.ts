@@ -17,6 +17,11 @@ export interface SendResult {
   error: string | null;
   /** Milliseconds from the start of the attempt to the end of the answer (or the failure). */
   durationMs: number;
+  /**
+   * True when no request could be built from the target's configuration (a header or URL that
+   * Node refuses to send): nothing was sent, and retrying cannot help; `error` says why.
+   */
+  unsendable?: boolean;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -25,7 +30,9 @@ const MAX_BODY_BYTES = 64 * 1024;
 export const USER_AGENT = "custody-platform-webhooks/1";
 
 /**
- * POSTs `body` (JSON text) to `url` with `headers`. Never throws: a failure is in the result.
+ * POSTs `body` (JSON text) to `url` with `headers`. Never throws nor rejects: a failure is in the
+ * result, a request Node refuses to build as `unsendable` (docs/security.md "Outgoing
+ * notifications and their targets").
  * @param timeoutMs bound of the whole attempt, connection included.
  */
 export function postJson(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<SendResult> {
@@ -40,16 +47,25 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       resolve({ ...result, durationMs: elapsed() });
     };
     const client = url.protocol === "https:" ? https : http;
-    const req = client.request(url, {
-      method: "POST",
-      agent: filteringAgent(url.href, allowPrivate),
-      headers: {
-        ...headers,
-        "content-type": "application/json",
-        "content-length": String(Buffer.byteLength(body)),
-        "user-agent": USER_AGENT,
-      },
-    });
+    let req: http.ClientRequest;
+    try {
+      // Node checks header names and values, and framing headers, here: a request it refuses
+      // throws now (ERR_INVALID_CHAR, ERR_HTTP_TRAILER_INVALID…) and is reported, not thrown.
+      req = client.request(url, {
+        method: "POST",
+        agent: filteringAgent(url.href, allowPrivate),
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+          "user-agent": USER_AGENT,
+        },
+      });
+    } catch (error) {
+      settled = true;
+      resolve({ status: null, body: "", error: `the request cannot be sent: ${(error as Error).message}`.slice(0, 500), durationMs: elapsed(), unsendable: true });
+      return;
+    }
     const timer = setTimeout(() => {
       req.destroy(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -67,7 +83,13 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       res.on("error", done);
     });
     req.on("error", (error) => finish({ status: null, body: "", error: error.message.slice(0, 500) }));
-    req.end(body);
+    try {
+      req.end(body);
+    } catch (error) {
+      // Framing headers are checked when the head is written (e.g. ERR_HTTP_TRAILER_INVALID).
+      finish({ status: null, body: "", error: `the request cannot be sent: ${(error as Error).message}`.slice(0, 500), unsendable: true });
+      req.destroy();
+    }
   });
 }
 

@@ -1,8 +1,8 @@
 /**
  * The customer's PIN webhook (reference: "Customer webhook", "Events › Withdrawal PIN
- * notifications"; decisions.md §4–§5; issue 7): its configuration, the outbox of notifications
- * written in the transaction of the event, their signed delivery by an Agenda job with retries,
- * and the delivery log.
+ * notifications"; docs/security.md "Outgoing notifications and their targets"): its
+ * configuration, the outbox of notifications written in the transaction of the event, their
+ * signed delivery by an Agenda job with retries, and the delivery log.
  *
  * Delivery is at least once: a delivery row is claimed in a short transaction (`FOR UPDATE SKIP
  * LOCKED`, then a lease on `next_attempt_at`), sent with no database connection held, then
@@ -18,7 +18,9 @@ import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import {
   MAX_DELIVERY_ATTEMPTS,
+  checkTargetUrl,
   checkWebhookConfig,
+  checkWebhookHeaders,
   deliveryLeaseMs,
   judgeAttempt,
   newMessageId,
@@ -30,7 +32,7 @@ import type { PageRequest } from "../../http/envelope.js";
 import type { JobScheduler } from "../../jobs/scheduler.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { IdentityService } from "../identity/service.js";
-import { TargetRefused, assertPublicHost } from "../net/targets.js";
+import { checkTarget } from "../net/targets.js";
 import type { PinEvent, PinPush } from "../withdrawals/service.js";
 import { Webhook, WebhookAttempt, WebhookDelivery, type WebhookDeliveryStatus } from "./entities.js";
 import { postSigned, type SendResult } from "./sender.js";
@@ -111,19 +113,15 @@ export class WebhookService implements PinPush {
    * returned only here; enabled. Update Webhook (`mode` `update`): replaces URL and headers of an
    * existing webhook, keeps its secrets, enables it again.
    * @throws DomainError CUSTOMER_NOT_FOUND (404), WEBHOOK_NOT_FOUND (404, update without a
-   *   webhook), BAD_REQUEST (400: see {@link checkWebhookConfig}; a target resolving to a private
-   *   address unless `ALLOW_PRIVATE_NETWORK_TARGETS`, decisions.md §5).
+   *   webhook), BAD_REQUEST (400 on `url`, `headers.N.key` or `headers.N.value`:
+   *   {@link checkWebhookConfig}, then the target rule {@link checkTarget} shared with the credit notifications;
+   *   docs/security.md "Outgoing notifications and their targets").
    */
   async put(em: EntityManager, customerId: string, input: WebhookInput, mode: "create" | "update"): Promise<{ message: string; url: string; signing_secret?: string }> {
     await this.identity.getActiveCustomer(em, customerId);
     const headers: WebhookHeaderInput[] = input.headers ?? [];
-    const url = checkWebhookConfig(input.url, headers);
-    try {
-      await assertPublicHost(url.hostname, this.settings.allowPrivate);
-    } catch (error) {
-      if (error instanceof TargetRefused) throw new DomainError("BAD_REQUEST", error.message, "url");
-      throw error;
-    }
+    checkWebhookConfig(input.url, headers); // the syntax rules first, then the address rule (a DNS lookup)
+    const url = await checkTarget(input.url, this.settings.allowPrivate);
     const headersSealed = this.box.seal(JSON.stringify(headers), ctx.headers(customerId));
     if (mode === "update") {
       const updated = await em.nativeUpdate(Webhook, { customerId }, { url: url.href, headersSealed, disabledAt: null, disabledReason: null, updatedAt: new Date() });
@@ -196,19 +194,24 @@ export class WebhookService implements PinPush {
   }
 
   /**
-   * Verify Webhook: POSTs a signed `webhook.test` payload now (not retried, not logged).
-   * @returns the outcome in `message`; on failure the answer's body in `response_data`.
+   * Verify Webhook: POSTs a signed `webhook.test` payload now (not retried, not logged). Answers
+   * whatever happens once the webhook is found (reference: "always 200"): a configuration that
+   * cannot be built into a request, a sealed value that does not open, a target the SSRF guard
+   * refuses, a failed connection or a non-2xx answer are all outcomes in `message`.
+   * @returns the outcome in `message`; on a non-2xx answer its body in `response_data`.
    * @throws DomainError CUSTOMER_NOT_FOUND, WEBHOOK_NOT_FOUND (404).
    */
   async verify(em: EntityManager, customerId: string): Promise<VerificationView> {
     const webhook = await this.find(em, customerId);
-    const target = this.target(webhook);
     const payload = {
       type: "webhook.test" as const,
       timestamp: new Date().toISOString(),
       data: { customer_id: customerId, message: "Test notification from the custody platform." },
     };
+    const target = this.target(webhook);
+    if ("problem" in target) return { message: `Test notification not sent: ${target.problem}.`, payload };
     const result = await this.send(target, newMessageId(), JSON.stringify(payload));
+    if (result.unsendable) return { message: `Test notification not sent: ${result.error ?? "the request cannot be built"}.`, payload };
     if (judgeAttempt(result.status) === "succeeded") {
       return { message: `Test notification delivered: the webhook answered HTTP ${result.status}.`, payload };
     }
@@ -318,14 +321,42 @@ export class WebhookService implements PinPush {
     return webhook;
   }
 
-  /** Opens a webhook's sealed parts: its headers and the secrets that sign now. */
-  private target(webhook: Webhook): Target {
-    const headers = JSON.parse(this.box.open(webhook.headersSealed, ctx.headers(webhook.customerId))) as WebhookHeaderInput[];
-    const secrets = [this.box.open(webhook.secretSealed, ctx.secret(webhook.customerId))];
-    if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now()) {
-      secrets.push(this.box.open(webhook.previousSecretSealed, ctx.previousSecret(webhook.customerId)));
+  /**
+   * A webhook ready to send: its URL and headers checked again by the registration rules (a
+   * configuration stored before them may break them), its sealed parts opened. Never throws.
+   * @returns the target, or `problem` (why nothing can be sent, naming the URL rule, the header or
+   *   the sealed value) and whether it is `permanent` (a stored configuration that breaks the
+   *   rules: retrying cannot help) or not (a sealed value that does not open with the current
+   *   `SECRETS_KEY`, which a corrected key can fix).
+   */
+  private target(webhook: Webhook): Target | { problem: string; permanent: boolean } {
+    const customerId = webhook.customerId;
+    let headers: WebhookHeaderInput[];
+    const secrets: string[] = [];
+    try {
+      headers = JSON.parse(this.box.open(webhook.headersSealed, ctx.headers(customerId))) as WebhookHeaderInput[];
+    } catch (error) {
+      this.logger.error({ err: error, customerId }, "webhook headers do not open");
+      return { problem: "the webhook's sealed headers cannot be opened with the current SECRETS_KEY", permanent: false };
     }
-    return { url: new URL(webhook.url), headers: Object.fromEntries(headers.map((h) => [h.key, h.value])), secrets };
+    try {
+      secrets.push(this.box.open(webhook.secretSealed, ctx.secret(customerId)));
+      if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now()) {
+        secrets.push(this.box.open(webhook.previousSecretSealed, ctx.previousSecret(customerId)));
+      }
+    } catch (error) {
+      this.logger.error({ err: error, customerId }, "webhook signing secret does not open");
+      return { problem: "the webhook's sealed signing secret cannot be opened with the current SECRETS_KEY", permanent: false };
+    }
+    let url: URL;
+    try {
+      url = checkTargetUrl(webhook.url);
+      checkWebhookHeaders(headers);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return { problem: `the stored configuration cannot be sent (${error.message.replace(/\.$/, "")}); update the webhook`, permanent: true };
+    }
+    return { url, headers: Object.fromEntries(headers.map((h) => [h.key, h.value])), secrets };
   }
 
   /** One signed POST (Standard Webhooks headers after the configured ones, so they cannot be overridden). */
@@ -369,18 +400,9 @@ export class WebhookService implements PinPush {
       return;
     }
     const attemptedAt = new Date();
-    let result: SendResult;
-    try {
-      const target = this.target(webhook);
-      const body = this.box.open(delivery.payloadSealed, ctx.payload(delivery.id));
-      result = await this.send(target, delivery.webhookMessageId, body);
-    } catch (error) {
-      // A sealed value that no longer opens (SECRETS_KEY changed): counted as a failed attempt, so the
-      // delivery ends as `failed` on its schedule instead of blocking the rounds.
-      this.logger.error({ err: error, deliveryId }, "webhook delivery could not be prepared");
-      result = { status: null, body: "", error: "the delivery could not be prepared (sealed data unreadable)", durationMs: 0 };
-    }
-    const verdict = judgeAttempt(result.status);
+    const result = await this.sendDelivery(webhook, delivery);
+    // A request that cannot be built from the stored configuration gives up at once: retrying cannot help.
+    const verdict = result.unsendable ? "unsendable" : judgeAttempt(result.status);
     const attempts = delivery.attemptCount + 1;
     const error = verdict === "succeeded" ? null : result.status !== null ? `HTTP ${result.status}` : result.error;
     await em.transactional(async (tx) => {
@@ -393,7 +415,7 @@ export class WebhookService implements PinPush {
         await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { attemptCount: attempts, ...(delivery.status === "pending" && { status: "disabled", nextAttemptAt: null }) });
       } else if (manual) {
         await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { attemptCount: attempts });
-      } else if (attempts >= MAX_DELIVERY_ATTEMPTS) {
+      } else if (verdict === "unsendable" || attempts >= MAX_DELIVERY_ATTEMPTS) {
         await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { status: "failed", attemptCount: attempts, nextAttemptAt: null });
       } else {
         const wait = retryDelayMs(attempts, this.settings.retryBaseS * 1000, Math.random());
@@ -401,6 +423,25 @@ export class WebhookService implements PinPush {
       }
     });
     if (verdict !== "succeeded") this.logger.warn({ deliveryId, customerId, attempts, status: result.status, error }, "webhook delivery attempt failed");
+  }
+
+  /**
+   * Sends one delivery to `webhook`. Never throws: a configuration that cannot be sent is an
+   * `unsendable` result whose `error` names the rule and the header (docs/security.md "Outgoing
+   * notifications and their targets"); a sealed value that does not open is a failed attempt
+   * naming it, retried on the schedule (a corrected `SECRETS_KEY` lets it go).
+   */
+  private async sendDelivery(webhook: Webhook, delivery: WebhookDelivery): Promise<SendResult> {
+    const target = this.target(webhook);
+    if ("problem" in target) return { status: null, body: "", error: target.problem, durationMs: 0, unsendable: target.permanent };
+    let body: string;
+    try {
+      body = this.box.open(delivery.payloadSealed, ctx.payload(delivery.id));
+    } catch (error) {
+      this.logger.error({ err: error, deliveryId: delivery.id }, "webhook delivery payload does not open");
+      return { status: null, body: "", error: "the notification's sealed payload cannot be opened with the current SECRETS_KEY", durationMs: 0 };
+    }
+    return this.send(target, delivery.webhookMessageId, body);
   }
 
   private deliveryView(d: WebhookDelivery, attempts: WebhookAttempt[]): DeliveryView {
