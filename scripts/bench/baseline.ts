@@ -75,12 +75,12 @@ const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
 /** Credential active and customer active, by the keyed hash of the API key. */
 export const OWNER_SQL = `select c.customer_id from credential c join customer k on k.customer_id = c.customer_id
   where c.secret_hash = $1 and c.is_active and k.is_active`;
-/** User live, active and VERIFIED, token issued after any revocation; its credential and customer active. */
+/** User live, active and VERIFIED, token of the user's current token version; its credential and customer active. */
 export const USER_TOKEN_SQL = `select 1 from app_user u
   join credential c on c.credential_id = $2 and c.customer_id = u.customer_id and c.is_active
   join customer k on k.customer_id = u.customer_id and k.is_active
   where u.user_id = $1 and u.customer_id = $3 and u.deleted_at is null and u.is_active and u.status = 'VERIFIED'
-    and (u.tokens_revoked_at is null or floor(extract(epoch from u.tokens_revoked_at)) < $4)`;
+    and u.token_version = $4`;
 /** The customer's wallet's balances per currency (available, held, their sum), 8 decimals. */
 export const BALANCE_SQL = `select w.user_id, a.currency,
     round(coalesce(sum(a.balance) filter (where a.bucket = 'available'), 0), 8)::text as available,
@@ -195,7 +195,8 @@ interface UserClaims {
   userId: string;
   customerId: string;
   credentialId: string;
-  iat: number;
+  /** The token's version (0 when it carries none), as src/modules/identity/auth.ts reads it. */
+  tokenVersion: number;
 }
 
 interface ProductRow {
@@ -268,7 +269,9 @@ export function createBaseline(options: BaselineOptions): Baseline {
     try {
       const { payload } = await jwtVerify(match[1], signKey, { algorithms: ["HS256"] });
       if (payload.kind !== "user" || typeof payload.iat !== "number") throw new Error("not a user token");
-      return { userId: String(payload.userId), customerId: String(payload.customerId), credentialId: String(payload.credentialId), iat: payload.iat };
+      const tokenVersion = payload.tokenVersion ?? 0;
+      if (typeof tokenVersion !== "number" || !Number.isSafeInteger(tokenVersion)) throw new Error("not a user token");
+      return { userId: String(payload.userId), customerId: String(payload.customerId), credentialId: String(payload.credentialId), tokenVersion };
     } catch {
       throw new Refusal(401, "UNAUTHORIZED", "Invalid token.");
     }
@@ -279,7 +282,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     let userId: string | null = null;
     if (req.headers.authorization !== undefined) {
       const claims = await userClaims(req);
-      const { rowCount } = await pool.query({ name: "user_token", text: USER_TOKEN_SQL, values: [claims.userId, claims.credentialId, claims.customerId, claims.iat] });
+      const { rowCount } = await pool.query({ name: "user_token", text: USER_TOKEN_SQL, values: [claims.userId, claims.credentialId, claims.customerId, claims.tokenVersion] });
       if (!rowCount) throw new Refusal(401, "UNAUTHORIZED", "The token's user, credential or customer is not active.");
       customerId = claims.customerId;
       userId = claims.userId;
@@ -332,7 +335,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const [row] = (
       await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null; user_exists: boolean; user_deleted: boolean | null; user_active: boolean | null; user_status: string | null; token_revoked: boolean | null }>({
         ...SQL.authUserToken,
-        values: [claims.credentialId, claims.userId, claims.customerId, claims.iat],
+        values: [claims.credentialId, claims.userId, claims.customerId, claims.tokenVersion],
       })
     ).rows;
     if (!row || row.customer_id !== claims.customerId || !row.credential_active || row.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid token.");

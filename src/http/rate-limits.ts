@@ -105,18 +105,22 @@ export class RateLimits {
 
   /**
    * Admission of a request from `ip`: counts it in the `ip` bucket and refuses it while the
-   * address's `auth-failures` bucket is full. Sets the rate-limit headers on `res`.
+   * address's `auth-failures` bucket is full. Sets the rate-limit headers on `res` for whichever of
+   * the two has the smaller share left: the `auth-failures` bucket is read, not counted, and its
+   * remaining is `points` − failures so far (docs/security.md "Tokens and rate-limit headers").
    * @throws DomainError RATE_LIMIT_EXCEEDED (429, with `retryAfterS`).
    */
   async admit(ip: string, res: Response): Promise<void> {
     const failures = this.buckets["auth-failures"];
-    const [, blocked] = await Promise.all([
+    const [, seen] = await Promise.all([
       this.consume("ip", `ip:${ip}`, res),
       failures ? failures.limiter.get(`ip:${ip}`) : Promise.resolve(null),
     ]);
-    if (failures && blocked && blocked.consumedPoints >= failures.quota.points) {
-      this.report(res, failures, 0, blocked.msBeforeNext);
-      throw limited(failures, blocked.msBeforeNext, `Too many failed authentications from this address: retry in ${secondsOf(blocked.msBeforeNext)} s.`);
+    if (!failures || !seen) return; // no failure in the current window: the bucket is untouched
+    const remaining = Math.max(0, failures.quota.points - seen.consumedPoints);
+    this.report(res, failures, remaining, seen.msBeforeNext);
+    if (remaining === 0) {
+      throw limited(failures, seen.msBeforeNext, `Too many failed authentications from this address: retry in ${secondsOf(seen.msBeforeNext)} s.`);
     }
   }
 
@@ -136,11 +140,20 @@ export class RateLimits {
     await this.consume("codes", `user:${userId.toLowerCase()}`, res);
   }
 
-  /** Counts a failed authentication (a 401) of `ip`; never throws (a store failure is not the caller's). */
-  async recordAuthFailure(ip: string): Promise<void> {
+  /**
+   * Counts a failed authentication (a 401) of `ip`; never throws (a store failure is not the
+   * caller's). With `res` (headers not sent yet), the rate-limit headers of that 401 reflect the
+   * failure just counted when `auth-failures` is now the bucket nearest to exhaustion.
+   */
+  async recordAuthFailure(ip: string, res?: Response): Promise<void> {
     const bucket = this.buckets["auth-failures"];
     if (!bucket) return;
-    await bucket.limiter.consume(`ip:${ip}`).catch(() => undefined);
+    try {
+      const outcome = await bucket.limiter.consume(`ip:${ip}`);
+      if (res) this.report(res, bucket, outcome.remainingPoints, outcome.msBeforeNext);
+    } catch (rejection) {
+      if (res && rejection instanceof RateLimiterRes) this.report(res, bucket, 0, rejection.msBeforeNext);
+    }
   }
 
   /** Consumes one point of bucket `name` for `key`; reports it; throws 429 when the bucket is empty. */

@@ -129,6 +129,40 @@ describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2)", () => {
   });
 });
 
+describe("the RateLimit header names the bucket nearest to exhaustion (docs/security.md \"Tokens and rate-limit headers\")", () => {
+  it("names auth-failures once failed authentications leave it the smaller share, on the failing response itself, and ip when that is lower", async () => {
+    const { key } = await new Walk(seed.express).tenant("rl-header");
+    const ip = "192.0.2.70";
+    const wrong = () => currencies(limited, ip, "sk_wrong-key-0000000000000000");
+    const headers = (res: request.Response) => [res.headers["ratelimit-policy"], res.headers["ratelimit"]];
+    // 1st failure: ip 4 of 5 left (0.8), auth-failures 2 of 3 left once this failure is counted (0.67)
+    const first = await wrong();
+    expectPlatformError(first, 401, "UNAUTHORIZED");
+    expect(headers(first)).toEqual(['"auth-failures";q=3;w=2', expect.stringMatching(/^"auth-failures";r=2;t=[12]$/)]);
+    // a success: ip 3 of 5 (0.6) is now below auth-failures 2 of 3 (0.67)
+    const ok = await currencies(limited, ip, key);
+    expect(ok.status).toBe(200);
+    expect(headers(ok)).toEqual(['"ip";q=5;w=2', expect.stringMatching(/^"ip";r=3;t=[12]$/)]);
+    // 2nd failure: ip 2 of 5 (0.4), auth-failures 1 of 3 (0.33)
+    const second = await wrong();
+    expectPlatformError(second, 401, "UNAUTHORIZED");
+    expect(headers(second)).toEqual(['"auth-failures";q=3;w=2', expect.stringMatching(/^"auth-failures";r=1;t=[12]$/)]);
+    // another success reports the failures bucket read before it (1 of 3 against ip 1 of 5: ip is lower)
+    const okAgain = await currencies(limited, ip, key);
+    expect(okAgain.status).toBe(200);
+    expect(headers(okAgain)).toEqual(['"ip";q=5;w=2', expect.stringMatching(/^"ip";r=1;t=[12]$/)]);
+  });
+
+  it("reports auth-failures on a success while its share is the smaller (1 of 3 left against ip 3 of 5)", async () => {
+    const { key } = await new Walk(seed.express).tenant("rl-header-ok");
+    const ip = "192.0.2.71";
+    for (let i = 0; i < 2; i++) expectPlatformError(await currencies(limited, ip, "sk_wrong-key-0000000000000000"), 401, "UNAUTHORIZED");
+    const ok = await currencies(replica, ip, key);
+    expect(ok.status).toBe(200);
+    expect([ok.headers["ratelimit-policy"], ok.headers["ratelimit"]]).toEqual(['"auth-failures";q=3;w=2', expect.stringMatching(/^"auth-failures";r=1;t=[12]$/)]);
+  });
+});
+
 describe("codes bucket (RATE_LIMIT_CODES=3/2)", () => {
   it("answers 429 to the fourth confirm or resend of a user in its window, whatever the address; refills", async () => {
     const { key } = await new Walk(seed.express).tenant("rl-codes");

@@ -300,6 +300,23 @@ describe("POST /users (createUser)", () => {
     expect((await getUser(key, user.user_id as string)).body.data).toMatchObject({ first_name: user.first_name, last_name: user.last_name });
   });
 
+  it("rejects a first or last name mixing Latin with Cyrillic or Greek letters inside one word (\"Mаin\" with a Cyrillic а) with 422 naming the field, on create and update (docs/security.md \"Names people compare\")", async () => {
+    const { key } = await tenant("mixed-script");
+    const created = await createUser(key, { first_name: "J\u0430ne", last_name: "D\u03bfe" }); // Cyrillic а, Greek ο
+    expect(fieldsOf(created)).toEqual(["first_name", "last_name"]);
+    for (const e of created.body.errors as { message: string }[]) expect(e.message).toMatch(/mix Latin, Cyrillic or Greek letters/);
+    expect((await listUsers(key)).body.data).toEqual([]);
+    const user = await newUser(key);
+    const updated = await updateUser(key, user.user_id as string, { first_name: "\u0418v\u0430n" }); // Cyrillic И and а around a Latin v
+    expect(fieldsOf(updated)).toEqual(["first_name"]);
+    expect((await getUser(key, user.user_id as string)).body.data).toMatchObject({ first_name: user.first_name });
+    // single-script names in Cyrillic or Greek, and words of different scripts side by side, stay accepted
+    const russian = await newUser(key, { first_name: "Иван", last_name: "Петров-Водкин" });
+    expect(russian).toMatchObject({ first_name: "Иван", last_name: "Петров-Водкин" });
+    expect(await newUser(key, { first_name: "Ἀλέξανδρος", last_name: "Παπαδόπουλος" })).toMatchObject({ first_name: "Ἀλέξανδρος" });
+    expect(await newUser(key, { first_name: "Anna Мария", last_name: "O'Brien" })).toMatchObject({ first_name: "Anna Мария" });
+  });
+
   it("rejects control characters and blank names with 422", async () => {
     const { key } = await tenant("control");
     expect(fieldsOf(await createUser(key, { first_name: "Jane\u0007" }))).toEqual(["first_name"]);
@@ -1000,7 +1017,6 @@ describe("authentication and access to the users endpoints", () => {
     const holder = await walk.activeUserWithToken(key);
     const wallets = (token: string) => api().get(`${BASE}/users/${holder.userId}/wallets`).set("Authorization", `Bearer ${token}`);
     await deactivated(key, holder.userId);
-    await new Promise((done) => setTimeout(done, 1100)); // tokens carry whole-second issue times
     await activated(key, holder.userId);
     const old = await wallets(holder.token);
     expectPlatformError(old, 401, "UNAUTHORIZED");
@@ -1008,6 +1024,37 @@ describe("authentication and access to the users endpoints", () => {
     const fresh = await issueToken(key, holder.userId);
     expect(fresh.status).toBe(201);
     expectPlatformError(await wallets(fresh.body.data.token), 404, "WALLET_NOT_FOUND");
+  });
+
+  it("accepts a token issued in the same second as a deactivation and re-activation, and keeps refusing a token issued before the deactivation (docs/security.md \"Tokens and rate-limit headers\")", async () => {
+    const { key } = await tenant("token-same-second");
+    const holder = await walk.activeUserWithToken(key);
+    const wallets = (token: string) => api().get(`${BASE}/users/${holder.userId}/wallets`).set("Authorization", `Bearer ${token}`);
+    // JWT issue times are whole seconds: the steps must fall in one second to show the case, so
+    // start just after a second begins and try again when a slow machine straddled a boundary.
+    let fresh: string | undefined;
+    let older = holder.token;
+    for (let attempt = 0; attempt < 5 && fresh === undefined; attempt++) {
+      await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 5));
+      const second = Math.floor(Date.now() / 1000);
+      const before = await issueToken(key, holder.userId);
+      expect(before.status).toBe(201);
+      await deactivated(key, holder.userId);
+      await activated(key, holder.userId);
+      const issued = await issueToken(key, holder.userId);
+      expect(issued.status).toBe(201);
+      if (Math.floor(Date.now() / 1000) === second) {
+        fresh = issued.body.data.token as string;
+        older = before.body.data.token as string;
+      }
+    }
+    expect(fresh, "four calls within one second").toBeDefined();
+    expectPlatformError(await wallets(fresh as string), 404, "WALLET_NOT_FOUND");
+    for (const token of [older, holder.token]) {
+      const refused = await wallets(token);
+      expectPlatformError(refused, 401, "UNAUTHORIZED");
+      expect(refused.body.errors[0].message).toMatch(/revoked when its user was deactivated/);
+    }
   });
 
   it("stops a user token when its user is deleted or its owner key is revoked", async () => {

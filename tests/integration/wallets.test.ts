@@ -352,6 +352,48 @@ describe("POST /users/{user_id}/wallets (createWallet)", () => {
     expect(reused.name).toBe("Savings");
   });
 
+  it("compares names after NFKC normalisation and case folding: \"main\", \"MAIN\" and fullwidth \"Ｍａｉｎ\" answer 409 RESOURCE_CONFLICT next to \"Main\" (docs/security.md \"Names people compare\")", async () => {
+    const { key, userId } = await scene("name-lookalike");
+    const first = await newWallet(apiKey(key), userId, [BTC], { name: "Main" });
+    for (const name of ["main", "MAIN", "\uff2d\uff41\uff49\uff4e", " mAiN "]) {
+      const res = await createWallet(apiKey(key), userId, { name, networks: [ETH] });
+      expectPlatformError(res, 409, "RESOURCE_CONFLICT");
+      expect(res.body.errors[0].field, name).toBe("name");
+    }
+    // full case folding: ß and ss, final and medial sigma, are one name
+    await newWallet(apiKey(key), userId, [BTC], { name: "Straße" });
+    expectPlatformError(await createWallet(apiKey(key), userId, { name: "STRASSE", networks: [BTC] }), 409, "RESOURCE_CONFLICT");
+    await newWallet(apiKey(key), userId, [BTC], { name: "Σίσυφος" });
+    for (const name of ["ΣΊΣΥΦΟΣ", "σίσυφοσ"]) expectPlatformError(await createWallet(apiKey(key), userId, { name, networks: [BTC] }), 409, "RESOURCE_CONFLICT");
+    const list = await listWallets(apiKey(key), userId);
+    expect(walletNames(list).sort()).toEqual(["Main", "Straße", "Σίσυφος"].sort());
+    expect(list.body.data).toContainEqual(expect.objectContaining({ wallet_id: first.wallet_id, name: "Main" }));
+    // another user may hold the same name
+    const other = await activeUser(key);
+    expect((await newWallet(apiKey(key), other.userId, [BTC], { name: "ＭＡＩＮ" })).name).toBe("ＭＡＩＮ");
+  });
+
+  it("answers 422 on name for a word mixing Latin with Cyrillic or Greek letters (\"Mаin\" with a Cyrillic а), and accepts single-script names", async () => {
+    const { key, userId } = await scene("name-mixed");
+    for (const name of ["M\u0430in", "Sav\u03b9ngs 2", "My \u0441ash"]) {
+      const res = await createWallet(apiKey(key), userId, { name, networks: [BTC] });
+      expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.body.errors).toEqual([{ code: "UNPROCESSABLE_ENTITY", field: "name", message: expect.stringMatching(/mix Latin, Cyrillic or Greek letters/) }]);
+    }
+    expectPlatformError(await listWallets(apiKey(key), userId), 404, "WALLET_NOT_FOUND");
+    for (const name of ["Основной", "Κύριο 1", "Main кошелёк", "BTC-2024 (cold)"]) expect((await newWallet(apiKey(key), userId, [BTC], { name })).name).toBe(name);
+  });
+
+  it("10 parallel creates with look-alike names (\"Main\", \"main\", \"ＭＡＩＮ\"…): exactly one 201, nine 409 RESOURCE_CONFLICT", async () => {
+    const { key, userId } = await scene("race-lookalike");
+    const names = ["Main", "main", "MAIN", "\uff2d\uff41\uff49\uff4e", "mAIN", "Main ", "ｍａｉｎ", "MaiN", "maIn", "\uff2dain"];
+    const responses = await Promise.all(names.map((name) => createWallet(apiKey(key), userId, { name, networks: [BTC] })));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201), JSON.stringify(responses.map((r) => r.body))).toHaveLength(1);
+    for (const r of responses.filter((x) => x.status !== 201)) expectPlatformError(r, 409, "RESOURCE_CONFLICT");
+    expect((await listWallets(apiKey(key), userId)).body.meta.pagination.records.total).toBe(1);
+  });
+
   it("answers 422 for an empty networks list", async () => {
     const { key, userId } = await scene("networks-empty");
     expectPlatformError(await createWallet(apiKey(key), userId, { name: "W", networks: [] }), 422, "UNPROCESSABLE_ENTITY");

@@ -68,25 +68,31 @@ interface UserTokenRow extends CredentialRow {
   user_deleted: boolean | null;
   user_active: boolean | null;
   user_status: string | null;
-  /** Whether the token was issued at or before the user's `tokens_revoked_at` (whole seconds). */
+  /** Whether the token's version is no longer the user's `token_version` (a deactivation came after its issue). */
   token_revoked: boolean | null;
 }
 
 /**
  * A user token's credential, customer and user in one statement. `$1` credential id, `$2` user id,
- * `$3` the token's customer id, `$4` the token's `iat` (Unix seconds).
+ * `$3` the token's customer id, `$4` the token's version (an integer; 0 when the token carries
+ * none). Revocation compares versions, not instants: a deactivation bumps the user's
+ * `token_version`, so a token issued in the same second after a re-activation still works
+ * (docs/security.md "Tokens and rate-limit headers").
  */
 export const USER_TOKEN: PreparedStatement = {
   name: "auth_user_token",
   text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted, u.is_active as user_active,
                 u.status as user_status,
-                u.tokens_revoked_at is not null and $4::bigint <= floor(extract(epoch from u.tokens_revoked_at))::bigint as token_revoked
+                u.token_version <> $4::integer as token_revoked
            from credential c
            left join customer cu on cu.customer_id = c.customer_id
            left join app_user u on u.user_id = $2::uuid and u.customer_id = $3
           where c.credential_id = $1::uuid`,
 };
+
+/** Largest token version a token may carry (PostgreSQL `integer`). */
+const TOKEN_VERSION_MAX = 2_147_483_647;
 
 /** Resolves credentials from headers. Construct with the master key's keyed hash. */
 export class Authenticator {
@@ -184,13 +190,14 @@ export class Authenticator {
     }
     // ids in tokens are UUIDs; a malformed one must not reach a `::uuid` cast
     if (!isUuid(claims.credentialId) || !isUuid(claims.userId)) return { ok: false, reason: "Invalid token." };
-    const [row] = await this.statements.rows<UserTokenRow>(USER_TOKEN, [claims.credentialId, claims.userId, claims.customerId, verified.issuedAt]);
+    const version = claims.tokenVersion ?? 0;
+    if (!Number.isSafeInteger(version) || version < 0 || version > TOKEN_VERSION_MAX) return { ok: false, reason: "Invalid token." };
+    const [row] = await this.statements.rows<UserTokenRow>(USER_TOKEN, [claims.credentialId, claims.userId, claims.customerId, version]);
     const problem = credentialProblem(row, claims.customerId);
     if (problem) return { ok: false, reason: problem };
     const user = row as UserTokenRow;
     if (!user.user_exists || user.user_deleted) return { ok: false, reason: "The token's user no longer exists." };
     if (!user.user_active || user.user_status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
-    // Whole seconds: a token issued in the second of a deactivation is refused too (safe side).
     if (user.token_revoked) return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
     return { ok: true, principal: { kind: "user", userId: claims.userId, customerId: claims.customerId, credentialId: claims.credentialId } };
   }

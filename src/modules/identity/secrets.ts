@@ -29,6 +29,12 @@ export interface UserTokenClaims {
   userId: string;
   customerId: string;
   credentialId: string;
+  /**
+   * The user's token version at issue (`app_user.token_version`); the token authenticates only
+   * while it is still the user's (src/modules/identity/auth.ts). Absent on tokens issued before the
+   * version existed: read as 0.
+   */
+  tokenVersion?: number;
 }
 
 /** A token's claims, discriminated by `kind`. */

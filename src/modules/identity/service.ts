@@ -8,7 +8,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, quote, type FieldProblem } from "../../domain/errors.js";
 import { parseMobileNumber } from "../../domain/users.js";
-import { invisibleCharacterProblems } from "../../domain/text.js";
+import { unsafeNameProblems } from "../../domain/text.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { components } from "../../../generated/types/platform.js";
@@ -111,10 +111,10 @@ export class IdentityService {
    * Creates a customer after validating `customer_id` upstream; the profile is filled from the
    * upstream record, `email` and `entity_name` from the request.
    * @throws ValidationFailed (422) for an `entity_name` holding a zero-width or bidirectional-control
-   *   character; DomainError CUSTOMER_NOT_FOUND (404, unknown upstream), CUSTOMER_ALREADY_EXISTS (409).
+   *   character or a word mixing Latin, Cyrillic or Greek letters (src/domain/text.ts); DomainError CUSTOMER_NOT_FOUND (404, unknown upstream), CUSTOMER_ALREADY_EXISTS (409).
    */
   async createCustomer(em: EntityManager, body: { customer_id: string; email: string; entity_name: string }): Promise<CustomerView> {
-    assertNoProblems(invisibleCharacterProblems({ entity_name: body.entity_name }));
+    assertNoProblems(unsafeNameProblems({ entity_name: body.entity_name }));
     const upstream = await this.provider.lookupCustomer(body.customer_id);
     if (!upstream) throw new DomainError("CUSTOMER_NOT_FOUND", `customer_id ${quote(body.customer_id)} is not known to the custody provider.`);
     if (await em.findOne(Customer, { customerId: body.customer_id })) {
@@ -174,13 +174,13 @@ export class IdentityService {
    * follows the user's rule (src/domain/users.ts `parseMobileNumber`): when `phone_number` or
    * `phone_country_code` is sent, the pair (the stored value standing in for the one not sent)
    * must be a mobile number of that country. Names refuse zero-width and bidirectional-control
-   * characters (src/domain/text.ts).
+   * characters and words mixing Latin, Cyrillic or Greek letters (src/domain/text.ts).
    * @throws DomainError CUSTOMER_NOT_FOUND; ValidationFailed (422) naming each invalid field (the
    *   phone on `phone_number`, as for users, also when only the country was sent).
    */
   async updateCustomer(em: EntityManager, customerId: string, body: CustomerUpdate): Promise<CustomerView> {
     const customer = await this.getActiveCustomer(em, customerId);
-    const problems: FieldProblem[] = invisibleCharacterProblems({
+    const problems: FieldProblem[] = unsafeNameProblems({
       first_name: body.first_name,
       last_name: body.last_name,
       "business.entity_name": body.business?.entity_name,

@@ -43,8 +43,14 @@ export const User = defineEntity({
     isActive: p.boolean(),
     individual: p.json<IndividualProfile>(),
     deletedAt: p.datetime().nullable(),
-    /** Deactivation time: user tokens issued at or before it never authenticate again (reference: User, Deactivate). */
+    /** Time of the last deactivation (reference: User, Deactivate); tokens are revoked through `tokenVersion`. */
     tokensRevokedAt: p.datetime().nullable(),
+    /**
+     * Version of the user's tokens: each deactivation adds one, and a user token authenticates only
+     * while the version it carries is the user's (src/modules/identity/auth.ts; docs/security.md
+     * "Tokens and rate-limit headers").
+     */
+    tokenVersion: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     // The creation instant itself, so a new user's updated_at equals its created_at (two `new Date()` could straddle a millisecond).
     updatedAt: p.datetime().onCreate((user: { createdAt?: Date }) => user.createdAt ?? new Date()).onUpdate(() => new Date()),

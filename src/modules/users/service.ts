@@ -3,7 +3,7 @@
  * sees only the users of its own customer: another customer's user id answers 404.
  */
 import { randomUUID } from "node:crypto";
-import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
+import { UniqueConstraintViolationException, raw, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, clip, quote, type FieldProblem } from "../../domain/errors.js";
 import {
@@ -23,7 +23,7 @@ import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 import { isUuidV4 } from "../../domain/ids.js";
-import { invisibleCharacterProblem } from "../../domain/text.js";
+import { unsafeNameProblem } from "../../domain/text.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
 export type UserView = components["schemas"]["User"];
@@ -77,7 +77,11 @@ export function userView(u: User): UserView {
   };
 }
 
-/** Sanitisation problems of the free-text fields present in `input` (reference: User); names also refuse zero-width and bidirectional-control characters (src/domain/text.ts). */
+/**
+ * Sanitisation problems of the free-text fields present in `input` (reference: User); names also
+ * refuse zero-width and bidirectional-control characters and words mixing Latin, Cyrillic or Greek
+ * letters (src/domain/text.ts; docs/security.md "Names people compare").
+ */
 function textProblems(input: Partial<Record<string, unknown>>, prefix: string): FieldProblem[] {
   const checks: [string, "name" | "place" | "address"][] = [
     ["first_name", "name"], ["last_name", "name"], ["residential_city", "place"], ["residential_state", "place"],
@@ -88,8 +92,8 @@ function textProblems(input: Partial<Record<string, unknown>>, prefix: string): 
     const value = input[field];
     if (typeof value !== "string") continue;
     const path = field.startsWith("residential_") ? `${prefix}${field}` : field;
-    // zero-width and bidirectional controls first (src/domain/text.ts): the same rule as every name
-    const problem = (kind === "name" ? invisibleCharacterProblem(path, value) : null) ?? sanitisationProblem(path, value, kind);
+    // zero-width and bidirectional controls and mixed scripts first (src/domain/text.ts): the same rule as every name
+    const problem = (kind === "name" ? unsafeNameProblem(path, value) : null) ?? sanitisationProblem(path, value, kind);
     if (problem) problems.push(problem);
   }
   return problems;
@@ -143,6 +147,7 @@ export class UserService {
       individual: { ...input.individual },
       deletedAt: null,
       tokensRevokedAt: null,
+      tokenVersion: 0,
     });
     await this.flushUnique(em);
     return userView(user);
@@ -260,12 +265,22 @@ export class UserService {
     return { message: wasVerified ? "User is already active." : "User activated." };
   }
 
-  /** Deactivate User: tokens stop working at once. @throws USER_NOT_FOUND, RESOURCE_NOT_FOUND, BAD_REQUEST (PENDING). */
+  /**
+   * Deactivate User: tokens stop working at once and for good. The user's `tokenVersion` goes up
+   * by one, so every token issued before (carrying the old version) is refused, whatever its issue
+   * second, while tokens issued after a re-activation carry the new one (docs/security.md "Tokens
+   * and rate-limit headers").
+   * @throws USER_NOT_FOUND, RESOURCE_NOT_FOUND, BAD_REQUEST (PENDING).
+   */
   async deactivate(em: EntityManager, customerId: string, userId: string): Promise<{ message: string }> {
     const user = await this.findLive(em, customerId, userId);
     const wasSuspended = user.status === "SUSPENDED";
     em.assign(user, deactivate(lifecycleOf(user)));
-    if (!wasSuspended) user.tokensRevokedAt = new Date();
+    if (!wasSuspended) {
+      user.tokensRevokedAt = new Date();
+      // In SQL, so two concurrent deactivations both count (the version only has to change).
+      user.tokenVersion = raw<number>("token_version + 1");
+    }
     await em.flush();
     return { message: wasSuspended ? "User is already inactive." : "User deactivated." };
   }
@@ -280,7 +295,10 @@ export class UserService {
       throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active; activate the user first.`);
     }
     try {
-      const { token, expiresAt } = await this.box.issueToken({ kind: "user", userId: user.userId, customerId, credentialId }, this.userTokenTtlS);
+      const { token, expiresAt } = await this.box.issueToken(
+        { kind: "user", userId: user.userId, customerId, credentialId, tokenVersion: user.tokenVersion },
+        this.userTokenTtlS,
+      );
       return { token, token_type: "Bearer" as const, expires_at: expiresAt.toISOString(), user_id: user.userId };
     } catch (error) {
       throw new DomainError("TOKEN_GENERATION_FAILED", `The user token could not be generated: ${(error as Error).message}`);

@@ -11,11 +11,15 @@ export interface WalletNetworkEntry {
   currency: string;
 }
 
-/** A custodial wallet of a user; `name` is unique per user. */
+/**
+ * A custodial wallet of a user. Its name is unique per user as people read it: `nameKey`
+ * (src/domain/text.ts `nameKey`: NFKC, case-folded) is unique per user, so "Main" and "ＭＡＩＮ"
+ * cannot both exist even under concurrent creates (docs/security.md "Names people compare").
+ */
 export const Wallet = defineEntity({
   name: "Wallet",
   tableName: "wallet",
-  uniques: [{ name: "wallet_user_name_unique", properties: ["userId", "name"] }],
+  uniques: [{ name: "wallet_user_name_key_unique", properties: ["userId", "nameKey"] }],
   indexes: [{ name: "wallet_customer_id_index", properties: ["customerId"] }],
   properties: {
     walletId: p.uuid().primary(),
@@ -23,6 +27,12 @@ export const Wallet = defineEntity({
     userId: () => p.manyToOne(User).mapToPk().fieldName("user_id"),
     vaultWalletId: p.string(),
     name: p.string().length(100),
+    /**
+     * The name's comparison key (src/domain/text.ts `nameKey`). Null only on a wallet created before
+     * the rule whose name matched an older wallet of the same user under it: the older one holds the
+     * key (Migration20261126030000_names_tokens).
+     */
+    nameKey: p.text().nullable(),
     description: p.text().nullable(),
     walletType: p.string().$type<"virtual" | "real">(),
     networks: p.json<WalletNetworkEntry[]>(),

@@ -10,7 +10,7 @@ import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
 import { DomainError, assertNoProblems, quote } from "../../domain/errors.js";
-import { invisibleCharacterProblems } from "../../domain/text.js";
+import { nameKey, unsafeNameProblems } from "../../domain/text.js";
 import { decimalsOf, format8, money, toNumber, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../http/envelope.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
@@ -104,8 +104,11 @@ export class WalletService {
    *   WALLET_NAME_REQUIRED / WALLET_NAME_MAX_LENGTH (400), BAD_REQUEST (unknown network or a
    *   repeated network/currency pair), INVALID_CURRENCY (unknown code), UNSUPPORTED_CURRENCY (not
    *   depositable on that network), RESOURCE_CONFLICT (409, name taken by another wallet of the
-   *   user), CLIENT_NO_SUPPLIER_ID (400, no custody vault); ValidationFailed (422) for a name
-   *   holding a zero-width or bidirectional-control character (src/domain/text.ts).
+   *   user: names are compared by their NFKC, case-folded `nameKey`, so "main" and "Ｍａｉｎ" take
+   *   "Main"; a unique index holds it under concurrency), CLIENT_NO_SUPPLIER_ID (400, no custody
+   *   vault); ValidationFailed (422) for a name holding a zero-width or bidirectional-control
+   *   character or a word mixing Latin, Cyrillic or Greek letters (src/domain/text.ts;
+   *   docs/security.md "Names people compare").
    */
   async create(em: EntityManager, customerId: string, userId: string, input: CreateWalletInput): Promise<WalletView> {
     const user = await this.users.findLive(em, customerId, userId);
@@ -115,9 +118,10 @@ export class WalletService {
     if ([...name].length > WALLET_NAME_MAX) {
       throw new DomainError("WALLET_NAME_MAX_LENGTH", `The wallet name must be at most ${WALLET_NAME_MAX} characters.`, "name");
     }
-    assertNoProblems(invisibleCharacterProblems({ name: input.name })); // as sent: trim() would drop a U+FEFF at either end
+    assertNoProblems(unsafeNameProblems({ name: input.name })); // as sent: trim() would drop a U+FEFF at either end
     const networks = await this.checkNetworks(input.networks);
-    if (await em.count(Wallet, { userId: user.userId, name })) {
+    const key = nameKey(name);
+    if (await em.count(Wallet, { userId: user.userId, nameKey: key })) {
       throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
     }
     const walletId = randomUUID();
@@ -130,6 +134,7 @@ export class WalletService {
           userId: user.userId,
           vaultWalletId,
           name,
+          nameKey: key,
           description: input.description ?? null,
           walletType: input.wallet_type ?? "virtual",
           networks,
@@ -147,7 +152,7 @@ export class WalletService {
         return this.view(tx, wallet);
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "wallet_user_name_unique") {
+      if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "wallet_user_name_key_unique") {
         throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
       }
       throw error;
