@@ -9,7 +9,10 @@
  * - `job_lag_seconds{job}`: how long the oldest due, unlocked run of each Agenda job has waited
  *   (0 when none is due);
  * - `db_pool_connections{state}`: the pool's `total`, `idle` and `waiting` (requests queued for a
- *   connection).
+ *   connection);
+ * - `credit_wallets_set_aside`: credit wallets set aside because their next cycle step would take
+ *   an amount beyond ±(2^53 − 1) cents (docs/security.md "Money stays exact"); above 0 needs an
+ *   operator's look.
  *
  * A scrape while the database is down leaves the database-backed gauges empty; the pool gauges
  * still answer.
@@ -38,6 +41,12 @@ const JOB_LAG: PreparedStatement = {
   name: "metrics_job_lag",
   text: `select name, coalesce(extract(epoch from now() - min(next_run_at) filter (where next_run_at <= now() and locked_at is null)), 0)::float8 as lag
            from agenda_jobs where not coalesce(disabled, false) group by name`,
+};
+
+/** Credit wallets set aside, counted on the partial index of `set_aside_at`. */
+const CREDIT_SET_ASIDE: PreparedStatement = {
+  name: "metrics_credit_set_aside",
+  text: `select count(*)::int as count from credit_wallet where set_aside_at is not null`,
 };
 
 /** Registers the business metrics on `registry`; `statements` run the reads, `pool` is the ORM's pool. */
@@ -87,6 +96,16 @@ export function registerBusinessMetrics(registry: Registry, statements: Statemen
       this.reset();
       const rows = await statements.rows<{ name: string; lag: number }>(JOB_LAG, []).catch(() => []);
       for (const row of rows) this.set({ job: row.name }, row.lag);
+    },
+  });
+  new Gauge({
+    name: "credit_wallets_set_aside",
+    help: "Credit wallets set aside because their next cycle step would take an amount beyond 2^53 - 1 cents",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await statements.rows<{ count: number }>(CREDIT_SET_ASIDE, []).catch(() => []);
+      if (rows[0]) this.set(rows[0].count);
     },
   });
   new Gauge({

@@ -84,7 +84,7 @@ describe("Get and Set Sandbox Clock", () => {
 
     const past = await setClock(key, "2020-02-29T12:00:00.000Z");
     expect(past.status, JSON.stringify(past.body)).toBe(200);
-    expect(past.body.data).toEqual({ now: "2020-02-29T12:00:00.000Z" });
+    expect(past.body.data).toEqual({ now: "2020-02-29T12:00:00.000Z", target: "2020-02-29T12:00:00.000Z", complete: true });
     expect((await api().get(CLOCK).set("x-api-key", key)).body.data).toEqual({ now: "2020-02-29T12:00:00.000Z" });
     const earlier = await setClock(key, "2019-01-01T00:00:00.000Z");
     expect(earlier.status).toBe(200);
@@ -121,7 +121,7 @@ describe("Advance Sandbox Clock", () => {
 
     const toJan16 = await advanceClock(tn.key, { to: "2026-01-16T09:00:00Z" });
     expect(toJan16.status, JSON.stringify(toJan16.body)).toBe(200);
-    expect(toJan16.body.data).toEqual({ now: "2026-01-16T09:00:00.000Z", notifications: [] });
+    expect(toJan16.body.data).toEqual({ now: "2026-01-16T09:00:00.000Z", target: "2026-01-16T09:00:00.000Z", complete: true, notifications: [], notificationsOmitted: 0 });
     const engine = await operate(home, state.walletId, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-16T09:00:00Z"), 15000));
 
     const res = await advanceClock(tn.key, { days: 15 });

@@ -15,6 +15,7 @@ import { Migration20261123175731_credit_notification_delivery } from "./Migratio
 import { Migration20261123181033_credit_notification_due_index } from "./Migration20261123181033_credit_notification_due_index.js";
 import { Migration20261123194005_ledger_external_derived } from "./Migration20261123194005_ledger_external_derived.js";
 import { Migration20261123223000_sandbox_mail_indexes } from "./Migration20261123223000_sandbox_mail_indexes.js";
+import { Migration20261126020000_credit_set_aside } from "./Migration20261126020000_credit_set_aside.js";
 import { Migration20261126030000_names_tokens } from "./Migration20261126030000_names_tokens.js";
 
 export const migrationsList: MigrationObject[] = [
@@ -30,5 +31,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261123181033_credit_notification_due_index", class: Migration20261123181033_credit_notification_due_index },
   { name: "Migration20261123194005_ledger_external_derived", class: Migration20261123194005_ledger_external_derived },
   { name: "Migration20261123223000_sandbox_mail_indexes", class: Migration20261123223000_sandbox_mail_indexes },
+  { name: "Migration20261126020000_credit_set_aside", class: Migration20261126020000_credit_set_aside },
   { name: "Migration20261126030000_names_tokens", class: Migration20261126030000_names_tokens },
 ];

@@ -12,7 +12,9 @@
  *   (field `amount`), `LIMIT_NOT_RAISED` (field `limit`), `FIRST_CUT_NOT_AFTER_CREATION` (field `firstCutDate`);
  * - 409 `CONFLICT`: `WALLET_BLOCKED`, `WALLET_IN_DEFAULT`, `WALLET_DISSOLVED`, `WALLET_EXPIRED`,
  *   `INVALID_TRANSITION` (block/unblock/dissolve from a state that does not allow it),
- *   `CLOCK_BACKWARDS` (the instant passed in is before the wallet's clock).
+ *   `CLOCK_BACKWARDS` (the instant passed in is before the wallet's clock), `WALLET_SET_ASIDE` (the
+ *   wallet's cycle steps stopped because an amount would leave ±(2^53 − 1) cents; docs/security.md
+ *   "Money stays exact"; raised by the service, not by the engine).
  */
 export type RefusalCode =
   | "AMOUNT_NOT_POSITIVE"
@@ -25,7 +27,8 @@ export type RefusalCode =
   | "WALLET_DISSOLVED"
   | "WALLET_EXPIRED"
   | "INVALID_TRANSITION"
-  | "CLOCK_BACKWARDS";
+  | "CLOCK_BACKWARDS"
+  | "WALLET_SET_ASIDE";
 
 /** A refused operation: `code` (see `RefusalCode` for its HTTP mapping), a human-readable `message`, and the camelCase request `field` on 422s. */
 export interface Refusal {

@@ -22,11 +22,21 @@
  *
  * Money: integer cents (`bigint`), rates percent (`numeric(9,4)`); every rounding is half-even on the
  * exact rational (`rheDivSql`), as decimal.js computes it in the engine. Instants are UTC.
+ *
+ * Money stays exact (docs/security.md "Money stays exact"): every amount a step writes stays within
+ * ±(2^53 − 1) cents ({@link MAX_CENTS}), the integers a JSON reader holds exactly. Before the steps of
+ * an instant, one UPDATE (`setAsideSql`) computes in `numeric` what they would write for each due
+ * wallet and sets aside every wallet for which any amount would leave that range (`set_aside_at`,
+ * `set_aside_reason`); every step, `nextInstant` and the settle skip set-aside wallets, so one wallet
+ * never fails a batch of the others and its own stored amounts stay as they were.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DeadlockException, LockWaitTimeoutException } from "@mikro-orm/core";
 import type { CreditEventType } from "../../domain/credit/events.js";
 import type { WalletDetails } from "../../domain/credit/events.js";
+
+/** 2^53 − 1: the largest amount of cents the credit core stores or returns (docs/security.md "Money stays exact"). */
+export const MAX_CENTS = 9007199254740991;
 
 /** Which wallets a run covers: the real-time tenants (no `credit_clock` row), or one tenant's wallets on its sandbox clock. */
 export type CycleScope = { kind: "real-time" } | { kind: "tenant"; customerId: string };
@@ -46,7 +56,20 @@ export interface EmittedNotification {
   at: Date;
 }
 
-/** What a run did: instants walked, wallets closed, statements whose grace ended, statements cut, events written; `notifications` only when asked for. */
+/** A wallet a run set aside (docs/security.md "Money stays exact"): which, whose, and why (the text stored in `set_aside_reason`). */
+export interface SetAsideWallet {
+  walletId: string;
+  customerId: string;
+  reason: string;
+}
+
+/**
+ * What a run did: instants walked, wallets closed, statements whose grace ended, statements cut,
+ * events written; `notifications` only when asked for; the wallets set aside by this run.
+ * `complete`: every step due at or before `until` has run; otherwise the run stopped early (an
+ * option's limit) and `reached` is the last instant whose steps all ran (null when none ran):
+ * every step due at or before `reached` has run, none after it.
+ */
 export interface DueStepsResult {
   instants: number;
   closes: number;
@@ -54,6 +77,14 @@ export interface DueStepsResult {
   cuts: number;
   events: number;
   notifications: EmittedNotification[];
+  setAside: SetAsideWallet[];
+  complete: boolean;
+  reached: Date | null;
+}
+
+/** Where a run reports the wallets it sets aside: one `error` per wallet (pino's signature). */
+export interface SetAsideLogger {
+  error(obj: object, msg: string): void;
 }
 
 /** Options of {@link runDueSteps}. */
@@ -69,6 +100,18 @@ export interface DueStepsOptions {
   settle?: boolean;
   /** Stop after this many instants (tests of an interrupted batch). */
   maxInstants?: number;
+  /**
+   * Stop before the next instant once `Date.now()` has reached this epoch-milliseconds deadline; at
+   * least one instant runs per call (the sandbox clock's chunks, docs/security.md "The sandbox clock").
+   */
+  deadline?: number;
+  /** Stop before the next instant once this many events have been written (at least one instant runs). */
+  maxEvents?: number;
+  /**
+   * Logs one error per wallet set aside, as soon as the step that sets it aside has run. Leave it out
+   * when the run is inside a transaction that may still roll back, and log `setAside` after commit.
+   */
+  logger?: SetAsideLogger;
 }
 
 /** A UTC instant as an SQL literal (from `toISOString`, so never caller text). */
@@ -131,11 +174,11 @@ export function detailsSql(principal: string, interest: string, limit: string, s
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (${s.minRate})::float8, 'fixedMinimumPayment', (${s.fixedMin})::bigint))`;
 }
 
-/** SQL condition selecting the wallets (alias `w`) of a scope, and its parameters. */
+/** SQL condition selecting the wallets (alias `w`) of a scope whose steps run (not set aside), and its parameters. */
 function scopeSql(scope: CycleScope): { sql: string; params: string[] } {
   return scope.kind === "tenant"
-    ? { sql: `w.customer_id = ?`, params: [scope.customerId] }
-    : { sql: `not exists (select 1 from credit_clock c where c.customer_id = w.customer_id)`, params: [] };
+    ? { sql: `w.customer_id = ? and w.set_aside_at is null`, params: [scope.customerId] }
+    : { sql: `not exists (select 1 from credit_clock c where c.customer_id = w.customer_id) and w.set_aside_at is null`, params: [] };
 }
 
 /** Columns every event insert returns when notifications are collected. */
@@ -386,6 +429,75 @@ export function cutSql(scope: CycleScope, t: Date, collect = false): { sql: stri
 }
 
 /**
+ * Sets aside, before the steps of instant `t`, every wallet of the scope due at `t` for which those
+ * steps would write an amount beyond {@link MAX_CENTS} (docs/security.md "Money stays exact"). What
+ * the steps would write is computed in `numeric`, chained as they run: the close's
+ * `sumOfDailyBalance` (+ principal, + interest on compound products, when a close is due); the grace
+ * ends' principal and interest (+ nominal interest, + penal interest of a default, as `graceSql`),
+ * whose sum `totalDebt` bounds every amount and `walletDetails_after` they write; the cut's interest
+ * basis and interest (as `cutSql`, on the balances after the grace ends); the minimum payment is at
+ * most `totalDebt`. A wallet with a stored amount already beyond the range is set aside at its next
+ * due instant too. One UPDATE; `set_aside_at` = `t`, `set_aside_reason` names the instant, the amount
+ * and its value. Rows already set aside are left alone, so each wallet is returned once.
+ */
+export function setAsideSql(scope: CycleScope, t: Date): { sql: string; params: string[] } {
+  const s = scopeSql(scope);
+  const T = ts(t);
+  const closeDue = t.getTime() % 86_400_000 === 0 ? `w.as_of < ${T}` : `false`;
+  const refreshed = (own: string, product: string): string => `case when w.specs_overridden then w.${own} else p.${product} end`;
+  const penal = `${rheDivSql(`w.interest_rate_moroso * x.interest_basis`, `100 * x.daily_rate_divisor`)} + w.fixed_interest_moroso`;
+  return {
+    sql: `with gr as (
+        select x.wallet_id,
+          sum(case when x.compound then x.interest_generated else 0 end)::numeric as dp,
+          sum(case when x.compound then 0 else x.interest_generated end)::numeric
+            + sum(case when x.paid_in_cycle < x.minimum_payment then ${penal} else 0 end) as di
+        from credit_statement x join credit_wallet w on w.wallet_id = x.wallet_id
+        where x.payment_due_date = ${T} and x.interest_applied_at is null and w.status <> 'dissolved' and ${s.sql}
+        group by x.wallet_id
+      ),
+      a as (
+        select w.wallet_id, p.compound, p.interest_accrual_method as method, p.daily_rate_divisor as divisor,
+          w.sum_of_daily_balance::numeric + case when ${closeDue} then w.principal_outstanding::numeric + case when p.compound then w.interest_outstanding else 0 end else 0 end as sum1,
+          w.principal_outstanding::numeric + coalesce(gr.dp, 0) as p1,
+          w.interest_outstanding::numeric + coalesce(gr.di, 0) as i1,
+          w.next_cut_at = ${T} and not exists (select 1 from credit_statement c where c.wallet_id = w.wallet_id and c.cut_date = ${T}) as cut_due,
+          ((${T} at time zone 'UTC')::date - (w.cycle_start at time zone 'UTC')::date) as days,
+          ${refreshed("interest_rate_nominal", "base_interest_rate")} as rate, ${refreshed("fixed_interest_nominal", "fixed_interest_amount")} as fixed
+        from credit_wallet w join credit_product p on p.id = w.product_id
+        left join gr on gr.wallet_id = w.wallet_id
+        where w.status <> 'dissolved' and ${s.sql}
+          and (${closeDue} or gr.wallet_id is not null or w.next_cut_at = ${T})
+      ),
+      b as (
+        select a.*, case when not a.cut_due then 0 when a.method = 'ADB' then a.sum1 else a.days * (a.p1 + case when a.compound then a.i1 else 0 end) end as basis
+        from a
+      ),
+      c as (
+        select b.*, case when b.cut_due then ${rheDivSql(`b.rate * b.basis`, `100 * b.divisor`)} + b.fixed else 0 end as interest
+        from b
+      ),
+      bad as (
+        select c.wallet_id,
+          case when c.sum1 > ${MAX_CENTS} then 'sumOfDailyBalance' when c.p1 + c.i1 > ${MAX_CENTS} then 'totalDebt'
+            when c.basis > ${MAX_CENTS} then 'interestBasis' else 'interest' end as field,
+          case when c.sum1 > ${MAX_CENTS} then c.sum1 when c.p1 + c.i1 > ${MAX_CENTS} then c.p1 + c.i1
+            when c.basis > ${MAX_CENTS} then c.basis else c.interest end as value
+        from c
+        where c.sum1 > ${MAX_CENTS} or c.p1 + c.i1 > ${MAX_CENTS} or c.basis > ${MAX_CENTS} or c.interest > ${MAX_CENTS}
+      )
+      update credit_wallet w set set_aside_at = ${T},
+        set_aside_reason = format('The cycle steps due at %s would take %s to %s cents, beyond %s (2^53 - 1), the largest amount the service keeps exact: the wallet is set aside and its cycle steps stop.',
+          '${t.toISOString()}', bad.field, trunc(bad.value)::text, '${MAX_CENTS}'),
+        updated_at = now()
+      from bad
+      where bad.wallet_id = w.wallet_id and w.set_aside_at is null
+      returning w.wallet_id, w.customer_id, w.set_aside_reason`,
+    params: [...s.params, ...s.params],
+  };
+}
+
+/**
  * Moves the stored next cut of every wallet of product `productId` (not dissolved) to the product's
  * current schedule: the first cut of firstCutDate + n × the product's `cutFrequency` strictly after the
  * wallet's `as_of` (wallet.ts `nextCutDate`, which the engine derives at every step from the product as
@@ -406,7 +518,7 @@ export async function rescheduleWallets(em: EntityManager, productId: string): P
 /**
  * The next instant at which a step of the scope falls due: the earliest of the next daily close
  * (00:00 UTC after a wallet's `as_of`), `next_cut_at` and a statement's unapplied `payment_due_date`,
- * over wallets not dissolved; null when none. Three aggregates in one query.
+ * over wallets not dissolved nor set aside; null when none. Three aggregates in one query.
  */
 async function nextInstant(em: EntityManager, scope: CycleScope): Promise<Date | null> {
   const s = scopeSql(scope);
@@ -452,27 +564,42 @@ async function affected(em: EntityManager, sql: string, params: string[]): Promi
  * Runs, in time order, every scheduled step of the scope's wallets due at or before `until` (UTC):
  * at each instant the daily close (00:00 UTC), then the grace ends, then the cuts, each step one SQL
  * statement over all due wallets of the scope (engine order of simulate.ts; formulas of
- * src/domain/credit/index.ts). Dissolved wallets are skipped. With `settle` (default for a tenant
- * scope), every wallet of the scope behind `until` then gets `as_of` = `until`, as the engine's
- * `advance` does.
+ * src/domain/credit/index.ts). Dissolved wallets are skipped. Before the steps of each instant, the
+ * due wallets whose steps would take an amount beyond ±(2^53 − 1) cents are set aside
+ * (`setAsideSql`; docs/security.md "Money stays exact") and skipped from then on; the others run as
+ * usual. With `settle` (default for a tenant scope), every wallet of the scope behind the instant
+ * reached (`until` when complete) then gets `as_of` = that instant, as the engine's `advance` does.
  *
  * Rerunning, or resuming after a crash between (or inside) steps, books nothing twice (module note).
- * @returns counts of what ran and, with `collect`, the notifications written in emission order.
+ * @returns counts of what ran, the wallets set aside, whether every step due by `until` ran
+ *   (`complete`) and the instant reached; with `collect`, the notifications written in emission order.
  * @throws Error when a due instant does not move forward (a wallet whose `next_cut_at` already has a
  *   statement: an inconsistent row, never produced by these batches); database errors as thrown.
  */
 export async function runDueSteps(em: EntityManager, scope: CycleScope, until: Date, options: DueStepsOptions = {}): Promise<DueStepsResult> {
   const collect = options.collect ?? false;
   const settle = options.settle ?? scope.kind === "tenant";
-  const result: DueStepsResult = { instants: 0, closes: 0, graceEnds: 0, cuts: 0, events: 0, notifications: [] };
+  const result: DueStepsResult = { instants: 0, closes: 0, graceEnds: 0, cuts: 0, events: 0, notifications: [], setAside: [], complete: false, reached: null };
   let previous = -Infinity;
   for (;;) {
-    if (options.maxInstants !== undefined && result.instants >= options.maxInstants) return result;
+    if (options.maxInstants !== undefined && result.instants >= options.maxInstants) break;
+    if (result.instants > 0 && options.deadline !== undefined && Date.now() >= options.deadline) break;
+    if (result.instants > 0 && options.maxEvents !== undefined && result.events >= options.maxEvents) break;
     const t = await nextInstant(em, scope);
-    if (t === null || t.getTime() > until.getTime()) break;
+    if (t === null || t.getTime() > until.getTime()) {
+      result.complete = true;
+      break;
+    }
     if (t.getTime() <= previous) throw new Error(`credit cycles: the due instant ${t.toISOString()} did not move forward (inconsistent wallet row)`);
     previous = t.getTime();
     result.instants += 1;
+    const guard = setAsideSql(scope, t);
+    const aside = await runStep<{ wallet_id: string; customer_id: string; set_aside_reason: string }>(em, guard.sql, guard.params);
+    for (const row of aside) {
+      const wallet = { walletId: row.wallet_id, customerId: row.customer_id, reason: row.set_aside_reason };
+      result.setAside.push(wallet);
+      options.logger?.error({ ...wallet, at: t.toISOString() }, "credit wallet set aside: its next cycle step would leave the exact range of amounts");
+    }
     if (t.getTime() % 86_400_000 === 0) {
       const close = closeSql(scope, t);
       result.closes += await affected(em, close.sql, close.params);
@@ -485,10 +612,13 @@ export async function runDueSteps(em: EntityManager, scope: CycleScope, until: D
       else result.cuts += counted("Interes Nominal Calculado");
       if (collect) result.notifications.push(...rows.map(toNotification).sort((a, b) => a.walletId.localeCompare(b.walletId) || a.sequence - b.sequence));
     }
+    result.reached = t;
   }
-  if (settle) {
+  if (result.complete) result.reached = until;
+  if (settle && result.reached !== null) {
     const s = scopeSql(scope);
-    await em.execute(`update credit_wallet w set as_of = ${ts(until)}, updated_at = now() where w.as_of < ${ts(until)} and ${s.sql}`, s.params, "run");
+    const at = ts(result.reached);
+    await em.execute(`update credit_wallet w set as_of = ${at}, updated_at = now() where w.as_of < ${at} and ${s.sql}`, s.params, "run");
   }
   return result;
 }

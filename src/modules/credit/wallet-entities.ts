@@ -15,6 +15,9 @@
  *   tenant and key across both operations);
  * - `credit_clock`: each tenant's sandbox test clock (decisions.md §3).
  *
+ * A wallet whose next cycle step would take an amount past ±(2^53 − 1) cents is set aside
+ * (`set_aside_at`, `set_aside_reason`; docs/security.md "Money stays exact").
+ *
  * Column names follow the engine's field names in snake_case; `limit` is stored as `credit_limit`
  * (a reserved word). Rates are percent `numeric(9,4)` read as decimal strings.
  */
@@ -39,6 +42,7 @@ export const CreditWallet = defineEntity({
     { name: "credit_wallet_customer_created_index", properties: ["customerId", "createdAt"] },
     { name: "credit_wallet_next_cut_index", properties: ["nextCutAt"] },
     { name: "credit_wallet_product_index", properties: ["productId"] },
+    { name: "credit_wallet_set_aside_index", properties: ["setAsideAt"], where: "set_aside_at is not null" },
   ],
   checks: [
     { name: "credit_wallet_counters_non_negative", expression: "credit_limit >= 0 and available_amount >= 0 and principal_outstanding >= 0 and interest_outstanding >= 0 and sum_of_daily_balance >= 0 and sequence >= 0" },
@@ -77,6 +81,14 @@ export const CreditWallet = defineEntity({
     sequence: p.bigint("number"),
     /** Every scheduled step due at or before this instant has run. */
     asOf: p.datetime(),
+    /**
+     * Set when the cycle batches set the wallet aside (docs/security.md "Money stays exact"): the
+     * credit core instant of the step that would have taken an amount past ±(2^53 − 1) cents and was
+     * not run. Its steps stop from then on; reads still answer; changes are refused (409).
+     */
+    setAsideAt: p.datetime().nullable(),
+    /** Why the wallet was set aside (which step, at which instant, which amount); null while it is not. */
+    setAsideReason: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -19,6 +19,11 @@
  * a batch or the sandbox clock) and write nothing.
  *
  * Money: integer cents; rates: percent; instants: ISO 8601 UTC.
+ *
+ * Money stays exact (docs/security.md "Money stays exact"): a wallet set aside by the cycle batches
+ * (./cycles.ts) refuses every change with 409 `CONFLICT` naming the reason, before any catch-up step
+ * runs; a change whose catch-up steps would take an amount beyond ±(2^53 − 1) cents (the engine's
+ * RangeError) books nothing, sets the wallet aside and is refused the same way.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -47,6 +52,7 @@ import type { PageRequest } from "../../http/envelope.js";
 import { exactNumber } from "../../http/json-numbers.js";
 import { User } from "../users/entities.js";
 import { tenantNow } from "./clock.js";
+import { MAX_CENTS, type SetAsideLogger } from "./cycles.js";
 import { CreditNotificationTarget, CreditProduct } from "./entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./wallet-entities.js";
 import { eventsWrittenIn, isWalletId, lockWallet, persistStep, statementOf, productRules, rateNumber, walletColumns, type LockedWallet } from "./wallet-store.js";
@@ -89,9 +95,21 @@ export function refusalError(refusal: Refusal): Error {
   }
 }
 
-/** The wallet as the API returns it (spec `CreditWallet`): counters in cents, rates in percent, instants ISO 8601 UTC. */
+/** Longest `set_aside_reason` the API returns (spec `CreditWalletSetAside.reason`). */
+const REASON_MAX = 500;
+
+/** The refusal of every change on a set-aside wallet (409 `CONFLICT`), naming the reason (docs/security.md "Money stays exact"). */
+export function setAsideRefusal(reason: string): Refusal {
+  return { ok: false, code: "WALLET_SET_ASIDE", message: `The wallet is set aside and accepts no change: ${reason}` };
+}
+
+/**
+ * The wallet as the API returns it (spec `CreditWallet`): counters in cents, rates in percent,
+ * instants ISO 8601 UTC; `setAside` only when the wallet is set aside.
+ */
 export function creditWalletView(row: CreditWallet, creditProductCode: string): CreditWalletView {
   const balances = { limit: row.limit, availableAmount: row.availableAmount, principalOutstanding: row.principalOutstanding, interestOutstanding: row.interestOutstanding };
+  const aside = row.setAsideAt ? { setAside: { at: row.setAsideAt.toISOString(), reason: (row.setAsideReason ?? "").slice(0, REASON_MAX) } } : {};
   return {
     walletId: row.walletId,
     userId: row.userId,
@@ -119,6 +137,7 @@ export function creditWalletView(row: CreditWallet, creditProductCode: string): 
     minimumPaymentSpecs: { minimumPaymentRate: rateNumber(row.minimumPaymentRate), fixedMinimumPayment: row.fixedMinimumPayment },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    ...aside,
   };
 }
 
@@ -165,8 +184,12 @@ export class CreditWalletService {
   /**
    * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
    *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
+   * @param logger where a wallet set aside by a change is reported (one error).
    */
-  constructor(private readonly onEventsWritten: (count: number) => void = () => {}) {}
+  constructor(
+    private readonly onEventsWritten: (count: number) => void = () => {},
+    private readonly logger?: SetAsideLogger,
+  ) {}
 
   /**
    * Create Credit Wallet (tenant, owner API key). Checks, in order: the product `creditProductCode`
@@ -409,15 +432,16 @@ export class CreditWalletService {
    */
   private async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: EntityManager, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
     let written = 0;
-    const outcome = await em.transactional(async (tx) => {
+    const outcome = await this.exact(em, customerId, walletId, () => em.transactional(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw this.notFound(walletId);
+      if (locked.row.setAsideAt) return setAsideRefusal(locked.row.setAsideReason ?? "");
       const now = await tenantNow(tx, customerId);
       const done = await op(tx, locked, now);
       if (!done.ok) await this.commitCatchUp(tx, locked, now);
       written = eventsWrittenIn(tx);
       return done;
-    });
+    }));
     if (written > 0) this.onEventsWritten(written);
     if (!outcome.ok) throw refusalError(outcome);
     return outcome.value;
@@ -453,7 +477,7 @@ export class CreditWalletService {
     const wallet = walletId.toLowerCase();
     for (let attempt = 0; attempt < 3; attempt++) {
       let written = 0;
-      const outcome = await em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean }> | null> => {
+      const outcome = await this.exact(em, customerId, wallet, () => em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean }> | null> => {
         const resultId = randomUUID();
         const inserted = await tx.execute<{ key: string }[]>(
           `insert into credit_idempotency_key (customer_id, key, operation, wallet_id, request_hash, result_id, created_at)
@@ -473,6 +497,10 @@ export class CreditWalletService {
         }
         const locked = await lockWallet(tx, customerId, wallet);
         if (!locked) throw this.notFound(walletId);
+        if (locked.row.setAsideAt) {
+          await tx.execute(`delete from credit_idempotency_key where customer_id = ? and key = ?`, [customerId, key]);
+          return setAsideRefusal(locked.row.setAsideReason ?? "");
+        }
         const now = await tenantNow(tx, customerId);
         const done = await op(tx, locked, now, resultId);
         if (!done.ok) {
@@ -483,13 +511,43 @@ export class CreditWalletService {
         }
         written = eventsWrittenIn(tx);
         return { ok: true, value: { resultId, duplicate: false } };
-      });
+      }));
       if (written > 0) this.onEventsWritten(written);
       if (outcome === null) continue;
       if (!outcome.ok) throw refusalError(outcome);
       return { ...outcome.value, walletId: wallet };
     }
     throw new DomainError("RESOURCE_CONFLICT", "This Idempotency-Key is being used by a concurrent request; retry.");
+  }
+
+  /**
+   * Runs `change` (one transaction on wallet `walletId`). When the engine raises its RangeError for
+   * an amount that is not a safe integer of cents (of the change or of its catch-up steps), the
+   * transaction has rolled back; the wallet is then set aside in a transaction of its own (at the
+   * tenant's instant, with the reason) and the change is refused (docs/security.md "Money stays exact").
+   * @throws DomainError RESOURCE_CONFLICT (409) naming the reason in that case; anything else as thrown.
+   */
+  private async exact<R>(em: EntityManager, customerId: string, walletId: string, change: () => Promise<R>): Promise<R> {
+    try {
+      return await change();
+    } catch (error) {
+      // the engine's `cents` and event checks: "… must be a (non-negative) safe integer …"
+      if (!(error instanceof RangeError) || !/safe integer/.test(error.message)) throw error;
+      const reason = `The cycle steps or the change would take an amount beyond ${MAX_CENTS} cents (2^53 - 1), the largest amount the service keeps exact (${error.message.slice(0, 200)}): the wallet is set aside and its cycle steps stop.`;
+      const wallet = walletId.toLowerCase();
+      const { marked, stored } = await em.fork().transactional(async (tx) => {
+        const at = await tenantNow(tx, customerId);
+        const rows = await tx.execute<{ wallet_id: string }[]>(
+          `update credit_wallet set set_aside_at = ?, set_aside_reason = ?, updated_at = now()
+           where wallet_id = ? and customer_id = ? and set_aside_at is null returning wallet_id`,
+          [at, reason, wallet, customerId],
+        );
+        const [row] = await tx.execute<{ set_aside_reason: string | null }[]>(`select set_aside_reason from credit_wallet where wallet_id = ?`, [wallet]);
+        return { marked: rows.length > 0, stored: row?.set_aside_reason ?? reason };
+      });
+      if (marked) this.logger?.error({ walletId: wallet, customerId, reason: stored }, "credit wallet set aside: a change would leave the exact range of amounts");
+      throw refusalError(setAsideRefusal(stored));
+    }
   }
 
   /** The wallet `walletId` (already known to exist) as it is now. */
