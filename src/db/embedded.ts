@@ -256,5 +256,30 @@ export async function startEmbeddedPostgres(
     await client.end();
   }
   const serverUrl = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
-  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, stop: () => pgServer.stop() };
+  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, stop: () => stopWithin(pgServer, databaseDir, FAST_SHUTDOWN_MS) };
+}
+
+/** How long a fast shutdown of the embedded server may take before it is made immediate, ms. */
+export const FAST_SHUTDOWN_MS = 4_000;
+
+/**
+ * Stops `server` with a fast shutdown (SIGINT: sessions ended, their transactions rolled back, a
+ * checkpoint written); when it has not exited after `ms`, an immediate shutdown (SIGQUIT to the
+ * postmaster named in `databaseDir/postmaster.pid`: no checkpoint, the next start replays the WAL,
+ * nothing committed is lost), so that the stop is bounded (docs/security.md "Shutdown").
+ */
+async function stopWithin(server: { stop(): Promise<void> }, databaseDir: string, ms: number): Promise<void> {
+  const immediate = setTimeout(() => {
+    try {
+      const pid = Number(readFileSync(resolve(databaseDir, "postmaster.pid"), "utf8").split("\n")[0]);
+      if (Number.isInteger(pid) && pid > 0) process.kill(pid, "SIGQUIT");
+    } catch {
+      // no lock file or no such process: the server has exited meanwhile
+    }
+  }, ms);
+  try {
+    await server.stop();
+  } finally {
+    clearTimeout(immediate);
+  }
 }

@@ -53,7 +53,12 @@ export class JobScheduler {
       defaultConcurrency: 5,
       removeOnComplete: true,
     });
-    this.agenda.on("error", (error: unknown) => options.logger.error({ err: error }, "job scheduler error"));
+    // After close() an in-flight polling tick may still reach the ended pool ("Cannot use a pool
+    // after calling end on the pool"): expected during a stop, so logged at debug only.
+    this.agenda.on("error", (error: unknown) => {
+      if (this.closed) options.logger.debug({ err: error }, "job scheduler error after close");
+      else options.logger.error({ err: error }, "job scheduler error");
+    });
     this.channel.on("error", (error: unknown) => options.logger.warn({ err: error }, "job notification channel error"));
   }
 
