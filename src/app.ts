@@ -12,7 +12,7 @@ import { contractCheck } from "./http/contract-check.js";
 import type { Document } from "openapi-backend";
 import type { Config } from "./config.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded.js";
-import { initORM, type MikroORM } from "./db/orm.js";
+import { cutStatementsAt, initORM, type MikroORM } from "./db/orm.js";
 import { Statements } from "./db/statements.js";
 import { Authenticator } from "./modules/identity/auth.js";
 import { bootstrapIdentitySecrets } from "./modules/identity/bootstrap.js";
@@ -23,7 +23,7 @@ import type { CustodyProvider } from "./providers/provider.js";
 import { docsRouter, loadDocument } from "./http/docs.js";
 import { errorBody } from "./http/envelope.js";
 import { renderError } from "./http/errors.js";
-import { bodyErrors, jsonBodies, rejectUnsafeInput, surfaceOf, traceIds } from "./http/middleware.js";
+import { rejectUnsafeTargets, surfaceOf, traceIds } from "./http/middleware.js";
 import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
 import { RateLimits } from "./http/rate-limits.js";
@@ -89,17 +89,23 @@ export interface App {
   /** Background jobs (Agenda); they run in this process unless `ROLE=api`. */
   scheduler: JobScheduler;
   /**
-   * Stops the background jobs (running ones may finish for `SHUTDOWN_TIMEOUT_S`), closes the
-   * pool, then stops the embedded database if this process started it. Call it after the HTTP
-   * server has stopped taking and finished its requests.
+   * Stops the background jobs (running ones may finish until `options.deadline`, epoch ms; by
+   * default `SHUTDOWN_TIMEOUT_S` from the call), closes the pools (the ORM's, the rate limits', the
+   * scheduler's), then stops the embedded database if this process started it. From the deadline on,
+   * the statements still running on this process's connections are cancelled, then their backends
+   * terminated (src/db/orm.ts `cutStatementsAt`; their transactions roll back), so the close ends a
+   * few seconds after the deadline whatever runs (docs/security.md "Shutdown"). Call it after the
+   * HTTP server has stopped taking requests.
    */
-  close(): Promise<void>;
+  close(options?: { deadline?: number }): Promise<void>;
 }
 
 /**
  * Name of the recurring credit cycle job: runs every daily close, grace end and cut due for the
  * real-time tenants (src/modules/credit/cycles.ts `runDueSteps`), every {@link CREDIT_CYCLES_INTERVAL_S}
  * seconds and once at start. Tenants with a sandbox clock are skipped (their clock runs their steps).
+ * A wallet whose next step would take an amount beyond ±(2^53 − 1) cents is set aside, logged once
+ * and skipped; the others' steps run as usual (docs/security.md "Money stays exact").
  */
 export const CREDIT_CYCLES_JOB = "credit-cycles";
 /** Interval of {@link CREDIT_CYCLES_JOB}, seconds. */
@@ -182,8 +188,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // An enlist may enable a target with events waiting: release them and start a round at once.
     const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
     // Writers of credit_event rows start their delivery after commit.
-    const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count));
-    const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count));
+    const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+    const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -209,6 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       validateResponses,
       limits,
+      bodyLimitBytes: config.bodyLimitBytes,
       codeOperations: ["confirmWithdrawal", "resendWithdrawalCode"],
     });
     const credit = await buildSurface<CreditOps>({
@@ -226,6 +233,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       validateResponses,
       limits,
+      bodyLimitBytes: config.bodyLimitBytes,
     });
 
     const metrics = new Metrics();
@@ -243,9 +251,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app.use(observeRequests(logger, metrics));
     app.use(opsRouter(orm, metrics, { metricsToken: config.metricsToken }));
     app.use(docsRouter());
-    app.use(...jsonBodies(config.bodyLimitBytes));
-    app.use(bodyErrors());
-    app.use(rejectUnsafeInput());
+    // Bodies are read by the surfaces once the caller is authenticated (src/http/json-body.ts).
+    app.use(rejectUnsafeTargets());
     const platformRouter = express.Router();
     platformRouter.use((req, res, next) => {
       platform.handle(req, res, req.traceId).catch(next);
@@ -276,7 +283,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     pollers.defineJobs();
     const cyclesOrm = orm;
     scheduler.define(CREDIT_CYCLES_JOB, async () => {
-      const ran = await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date());
+      // a wallet whose next step would leave ±(2^53 − 1) cents is set aside and logged (docs/security.md "Money stays exact")
+      const ran = await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date(), { logger });
       creditDelivery.notifyCreditEventsWritten(ran.events);
     }, { concurrency: 1 });
     await scheduler.start(config.role !== "api");
@@ -299,13 +307,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       databaseUrl,
       scheduler,
-      async close() {
-        await jobs.close(config.shutdownTimeoutS * 1000);
-        await mail.idle();
-        mail.close();
-        await buckets.close();
-        await ormRef.close(true);
-        await embedded?.stop();
+      async close(closeOptions: { deadline?: number } = {}) {
+        const deadline = closeOptions.deadline ?? Date.now() + config.shutdownTimeoutS * 1000;
+        const cut = cutStatementsAt(deadline, databaseUrl as string, logger);
+        try {
+          await jobs.close(Math.max(0, deadline - Date.now()));
+          await mail.idle();
+          mail.close();
+          await Promise.all([buckets.close(), ormRef.close(true)]);
+        } finally {
+          await cut.stop();
+          // Stopped whatever failed before: a PostgreSQL left behind would hold the DATA_DIR.
+          await embedded?.stop();
+        }
       },
     };
   } catch (error) {

@@ -101,6 +101,12 @@ export interface Config {
   rateLimitCodes: RateQuota | null;
   /** `TRUST_PROXY` (default 0): reverse proxies in front of the service whose `X-Forwarded-For` names the client address. */
   trustProxy: number;
+  /** `HEADERS_TIMEOUT_S` (default 10): time a client has to send the request line and headers; then 408 and the connection closes (docs/security.md). */
+  headersTimeoutS: number;
+  /** `REQUEST_TIMEOUT_S` (default 30, at least `HEADERS_TIMEOUT_S`): time a client has to send a whole request, body included; then 408 and the connection closes. */
+  requestTimeoutS: number;
+  /** `MAX_CONNECTIONS_PER_ADDRESS` (default 64; 0 = no limit): open connections one client address may hold; more are answered 429 and closed. Counted on the socket's address, so behind a proxy set it to cover the proxy's connections. */
+  maxConnectionsPerAddress: number;
   /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
   pollerIntervalS: number;
   /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
@@ -115,6 +121,12 @@ export interface Config {
   jobLockLifetimeS: number;
   /** `SHUTDOWN_TIMEOUT_S` (default 25): on SIGTERM, how long open requests and running jobs may take to finish. */
   shutdownTimeoutS: number;
+  /**
+   * `CLOCK_MOVE_BUDGET_S` (default 5, 1 to 60): how long one Set or Advance Sandbox Clock call may
+   * run the due steps (counted from its arrival) before it answers where the clock stopped with
+   * `complete: false` (docs/security.md "The sandbox clock").
+   */
+  clockMoveBudgetS: number;
   /** `WITHDRAWAL_CAPS` (JSON `{"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}, …}`), merged over the defaults. */
   withdrawalCaps: Record<string, WithdrawalCap>;
 }
@@ -248,6 +260,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitAuthFailures: quota("RATE_LIMIT_AUTH_FAILURES", DEFAULT_RATE_LIMITS.authFailures),
     rateLimitCodes: quota("RATE_LIMIT_CODES", DEFAULT_RATE_LIMITS.codes),
     trustProxy: int("TRUST_PROXY", 0, 0, 10),
+    headersTimeoutS: int("HEADERS_TIMEOUT_S", 10, 1, 600),
+    requestTimeoutS: int("REQUEST_TIMEOUT_S", 30, 1, 3600),
+    maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
     withdrawalCaps: caps(),
     pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
     imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),
@@ -256,7 +271,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseS: int("WEBHOOK_RETRY_BASE_S", 5, 1, 3600),
     jobLockLifetimeS: int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
     shutdownTimeoutS: int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
+    clockMoveBudgetS: int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
   };
+  if (config.requestTimeoutS < config.headersTimeoutS) problems.push("REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

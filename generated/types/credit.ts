@@ -116,8 +116,11 @@ export interface paths {
          * Set the sandbox clock
          * @description Set the tenant's credit core clock. While the tenant has no credit wallet it may be set to any
          *     instant, past included; after that it only moves forward (an earlier instant answers 409), and
-         *     moving it forward runs what falls due exactly like Advance Sandbox Clock. Answered only while the
-         *     provider is the sandbox (404 otherwise).
+         *     moving it forward runs what falls due exactly like Advance Sandbox Clock, in parts that commit
+         *     as they go, within the service's time limit for one call (`complete: false` then: go on with
+         *     Advance Sandbox Clock `to` = `target`). A move forward of more than 3660 days answers 422 on
+         *     `now`. The calls of one tenant run one after the other; more than 16 waiting answer 429.
+         *     Answered only while the provider is the sandbox (404 otherwise).
          */
         put: operations["setSandboxClock"];
         post?: never;
@@ -138,8 +141,13 @@ export interface paths {
         put?: never;
         /**
          * Advance the sandbox clock
-         * @description Move the tenant's credit core clock forward by `days` or to `to`, running in order every daily
-         *     close, cut and grace-period end that falls due, and answer with the notifications emitted.
+         * @description Move the tenant's credit core clock forward by `days` or to `to` (at most 3660 days per call,
+         *     else 422 on `to`), running in order every daily close, cut and grace-period end that falls due,
+         *     and answer with the notifications emitted. The move runs in parts that each commit (the steps
+         *     and the clock together, so the clock never shows an instant whose due steps have not run); when
+         *     the service's time limit for one call (`CLOCK_MOVE_BUDGET_S`) is spent, or 1000 notifications
+         *     have been emitted, it stops there with `complete: false`: call again with `to` = `target`.
+         *     The calls of one tenant run one after the other; more than 16 waiting answer 429.
          *     Answered only while the provider is the sandbox (404 otherwise).
          */
         post: operations["advanceSandboxClock"];
@@ -212,7 +220,8 @@ export interface paths {
         /**
          * Block a credit wallet
          * @description Block an `active` wallet: every card authorization and charge on it is declined; balances are
-         *     unchanged and interest keeps accruing; payments are still accepted. Any other state answers 409.
+         *     unchanged and interest keeps accruing; payments are still accepted. Any other state, or a
+         *     set-aside wallet, answers 409.
          */
         post: operations["blockCreditWallet"];
         delete?: never;
@@ -234,7 +243,9 @@ export interface paths {
          * Report a charge on a credit wallet
          * @description PayOutCredit: report a charge. It lowers `availableAmount` and raises `principalOutstanding`
          *     by `amount`. Only an `active` wallet before its `expiresAt` accepts charges; a blocked,
-         *     in-default, dissolved or expired wallet answers 409. An amount above `availableAmount` answers
+         *     in-default, dissolved or expired wallet answers 409, and so does a set-aside wallet (`setAside`:
+         *     its cycle steps stopped because an amount would have passed 2^53 − 1 cents), with a message that
+         *     names the reason. An amount above `availableAmount` answers
          *     422. The reference defines no notification for a charge, so none is emitted.
          *     `Idempotency-Key`: a repeat with the same key and body returns the first charge
          *     (`isDuplicate: true`); the same key with another body answers 409.
@@ -259,7 +270,7 @@ export interface paths {
          * Dissolve a credit wallet
          * @description Dissolve a wallet (final state `dissolved`): no new charges, limit changes, overrides or
          *     interest; outstanding principal and interest must still be cleared by payment reports.
-         *     An already dissolved wallet answers 409.
+         *     An already dissolved or a set-aside wallet answers 409.
          */
         post: operations["dissolveCreditWallet"];
         delete?: never;
@@ -304,7 +315,7 @@ export interface paths {
          *     becomes the wallet's `interestSpecs` / `minimumPaymentSpecs` for the following cycles and
          *     `Cambio Interest ejecutado` is emitted. A new request before activation replaces the pending one.
          *     When `variableSpecs` is false the overrides are ignored (`status: ignored`, nothing changes).
-         *     A dissolved wallet answers 409.
+         *     A dissolved or set-aside wallet answers 409.
          */
         put: operations["changeInterestCreditCapital"];
         post?: never;
@@ -327,7 +338,7 @@ export interface paths {
          * Raise the limit of a credit wallet
          * @description ChangeWalletLimit: raise the limit of a wallet. Limits are raise only: a new limit equal to or
          *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference, less what it first takes off `amountOverdraft` (debt above the old limit).
-         *     Emits `Cambio de Limite` with `amount` = new limit − old limit. A dissolved wallet answers 409.
+         *     Emits `Cambio de Limite` with `amount` = new limit − old limit. A dissolved or set-aside wallet answers 409.
          */
         post: operations["changeWalletLimit"];
         delete?: never;
@@ -351,7 +362,8 @@ export interface paths {
          *     product's `capitalInterestSplit` and, on revolving products, restores the same amount (less
          *     what covered the overdraft) to `availableAmount`; while the wallet is `in_default` that restore
          *     is withheld until the default is cured (`Credito Reintegrado`). Accepted in every state, dissolved included,
-         *     so that the debt can be cleared. Emits `Reporte de Pago`; a payment that cures a default also
+         *     so that the debt can be cleared; only a set-aside wallet (`setAside`: its cycle steps stopped
+         *     because an amount would have passed 2^53 − 1 cents) answers 409, with a message that names the reason. Emits `Reporte de Pago`; a payment that cures a default also
          *     emits `Interes cancelado` and, on revolving products, `Credito Reintegrado`.
          *     An amount above `totalDebt` answers 422. `Idempotency-Key`: a repeat with the same key and body
          *     returns the first payment (`isDuplicate: true`); the same key with another body answers 409.
@@ -394,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Unblock a credit wallet
-         * @description Unblock a `blocked` wallet: it returns to `active`. Any other state answers 409.
+         * @description Unblock a `blocked` wallet: it returns to `active`. Any other state, or a set-aside wallet, answers 409.
          */
         post: operations["unblockCreditWallet"];
         delete?: never;
@@ -416,7 +428,9 @@ export interface components {
             days?: number;
             /**
              * Format: date-time
-             * @description Instant to move forward to, ISO 8601 UTC; not earlier than the current clock (else 422 on `to`).
+             * @description Instant to move forward to, ISO 8601 UTC: not earlier than the current clock and at most 3660
+             *     days after it (else 422 on `to`). To finish a move answered with `complete: false`, send the
+             *     answer's `target` here.
              */
             to?: string;
         };
@@ -1020,15 +1034,35 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
-        /** @description Outcome of Advance Sandbox Clock. */
+        /**
+         * @description Outcome of Advance Sandbox Clock. A move runs in bounded parts that each commit; when the
+         *     service's time limit for one call (`CLOCK_MOVE_BUDGET_S`) is spent, or 1000 notifications have
+         *     been emitted, before `target` is reached, the clock stops at `now` (every step due up to it has
+         *     run) and `complete` is false: call again with `to` = `target` to go on.
+         */
         CreditSandboxAdvance: {
             /**
              * Format: date-time
-             * @description The tenant's clock after advancing, ISO 8601 UTC.
+             * @description The tenant's clock after advancing, ISO 8601 UTC. Every daily close, grace end and cut due up to it has run.
              */
             now: string;
-            /** @description Notifications emitted while advancing, in emission order (also delivered to the callback URL). */
+            /**
+             * Format: date-time
+             * @description The instant the call asked for (the clock plus `days`, or `to`), ISO 8601 UTC.
+             */
+            target: string;
+            /** @description `true` when the clock reached `target`; `false` when the call stopped early (`now` is before `target`). */
+            complete: boolean;
+            /**
+             * @description Notifications emitted while advancing, in emission order (also delivered to the callback URL
+             *     and listed by each wallet's events), at most the first 1000 of the call.
+             */
             notifications: components["schemas"]["CreditNotification"][];
+            /**
+             * Format: int32
+             * @description Notifications this call emitted beyond the 1000 listed in `notifications` (0 in the usual case; they are in the wallets' events).
+             */
+            notificationsOmitted: number;
         };
         /** @description Success envelope of the credit core. */
         CreditSandboxAdvanceCreditEnvelope: {
@@ -1059,6 +1093,38 @@ export interface components {
             success: true;
             /** @description The resource payload. */
             data: components["schemas"]["CreditSandboxClock"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description Outcome of Set Sandbox Clock. A move forward runs in bounded parts that each commit; when the
+         *     service's time limit for one call (`CLOCK_MOVE_BUDGET_S`) is spent first, the clock stops at
+         *     `now`, before `target`, with every step due up to `now` run, and `complete` is false: call
+         *     Advance Sandbox Clock with `to` = `target` to go on.
+         */
+        CreditSandboxClockMove: {
+            /**
+             * Format: date-time
+             * @description The tenant's clock after the call, ISO 8601 UTC. Every daily close, grace end and cut due up to it has run.
+             */
+            now: string;
+            /**
+             * Format: date-time
+             * @description The instant the call asked for, ISO 8601 UTC.
+             */
+            target: string;
+            /** @description `true` when the clock reached `target`; `false` when the call stopped early (`now` is before `target`). */
+            complete: boolean;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditSandboxClockMoveCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditSandboxClockMove"];
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
@@ -1235,8 +1301,9 @@ export interface components {
         CreditStatementStatus: "pending" | "paid" | "defaulted";
         /**
          * @description A credit wallet: a ledger against a limit that never carries a positive cash balance. Counters
-         *     (all integer cents): AA `availableAmount`, AO `principalOutstanding`, IO `interestOutstanding`.
-         *     A charge lowers AA and raises AO; a payment lowers IO and AO and, on revolving products, restores AA.
+         *     (all integer cents, 0 to 9007199254740991 = 2^53 − 1): AA `availableAmount`, AO
+         *     `principalOutstanding`, IO `interestOutstanding`. A charge lowers AA and raises AO; a payment
+         *     lowers IO and AO and, on revolving products, restores AA.
          */
         CreditWallet: {
             /** @description Identifier of the wallet, assigned by the service. */
@@ -1323,6 +1390,13 @@ export interface components {
              * @description Time of the last change, ISO 8601 UTC.
              */
             updatedAt: string;
+            /**
+             * @description Present only when the wallet is set aside: its next daily close, grace end or cut would have
+             *     taken an amount beyond 9007199254740991 cents (2^53 − 1). Its cycle steps have stopped (the
+             *     counters stay as they were before those steps); it still answers reads; every change (charge,
+             *     payment, limit, override, block, unblock, dissolve) answers 409 with this reason.
+             */
+            setAside?: components["schemas"]["CreditWalletSetAside"];
         };
         /** @description Success envelope of the credit core. */
         CreditWalletCreditEnvelope: {
@@ -1463,6 +1537,19 @@ export interface components {
             meta: components["schemas"]["CreditMeta"];
         };
         /**
+         * @description Why a wallet is set aside: its next cycle step would have taken an amount beyond
+         *     9007199254740991 cents (2^53 − 1), the largest amount the service keeps exact.
+         */
+        CreditWalletSetAside: {
+            /**
+             * Format: date-time
+             * @description The credit core instant (the tenant's sandbox clock while the sandbox is active) of the cycle steps that were not run, ISO 8601 UTC.
+             */
+            at: string;
+            /** @description Which instant, which amount and the value it would have taken. */
+            reason: string;
+        };
+        /**
          * @description State of a credit wallet (reference "States and transitions: Credit wallet"):
          *     `active` ⇄ `blocked` by Block / Unblock; `active` → `in_default` when a grace period ends with the
          *     reported payments below the minimum payment; `in_default` → `active` when the payments of the cycle
@@ -1495,11 +1582,13 @@ export interface components {
         NotificationsEnlistRequest: {
             /**
              * Format: uri
-             * @description Absolute `http` or `https` URL that receives the credit notifications, at most 2048 characters,
-             *     without a user name or password. Anything else answers 422 `VALIDATION_ERROR` on
+             * @description Absolute `http` or `https` URL that receives the credit notifications, at most 2048 characters
+             *     as sent and once normalised, without a user name or password, port 0, control characters or
+             *     line breaks, or leading or trailing spaces. Anything else answers 422 `VALIDATION_ERROR` on
              *     `creditNotificationsURL`, as does a URL whose host does not resolve or resolves to a private,
-             *     loopback, link-local or reserved address (SSRF guard, decisions.md §5) unless the service runs
-             *     with `ALLOW_PRIVATE_NETWORK_TARGETS=true`.
+             *     loopback, link-local or reserved address, IPv6 forms that embed an IPv4 address included
+             *     (`[::127.0.0.1]`, NAT64, 6to4, Teredo; SSRF guard) unless the service runs with
+             *     `ALLOW_PRIVATE_NETWORK_TARGETS=true`. The rule is the platform webhook's `url` rule.
              */
             creditNotificationsURL: string;
         } & {
@@ -1527,7 +1616,9 @@ export interface components {
         SetSandboxClockRequest: {
             /**
              * Format: date-time
-             * @description The instant to set, ISO 8601 UTC.
+             * @description The instant to set, ISO 8601 UTC. At most 3660 days after the tenant's clock (else 422 on
+             *     `now`); while the tenant has no credit wallet any earlier instant, past included; with wallets
+             *     not before the clock (else 409).
              */
             now: string;
         };
@@ -2765,6 +2856,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "now": "2026-03-01T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetSandboxClockRequest"];
             };
         };
@@ -2777,7 +2873,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreditSandboxClockCreditEnvelope"];
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "now": "2026-03-01T00:00:00Z",
+                     *         "target": "2026-03-01T00:00:00Z",
+                     *         "complete": true
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-01T00:00:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "5a4e3d2c-1b0a-4f9e-8d7c-6b5a4e3d2c1b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditSandboxClockMoveCreditEnvelope"];
                 };
             };
             /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
@@ -2931,6 +3042,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdvanceSandboxClockRequest"];
             };
         };
@@ -2943,6 +3059,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "now": "2026-01-31T09:00:00Z",
+                     *         "target": "2026-01-31T09:00:00Z",
+                     *         "complete": true,
+                     *         "notifications": [],
+                     *         "notificationsOmitted": 0
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-01T09:00:00Z",
+                     *         "version": "v2",
+                     *         "traceId": "5a4e3d2c-1b0a-4f9e-8d7c-6b5a4e3d2c1b"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreditSandboxAdvanceCreditEnvelope"];
                 };
             };

@@ -299,9 +299,12 @@ export interface paths {
          *     overwriting any existing configuration (one webhook per customer). The signing secret is
          *     returned only in this response (a new one on every Create). Notifications are signed per the
          *     Standard Webhooks specification; their bodies are `WithdrawalPinNotification` and
-         *     `WebhookTestNotification` (see the schemas). Errors: 400 `BAD_REQUEST` (a URL that is not
-         *     absolute `http(s)://`, a target that resolves to a private, loopback or link-local address,
-         *     or a header key outside `[A-Za-z0-9_-]`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `WebhookTestNotification` (see the schemas). Errors: 400 `BAD_REQUEST` naming `url`,
+         *     `headers.N.key` or `headers.N.value` (a URL or header that breaks the rules of
+         *     `WebhookRequest.url` and `WebhookHeaderRequest`: not absolute `http(s)://`, port 0, control
+         *     characters or surrounding spaces, a target that resolves to a private, loopback or link-local
+         *     address, a header key outside `[A-Za-z0-9_-]` or naming a hop-by-hop, framing or `webhook-*`
+         *     header, a value outside visible ASCII and spaces); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
          *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (missing `url`, wrong types or lengths).
          */
         post: operations["createWebhook"];
@@ -402,7 +405,9 @@ export interface paths {
          * Verify the webhook
          * @description Send a signed `webhook.test` payload to the configured URL now (10 s timeout, redirects not
          *     followed, not retried, not in the delivery log). Always 200 when a webhook is configured:
-         *     `data.message` holds the outcome and, on failure, `data.response_data` the body the webhook
+         *     `data.message` holds the outcome, whatever it is (an answer, a connection error, a target the
+         *     SSRF guard refuses, a stored configuration that cannot be built into a request, a sealed value
+         *     that cannot be opened) and, on a non-2xx answer, `data.response_data` the body the webhook
          *     answered with (JSON when it parses, else at most 2000 characters of text). Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or
          *     `WEBHOOK_NOT_FOUND`.
          */
@@ -715,7 +720,8 @@ export interface paths {
         /**
          * Deactivate a user
          * @description Deactivate a user: `VERIFIED` becomes `SUSPENDED` and the account is marked inactive; its user
-         *     tokens stop working at once and for good (re-activation does not revive them; issue new ones);
+         *     tokens stop working at once and for good (re-activation does not revive them; a token issued
+         *     after the re-activation works, even within the same second);
          *     data, wallets and history are kept. Already `SUSPENDED` is a no-op. Errors: 400 `BAD_REQUEST`
          *     (a `PENDING` user, never activated); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
          *     `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (deleted).
@@ -776,7 +782,7 @@ export interface paths {
          *     customer); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
          *     `RESOURCE_NOT_FOUND` (user deleted or inactive); 409 `RESOURCE_CONFLICT` (name taken for this
-         *     user); 422 `UNPROCESSABLE_ENTITY`; 500 `ADDRESS_GENERATION_FAILED` (the provider could not
+         *     user, compared after NFKC normalisation and case folding); 422 `UNPROCESSABLE_ENTITY`; 500 `ADDRESS_GENERATION_FAILED` (the provider could not
          *     make an address).
          */
         post: operations["createWallet"];
@@ -892,9 +898,9 @@ export interface components {
             account_role: string;
             /** @description `trading` or `investing`; any other value of at most 64 characters answers 400 `INVALID_ACCOUNT_PURPOSE`, a longer one 422. */
             account_purpose: string;
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included, and a word mixing Latin, Cyrillic or Greek letters such as "Mаin" with a Cyrillic а) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included, and a word mixing Latin, Cyrillic or Greek letters such as "Mаin" with a Cyrillic а) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name: string;
             /**
              * Format: email
@@ -911,10 +917,13 @@ export interface components {
         /** @description Body of Create Wallet. */
         CreateWalletRequest: {
             /**
-             * @description Name, unique per user (409 `RESOURCE_CONFLICT` when taken), 1–100 characters. An empty name
-             *     answers 400 `WALLET_NAME_REQUIRED`, a longer one 400 `WALLET_NAME_MAX_LENGTH` (so the product's
-             *     limit is not the schema's). The schema only refuses what cannot be a name at all: more than
-             *     1000 characters answers 422. Zero-width and bidirectional-control characters answer 422.
+             * @description Name, unique per user (409 `RESOURCE_CONFLICT` when taken), 1–100 characters. Names are
+             *     compared after trimming, Unicode NFKC normalisation and case folding: "Main", "main" and
+             *     fullwidth "Ｍａｉｎ" are one name. An empty name answers 400 `WALLET_NAME_REQUIRED`, a longer
+             *     one 400 `WALLET_NAME_MAX_LENGTH` (so the product's limit is not the schema's). The schema only
+             *     refuses what cannot be a name at all: more than 1000 characters answers 422. Zero-width and
+             *     bidirectional-control characters, and a word mixing Latin, Cyrillic or Greek letters ("Mаin"
+             *     with a Cyrillic а), answer 422.
              */
             name: string;
             /** @description Network/currency pairs to hold; 1–16 (more than the five sandbox networks can use). Unknown networks or currencies answer 400. */
@@ -1646,9 +1655,9 @@ export interface components {
          *     answers 422 `UNPROCESSABLE_ENTITY` naming it.
          */
         UpdateUserRequest: {
-            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description First name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included, and a word mixing Latin, Cyrillic or Greek letters such as "Mаin" with a Cyrillic а) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             first_name?: string;
-            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included) are rejected (422 `UNPROCESSABLE_ENTITY`). */
+            /** @description Last name, at most 100 characters; sanitized, unsafe or script-like characters (zero-width and bidirectional-control characters included, and a word mixing Latin, Cyrillic or Greek letters such as "Mаin" with a Cyrillic а) are rejected (422 `UNPROCESSABLE_ENTITY`). */
             last_name?: string;
             /**
              * Format: email
@@ -1825,7 +1834,7 @@ export interface components {
             vault_wallet_id: string;
             /** @description The user the wallet belongs to. */
             user_id: string;
-            /** @description Name, unique per user, at most 100 characters. */
+            /** @description Name, unique per user as people read it (compared after NFKC normalisation and case folding), at most 100 characters. */
             name: string;
             /** @description Free-text description; null when not set. */
             description: string | null;
@@ -2095,7 +2104,7 @@ export interface components {
              * @description Duration of the attempt, milliseconds.
              */
             duration_ms: number;
-            /** @description Why the attempt failed; null on a 2xx. */
+            /** @description Why the attempt failed; null on a 2xx. A configuration that cannot be built into a request (`the stored configuration cannot be sent (…)`, naming the header or URL rule) fails the delivery at once, without retries. */
             error: string | null;
         };
         /** @description Success envelope of the platform API. */
@@ -2123,7 +2132,7 @@ export interface components {
             meta: components["schemas"]["ListMeta"];
         };
         /**
-         * @description Status of a notification delivery: `pending` (waiting for its next attempt), `succeeded` (a 2xx), `failed` (attempts used up over about three days), `disabled` (the webhook was deleted or disabled by HTTP 410 before it succeeded).
+         * @description Status of a notification delivery: `pending` (waiting for its next attempt), `succeeded` (a 2xx), `failed` (attempts used up over about three days, or at once when the stored configuration cannot be built into a request), `disabled` (the webhook was deleted or disabled by HTTP 410 before it succeeded).
          * @enum {string}
          */
         WebhookDeliveryStatus: "pending" | "succeeded" | "failed" | "disabled";
@@ -2149,16 +2158,45 @@ export interface components {
              */
             value: "***masked***";
         };
-        /** @description A header attached to every notification sent to the webhook, as sent on create and update. */
+        /**
+         * @description A header attached to every notification sent to the webhook, as sent on create and update. The
+         *     rules below make every stored configuration sendable; anything else answers 400 `BAD_REQUEST`
+         *     naming `headers.N.key` or `headers.N.value` (the reference's code for a bad header; a schema
+         *     `pattern` would answer 422, so the rules are checked by the service and stated here).
+         * @example {
+         *       "key": "x_trace_source",
+         *       "value": "custody platform"
+         *     }
+         */
         WebhookHeaderRequest: {
-            /** @description Header name: letters, digits, hyphen and underscore only (any other character answers 400 `BAD_REQUEST`, as the reference asks). The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and `content-type`, `content-length`, `host` and `user-agent` are set by the service and cannot be configured (400). */
+            /**
+             * @description Header name: letters, digits, `-` and `_` only (`^[A-Za-z0-9_-]+$`), distinct ignoring case.
+             *     Refused with 400, in any case and with `-` or `_` alike (`Content_Type` is `Content-Type`):
+             *     the hop-by-hop and framing headers `Connection`, `Keep-Alive`, `Proxy-Connection`,
+             *     `Transfer-Encoding`, `TE`, `Trailer`, `Upgrade`, `Expect`, `Host`, `Content-Length`,
+             *     `Content-Type`; `User-Agent`; and every `webhook-*` name (the Standard Webhooks headers
+             *     `webhook-id`, `webhook-timestamp`, `webhook-signature` are set by the service).
+             */
             key: string;
-            /** @description Header value, at most 4096 characters, no line breaks (400). Write-only: encrypted at rest, never logged; reads return `***masked***`. */
+            /**
+             * @description Header value, at most 4096 characters of visible ASCII and spaces only (`^[\x20-\x7E]*$`):
+             *     a line break, tab, control character or any non-ASCII character (`ключ`, `café`, U+2028)
+             *     answers 400. Write-only: encrypted at rest, never logged nor repeated in an error; reads
+             *     return `***masked***`.
+             */
             value: string;
         };
         /** @description Body of Create Webhook and Update Webhook; it replaces any existing configuration. */
         WebhookRequest: {
-            /** @description Target URL, absolute `https://` or `http://`. Other schemes, and hosts resolving to private, loopback or link-local addresses (unless the service allows private targets), answer 400. */
+            /**
+             * @description Target URL, absolute `https://` or `http://`, at most 2048 characters as sent and once
+             *     normalised. Answers 400 `BAD_REQUEST` on `url`, always: another scheme, a user name or
+             *     password, port 0, a control character or line break anywhere (CR, LF, tab, U+2028…), or
+             *     leading or trailing spaces. Answers 400 unless the service allows private targets: a host
+             *     that resolves to a private, loopback, link-local or reserved address, IPv6 forms that embed an
+             *     IPv4 address included (`[::127.0.0.1]`, `[::ffff:10.0.0.1]`, NAT64 `[64:ff9b::…]`, 6to4,
+             *     Teredo). The same rule applies to the credit core's `creditNotificationsURL`.
+             */
             url: string;
             /** @description Headers attached to every notification (at most 20, distinct names ignoring case); omitted means none. */
             headers?: components["schemas"]["WebhookHeaderRequest"][];
@@ -2240,7 +2278,7 @@ export interface components {
         };
         /** @description Outcome of Verify Webhook. */
         WebhookVerification: {
-            /** @description Outcome of the test delivery, human readable. */
+            /** @description Outcome of the test delivery, human readable: delivered, failed (the status or connection error, or a target the SSRF guard refused) or not sent (a stored configuration that cannot be built into a request, or a sealed value that cannot be opened), with the reason. */
             message: string;
             /** @description On failure, the body the webhook answered with (any JSON value or text). */
             response_data?: unknown;

@@ -1,12 +1,13 @@
 /**
- * Requests that Node's HTTP parser refuses before express sees them (a request line and headers
- * over `--max-http-header-size`, 16 KiB by default; a malformed request line or header). Node's own
- * answer is a bare status line with no body; this handler answers in the surface's error envelope
- * instead, so a client's mistake looks the same wherever it is caught (issue 8: "bad input gets a
- * clear 4xx in the surface's envelope").
+ * The HTTP server of the service and the requests Node refuses before express sees them: a request
+ * line and headers over `--max-http-header-size` (16 KiB by default), a malformed request line or
+ * header, a request that does not arrive in time, a connection over the per-address bound. Node's
+ * own answer is a bare status line with no body; these answer in the surface's error envelope
+ * instead, so a client's mistake looks the same wherever it is caught (docs/security.md, "Bodies,
+ * connections and time").
  */
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES, type Server } from "node:http";
+import { STATUS_CODES, createServer, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { errorBody } from "./envelope.js";
 import { surfaceOf } from "./middleware.js";
@@ -26,37 +27,104 @@ export function pathOfRawRequest(raw: Buffer | undefined): string {
 }
 
 /**
- * The status and message of a parser error: 431 for headers over the size limit, 413 for a
- * request entity the parser refuses as too large, 400 for the rest (malformed request line,
- * invalid header characters, a bad chunk…).
+ * The status, code and message of a client error: 431 for headers over the size limit, 408 when
+ * the headers or the whole request did not arrive in time (`HEADERS_TIMEOUT_S`,
+ * `REQUEST_TIMEOUT_S`), 400 for the rest (malformed request line, invalid header characters, a bad
+ * chunk…). The code is `BAD_REQUEST` for all three: the envelopes' code sets are part of the
+ * released contract, and the status tells them apart.
  */
-export function describeClientError(code: string | undefined): { status: number; message: string } {
+export function describeClientError(code: string | undefined): { status: number; code: "BAD_REQUEST"; message: string } {
   if (code === "HPE_HEADER_OVERFLOW")
-    return { status: 431, message: "The request line and headers are larger than the server accepts (16 KiB); shorten the URL or the headers." };
-  return { status: 400, message: "The request could not be parsed as HTTP/1.1." };
+    return { status: 431, code: "BAD_REQUEST", message: "The request line and headers are larger than the server accepts (16 KiB); shorten the URL or the headers." };
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "HPE_HEADER_TIMEOUT")
+    return { status: 408, code: "BAD_REQUEST", message: "The request did not arrive in time: send the headers and the whole body without pausing." };
+  return { status: 400, code: "BAD_REQUEST", message: "The request could not be parsed as HTTP/1.1." };
+}
+
+/** An error answer written straight to a socket, in the envelope of `path`'s surface, closing the connection. */
+function rawAnswer(status: number, path: string, code: string, message: string, extraHeaders = ""): string {
+  const traceId = randomUUID();
+  const surface = surfaceOf(path);
+  const body = JSON.stringify(errorBody(surface, traceId, [{ code: (surface === "credit" && code === "RATE_LIMIT_EXCEEDED" ? "TOO_MANY_REQUESTS" : code) as "BAD_REQUEST", message }]));
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n` +
+    "Content-Type: application/json; charset=utf-8\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `x-trace-id: ${traceId}\r\n` +
+    extraHeaders +
+    "Connection: close\r\n\r\n" +
+    body
+  );
 }
 
 /**
- * Answers parser errors of `server` with the envelope of the surface the request was addressed to
- * (`/v2…` → credit, anything else → platform, code `BAD_REQUEST`, a fresh trace id in the body and
- * in `x-trace-id`), then closes the connection. Sockets already answering or closed are destroyed.
+ * Answers client errors of `server` (parser errors, and the 408 of a request that did not arrive
+ * in time) with the envelope of the surface the request was addressed to (`/v2…` → credit, anything
+ * else → platform; a fresh trace id in the body and in `x-trace-id`), then closes the connection.
+ * A socket whose response has already started, or that is closed, is destroyed without an answer.
  */
 export function answerClientErrors(server: Server): void {
   server.on("clientError", (error: ClientParseError, socket: Socket) => {
-    if (error.code === "ECONNRESET" || !socket.writable || socket.writableEnded) {
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === "ECONNRESET" || !socket.writable || socket.writableEnded || inFlight?.headersSent === true) {
       socket.destroy();
       return;
     }
-    const { status, message } = describeClientError(error.code);
-    const traceId = randomUUID();
-    const body = JSON.stringify(errorBody(surfaceOf(pathOfRawRequest(error.rawPacket)), traceId, [{ code: "BAD_REQUEST", message }]));
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n` +
-        "Content-Type: application/json; charset=utf-8\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `x-trace-id: ${traceId}\r\n` +
-        "Connection: close\r\n\r\n" +
-        body,
-    );
+    const { status, code, message } = describeClientError(error.code);
+    // A timed-out request that express is already reading has its path in the in-flight response's request.
+    const path = (inFlight as { req?: { url?: string } } | undefined)?.req?.url?.split("?", 1)[0] ?? pathOfRawRequest(error.rawPacket);
+    socket.end(rawAnswer(status, path, code, message), () => socket.destroy());
   });
+}
+
+/** What {@link createHttpServer} bounds (docs/security.md, "Bodies, connections and time"). */
+export interface ServerLimits {
+  /** Seconds a client has for the request line and headers (`HEADERS_TIMEOUT_S`). */
+  headersTimeoutS: number;
+  /** Seconds a client has for the whole request, body included (`REQUEST_TIMEOUT_S`, ≥ headersTimeoutS). */
+  requestTimeoutS: number;
+  /** Open connections per client socket address (`MAX_CONNECTIONS_PER_ADDRESS`); 0 = no limit. */
+  maxConnectionsPerAddress: number;
+}
+
+/**
+ * The service's HTTP server for `handler` (the express app), with its time and connection bounds
+ * (docs/security.md, "Bodies, connections and time"):
+ * - the request line and headers must arrive within `headersTimeoutS`, and the whole request
+ *   within `requestTimeoutS`; a late one is answered 408 (code `BAD_REQUEST`) in the surface's envelope
+ *   and its connection closed, so a body that stalls half-way holds its memory for that long at
+ *   most (Node's default is 300 s). Node checks the deadlines every second;
+ * - one client address holds at most `maxConnectionsPerAddress` open connections: a further one is
+ *   answered 429 (platform envelope: nothing of its request has been read) and closed at once;
+ * - parser errors answer in the envelope ({@link answerClientErrors}).
+ */
+export function createHttpServer(handler: RequestListener, limits: ServerLimits): Server {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutS * 1000,
+      requestTimeout: limits.requestTimeoutS * 1000,
+      connectionsCheckingInterval: 1000,
+    },
+    handler,
+  );
+  answerClientErrors(server);
+  if (limits.maxConnectionsPerAddress > 0) {
+    const open = new Map<string, number>();
+    server.on("connection", (socket: Socket) => {
+      const address = socket.remoteAddress ?? "unknown";
+      const count = (open.get(address) ?? 0) + 1;
+      if (count > limits.maxConnectionsPerAddress) {
+        socket.on("error", () => {});
+        socket.end(rawAnswer(429, "/", "RATE_LIMIT_EXCEEDED", `Too many open connections from this address (at most ${limits.maxConnectionsPerAddress}): reuse or close one.`, "Retry-After: 1\r\n"), () => socket.destroy());
+        return;
+      }
+      open.set(address, count);
+      socket.once("close", () => {
+        const left = (open.get(address) ?? 1) - 1;
+        if (left <= 0) open.delete(address);
+        else open.set(address, left);
+      });
+    });
+  }
+  return server;
 }

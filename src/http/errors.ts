@@ -128,12 +128,19 @@ export interface RenderedError {
   headers?: Record<string, string>;
 }
 
-/** Renders field problems as 422 items of the surface. */
+/**
+ * Most field errors one validation answer lists (docs/security.md, "Paths, queries and validation
+ * answers"): an answer is never much larger than the request that caused it, whatever the number
+ * of unknown keys or parameters sent.
+ */
+export const MAX_FIELD_ERRORS = 20;
+
+/** Renders field problems as 422 items of the surface: the first {@link MAX_FIELD_ERRORS} of them. */
 export function renderValidation(surface: Surface, problems: FieldProblem[]): RenderedError {
   const code = surface === "platform" ? "UNPROCESSABLE_ENTITY" : "VALIDATION_ERROR";
   return {
     status: 422,
-    errors: problems.map((p) => ({ code, message: p.message, field: p.field }) as PlatformErrorItem | CreditErrorItem),
+    errors: problems.slice(0, MAX_FIELD_ERRORS).map((p) => ({ code, message: p.message, field: p.field }) as PlatformErrorItem | CreditErrorItem),
   };
 }
 

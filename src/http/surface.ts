@@ -5,7 +5,7 @@
  * validation-failed and not-implemented each have one special handler here.
  */
 import type { Request, Response } from "express";
-import { OpenAPIBackend, type Context, type Document } from "openapi-backend";
+import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
 import type { Ajv, ErrorObject } from "ajv";
 import { compileRouter, installValidator } from "./openapi-compiled.js";
 import { markOperation } from "./observe.js";
@@ -13,11 +13,14 @@ import ajvFormats from "ajv-formats";
 import type { Logger } from "pino";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DomainError, clip, quote, type FieldProblem } from "../domain/errors.js";
+import { isRealDate, isRealInstant } from "../domain/dates.js";
 import type { AuthOutcome, Authenticator, PrincipalKind } from "../modules/identity/auth.js";
 import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js";
-import { renderError, renderValidation, type RenderedError } from "./errors.js";
+import { MAX_FIELD_ERRORS, renderError, renderValidation, type RenderedError } from "./errors.js";
 import type { Call, HandlerMap, Reply } from "./types.js";
 import type { RateLimits } from "./rate-limits.js";
+import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
+import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
 
 /** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
 export type Access = readonly PrincipalKind[] | "anyone";
@@ -30,6 +33,10 @@ interface RequestState {
   /** The request's own EntityManager, forked on first use. */
   readonly em: ReturnType<MikroORM["em"]["fork"]>;
   auth?: Promise<AuthOutcome>;
+  /** Declared integer fields of the body written with a fraction or exponent (422 once permission is checked). */
+  integerProblems?: FieldProblem[];
+  /** The body was read (or the request declared none). */
+  bodyRead?: boolean;
 }
 
 /** How a surface is put together. `Ops` is the generated `operations` interface of its document. */
@@ -52,13 +59,17 @@ export interface SurfaceOptions<Ops> {
   limits?: RateLimits;
   /** Operations counted in the `codes` bucket, per their `user_id` path parameter (confirm, resend). */
   codeOperations?: readonly (keyof Ops & string)[];
+  /** Largest request body accepted, bytes after decoding (`BODY_LIMIT_BYTES`); larger answers 413. */
+  bodyLimitBytes: number;
 }
 
 /**
  * Converts ajv errors of openapi-backend's combined request object into field problems: one per
  * invalid field (the first rule it breaks), named by its dotted path within the body or parameters.
  * A stray key (`additionalProperties`) is the caller's text: the field names it clipped to its
- * first 32 characters and the message quotes it (`quote`), so a 300-character key is never echoed.
+ * first 32 characters and the message quotes it (`quote`), so a 300-character key is never echoed;
+ * a stray query parameter is named as one. At most {@link MAX_FIELD_ERRORS} problems
+ * (docs/security.md, "Paths, queries and validation answers").
  */
 export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
   const seen = new Set<string>();
@@ -75,11 +86,14 @@ export function problemsFromAjv(errors: ErrorObject[]): FieldProblem[] {
       e.keyword === "required" ? `${field} is required.` :
       e.keyword === "enum" ? `${field} must be one of: ${(e.params.allowedValues as unknown[]).join(", ")}.` :
       e.keyword === "parse" ? `Malformed JSON body: ${e.message ?? ""}` :
+      stray !== undefined && location === "query" ? `${quote(stray)} is not a query parameter of this operation.` :
+      stray !== undefined && location === "headers" ? `${quote(stray)} is not a header of this operation.` :
       stray !== undefined ? `${quote(stray)} is not a field of ${segments.length > 1 ? segments.slice(0, -1).join(".") : "the request body"}.` :
       `${field} ${e.message ?? "is invalid"}.`;
     if (seen.has(field)) continue;
     seen.add(field);
     problems.push({ field, message });
+    if (problems.length >= MAX_FIELD_ERRORS) break;
   }
   return problems.length > 0 ? problems : [{ field: "request", message: "The request is invalid." }];
 }
@@ -120,6 +134,9 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   /** ajv-formats on every shared Ajv (CommonJS: its default export arrives as the module object under NodeNext). */
   const customizeAjv = (ajv: Ajv): Ajv => {
     (ajvFormats as unknown as { default: (a: Ajv) => void }).default(ajv);
+    // Real days and instants only: no leap second, no year 0 (src/domain/dates.ts).
+    ajv.addFormat("date", { type: "string", validate: isRealDate });
+    ajv.addFormat("date-time", { type: "string", validate: isRealInstant });
     return ajv;
   };
 
@@ -127,7 +144,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
 
   /** Sends an error; a 401 first counts in the client address's `auth-failures` bucket. */
   const sendError = async (state: RequestState, rendered: RenderedError): Promise<void> => {
-    if (rendered.status === 401 && options.limits) await options.limits.recordAuthFailure(clientAddress(state.req));
+    if (rendered.status === 401 && options.limits) await options.limits.recordAuthFailure(clientAddress(state.req), state.res);
     if (rendered.unexpected !== undefined) {
       logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
     }
@@ -135,6 +152,9 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
       logger.warn({ err: rendered.unavailable, traceId: state.traceId }, "database unavailable: answered 503");
     }
     if (rendered.headers) state.res.set(rendered.headers);
+    // A large body left unread (the request stopped before it): close the connection instead of
+    // letting Node read and discard the rest to keep it alive (docs/security.md, "Before authentication").
+    if (!state.bodyRead && unreadBodyIsLarge(state.req)) state.res.setHeader("Connection", "close");
     state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
   };
 
@@ -211,20 +231,50 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     };
     options.scope?.(id, call.params as Record<string, string>, call);
     if (principal && options.limits) {
-      await options.limits.chargeCredential(principal, state.res);
       const userId = (call.params as Record<string, string>).user_id;
       if (userId !== undefined && codeOperations.has(id)) await options.limits.chargeCodes(userId, state.res);
     }
     return call;
   };
 
+  /**
+   * The checks that need no body, run before it is read (docs/security.md, "Before
+   * authentication"): authentication (401), the principal's kind (403) and the credential's rate
+   * limit (429). Answers and returns false when the request stops here.
+   */
+  const admitCaller = async (operation: Operation, state: RequestState): Promise<boolean> => {
+    const id = operation.operationId ?? "";
+    markOperation(state.res, id, operation.path);
+    const access = (options.access as Record<string, Access>)[id];
+    const outcome = await authenticate(state);
+    try {
+      if (!outcome.ok && (access !== "anyone" || !outcome.missing)) throw new DomainError("UNAUTHORIZED", outcome.reason);
+      const principal = outcome.ok ? outcome.principal : null;
+      if (access !== undefined && access !== "anyone" && principal && !access.includes(principal.kind)) {
+        throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
+      }
+      if (principal && options.limits) await options.limits.chargeCredential(principal, state.res);
+    } catch (error) {
+      await sendError(state, renderError(surface, error));
+      return false;
+    }
+    return true;
+  };
+
   const codeOperations = new Set<string>(options.codeOperations ?? []);
+  const numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
+  /** A body refusal as the surface's error (its code on the platform, the status's code on the credit core). */
+  const refusal = (r: BodyRefusal): RenderedError => renderError(surface, new DomainError(r.code, r.message));
   const operationHandlers: Record<string, (c: Context, state: RequestState) => Promise<void>> = {};
   for (const id of documentOperations) {
     const handler = (options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
     operationHandlers[id] = async (c, state) => {
       try {
         const call = await authorize(id, c, state);
+        if (state.integerProblems && state.integerProblems.length > 0) {
+          await sendError(state, renderValidation(surface, state.integerProblems));
+          return;
+        }
         if (!handler) {
           await sendError(state, renderError(surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
           return;
@@ -246,6 +296,8 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
         .getOperations()
         .filter((o) => api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
         .map((o) => o.method.toUpperCase());
+      const get = allowed.indexOf("GET");
+      if (get >= 0) allowed.splice(get + 1, 0, "HEAD");
       if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
       await sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
     },
@@ -262,7 +314,10 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
         await sendError(state, renderError(surface, error));
         return;
       }
-      await sendError(state, renderValidation(surface, problemsFromAjv(c.validation.errors ?? [])));
+      const integer = state.integerProblems ?? [];
+      const named = new Set(integer.map((p) => p.field));
+      const problems = [...integer, ...problemsFromAjv(c.validation.errors ?? []).filter((p) => !named.has(p.field))];
+      await sendError(state, renderValidation(surface, problems));
     },
   });
 
@@ -292,12 +347,87 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
           return;
         }
       }
-      await api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
-        state,
-      );
+      const refused = bodyHeaderRefusal(req, options.bodyLimitBytes);
+      if (refused) {
+        await sendError(state, refusal(refused));
+        return;
+      }
+      // HEAD is answered as GET; Node sends the headers without the body.
+      const request = {
+        method: req.method === "HEAD" ? "get" : req.method,
+        path: req.path,
+        query: req.query as Record<string, string>,
+        headers: req.headers as Record<string, string>,
+        body: undefined as unknown,
+      };
+      // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body.
+      const operation = api.router.matchOperation(request);
+      if (operation) {
+        if (!(await admitCaller(operation, state))) return;
+        if (hasBody(req)) {
+          state.bodyRead = true;
+          const read = await readJsonBody(req, res, options.bodyLimitBytes, numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS);
+          if ("status" in read) {
+            await sendError(state, refusal(read));
+            return;
+          }
+          request.body = read.body;
+          state.integerProblems = read.integerProblems;
+        }
+      }
+      await api.handleRequest(request, state);
     },
   };
+}
+
+/**
+ * Largest body a request stopped before its body (401, 403, 404, 405, 413, 415, 429) may leave
+ * unread on a kept-alive connection: Node drains it to read the next request. Above it, or for a
+ * chunked body of unknown length, the answer closes the connection instead, so an anonymous sender
+ * of 1 MiB bodies costs no more than its headers.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+/** Whether the request's body, if left unread, is over {@link DRAIN_LIMIT_BYTES} or of unknown length. */
+function unreadBodyIsLarge(req: Request): boolean {
+  if (req.readableEnded) return false;
+  const length = req.headers["content-length"];
+  if (length !== undefined) return Number(length) > DRAIN_LIMIT_BYTES;
+  return req.headers["transfer-encoding"] !== undefined;
+}
+
+/** No declared numeric field. */
+const NO_NUMBERS: NumericFields = new Map();
+
+/** JSON Schema of an (already dereferenced) document, as far as {@link numericFieldsOf} reads it. */
+interface SchemaNode {
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+}
+
+/**
+ * The numeric fields of an operation's JSON request body, by path (keys joined with
+ * {@link PATH_SEPARATOR}), read from its (dereferenced) schema: `integer` and `number` properties of
+ * the body object and of the objects it nests (arrays are not followed: no numeric field of either
+ * document lies in one).
+ */
+export function numericFieldsOf(operation: Operation): NumericFields {
+  const fields = new Map<string, NumericKind>();
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
+  const walk = (node: SchemaNode | undefined, path: string[], depth: number): void => {
+    if (!node || depth > 8) return;
+    for (const part of [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walk(part, path, depth + 1);
+    if ((node.type === "integer" || node.type === "number") && path.length > 0) {
+      const key = path.join(PATH_SEPARATOR);
+      if (fields.get(key) !== "integer") fields.set(key, node.type);
+    }
+    for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, [...path, name], depth + 1);
+  };
+  walk(schema, [], 0);
+  return fields;
 }
 
 /** The client's address for the rate limits: `req.ip` (it follows express's `trust proxy`, `TRUST_PROXY`). */

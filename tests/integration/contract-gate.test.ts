@@ -68,11 +68,12 @@ function gate(root?: string): Promise<{ code: number; output: string }> {
 }
 
 describe("contract gate on temporary copies of the tree", () => {
-  it("the repository as it is passes (the emitted documents are the released ones)", async () => {
+  it("the repository as it is passes (its documents are the released ones or additive changes of them)", async () => {
     const result = await gate();
     expect(result.output).toContain("contract gate: passed");
     expect(result.code).toBe(0);
-  }, 30_000);
+    // As long as the other cases: with changes since the release, optic diffs every operation.
+  }, 90_000);
 
   it("fails on a removed operation and a removed required response field, naming both", async () => {
     const dir = treeCopy();

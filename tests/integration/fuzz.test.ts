@@ -2,7 +2,10 @@
  * Property-based requests for every operation of both emitted documents (issue 8): valid requests
  * generated from each operation's schemas (json-schema-faker, seeded by fast-check), then broken by
  * fast-check (a required field dropped, a wrong type, a string at or past its bounds, unicode and
- * control characters, stray keys, a body of the wrong shape, a fuzzed path or query value). Every
+ * control characters, stray keys, a body of the wrong shape, a fuzzed path or query value, and the
+ * forms of docs/security.md: an integer written with a fraction, a key given twice, broken
+ * percent-encoding in a path, leap seconds and year 0, non-ASCII header values, thousands of
+ * unknown keys). Every
  * answer must be a 2xx or a 4xx in the surface's envelope whose status the operation declares and
  * whose body matches the document, never a 5xx. Runs are bounded and repeatable: `FUZZ_RUNS` per
  * operation (default 12) from seed `FUZZ_SEED` (default fixed, so CI is deterministic); explore with, for example,
@@ -73,6 +76,8 @@ function validOf(doc: Schema, schema: Schema, seed: number): unknown {
 /** Strings that break things: bounds, unicode, control and bidirectional characters, NUL, injection text. */
 const nastyString = fc.oneof(
   fc.constantFrom("", " ", "\u0000", "a\u0000b", "\u202e\u2066x", "\u200b", "💸".repeat(40), "' or 1=1 --", "<script>", "../../etc/passwd", "%00", "NaN", "-1", "1e400"),
+  // Impossible instants, look-alike names, header keys and values that cannot be sent (docs/security.md).
+  fc.constantFrom("2026-12-31T23:59:60Z", "0000-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "0000-01-01", "Mаin", "Ｍａｉｎ", "ключ", "a\u2028b", "Trailer", "content_length", "http://[::127.0.0.1]:18940/hook", "http://93.184.215.14:0/x", " http://93.184.215.14/x"),
   fc.string({ unit: "grapheme", maxLength: 64 }),
   fc.integer({ min: 100, max: 20_000 }).map((n) => "x".repeat(n)),
 );
@@ -86,7 +91,15 @@ type Mutation =
   | { kind: "replace"; pick: number; value: unknown }
   | { kind: "extra"; key: string; value: unknown }
   | { kind: "body"; value: unknown }
-  | { kind: "param"; pick: number; value: string };
+  | { kind: "param"; pick: number; value: string }
+  /** A path parameter with malformed percent-encoding, sent as it is. */
+  | { kind: "rawParam"; pick: number; value: string }
+  /** An integer of the body written with a fraction or an exponent (`1.0`, `0.99999999999999999999`, `1e2`). */
+  | { kind: "fraction"; pick: number; text: string }
+  /** The body's first key given twice. */
+  | { kind: "duplicate" }
+  /** Thousands of unknown keys beside the body's own. */
+  | { kind: "many"; count: number };
 
 /**
  * A path or query value: a nasty string of at most 2000 characters (a URL past 16 KiB is refused
@@ -102,7 +115,14 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("extra" as const), key: fc.constantFrom("__proto__", "constructor", "x", "a".repeat(300)), value: wrongValue }),
   fc.record({ kind: fc.constant("body" as const), value: fc.constantFrom(null, [], "text", 42, [{}]) }),
   fc.record({ kind: fc.constant("param" as const), pick: fc.nat(), value: nastyParam }),
+  fc.record({ kind: fc.constant("rawParam" as const), pick: fc.nat(), value: fc.constantFrom("%ff", "%E0%A4%A", "%zz", "a%", "%C0%80") }),
+  fc.record({ kind: fc.constant("fraction" as const), pick: fc.nat(), text: fc.constantFrom("1.0", "0.99999999999999999999", "1.00000000000000000001", "1e2", "-0.0") }),
+  fc.constant({ kind: "duplicate" as const }),
+  fc.record({ kind: fc.constant("many" as const), count: fc.integer({ min: 50, max: 5_000 }) }),
 );
+
+/** Stands in a body for a number whose JSON text is written in after `JSON.stringify`. */
+const NUMBER_MARK = "\u0001number\u0001";
 
 /** Every `[holder, key]` of a JSON value, depth first. */
 function slots(value: unknown, out: [Record<string, unknown>, string][] = []): [Record<string, unknown>, string][] {
@@ -182,11 +202,13 @@ for (const surface of ["platform", "credit"] as const) {
             }
             const params = [...values.keys()];
             if (m.kind === "param" && params.length > 0) values.set(params[m.pick % params.length] as Parameter, m.value);
+            const pathParams = params.filter((p) => p.in === "path");
+            const raw = m.kind === "rawParam" && pathParams.length > 0 ? (pathParams[m.pick % pathParams.length] as Parameter) : undefined;
             let path = op.path;
             const query: Record<string, string> = {};
             const headers: Record<string, string> = { ...credentialOf(op) };
             for (const [p, v] of values) {
-              if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(v));
+              if (p.in === "path") path = path.replace(`{${p.name}}`, p === raw && m.kind === "rawParam" ? m.value : encodeURIComponent(v));
               else if (p.in === "query") query[p.name] = v;
               else if (p.in === "header" && p.name.toLowerCase() !== "x-trace-id") headers[p.name] = v.replace(/[^\x20-\x7e]/g, "");
             }
@@ -204,13 +226,25 @@ for (const surface of ["platform", "credit"] as const) {
                 (body as Record<string, unknown>)[m.key] = m.value;
               } else if (m.kind === "body") {
                 body = m.value;
+              } else if (m.kind === "fraction") {
+                const integers = all.filter(([holder, key]) => Number.isInteger(holder[key]));
+                const [holder, key] = integers[m.pick % Math.max(1, integers.length)] ?? [];
+                if (holder && key !== undefined) holder[key] = NUMBER_MARK;
+              } else if (m.kind === "many" && body && typeof body === "object" && !Array.isArray(body)) {
+                for (let i = 0; i < m.count; i++) (body as Record<string, unknown>)[`unknown_${i}`] = i;
               }
+            }
+            let text = body === undefined ? undefined : JSON.stringify(body);
+            if (text !== undefined && m.kind === "fraction") text = text.replace(JSON.stringify(NUMBER_MARK), m.text);
+            if (text?.startsWith("{\"") && m.kind === "duplicate") {
+              const first = Object.keys(body as object)[0] as string;
+              text = `{${JSON.stringify(first)}:0,${text.slice(1)}`;
             }
 
             let req = request(t.express)[op.method as "get"](base + path).query(query).set(headers);
-            if (body !== undefined) req = req.set("Content-Type", "application/json").send(JSON.stringify(body));
+            if (text !== undefined) req = req.set("Content-Type", "application/json").send(text);
             const res = await req;
-            const what = `${op.method.toUpperCase()} ${base}${path} ${JSON.stringify(query)} ${JSON.stringify(body)?.slice(0, 300)} → ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
+            const what = `${op.method.toUpperCase()} ${base}${path} ${JSON.stringify(query)} ${text?.slice(0, 300)} → ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
 
             expect(res.status < 500, what).toBe(true);
             expect(op.statuses.has(String(res.status)), `undeclared status: ${what}`).toBe(true);
@@ -219,6 +253,9 @@ for (const surface of ["platform", "credit"] as const) {
             expect(res.body.success, what).toBe(res.status < 400);
             const check = validator.validateResponse(res.body, op.operationId, res.status);
             expect(check.errors ?? [], `body breaks the document: ${what}`).toEqual([]);
+            expect(res.body.errors?.length ?? 0, `more than 20 errors: ${what}`).toBeLessThanOrEqual(20);
+            if (m.kind === "rawParam" && raw) expect(res.status, `malformed percent-encoding: ${what}`).toBe(400);
+            if (m.kind === "duplicate" && text?.startsWith("{\"") && res.status !== 401 && res.status !== 403) expect(res.status, `duplicate key: ${what}`).toBe(400);
           }),
           { numRuns: RUNS, seed: SEED, endOnFailure: true },
         );

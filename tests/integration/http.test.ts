@@ -63,7 +63,7 @@ describe("platform envelope and trace ids", () => {
     expectPlatformError(await api().get(`${BASE}/no-such-thing`), 404, "NOT_FOUND");
     const res = await api().patch(`${BASE}/customers`);
     expectPlatformError(res, 405, "METHOD_NOT_ALLOWED");
-    expect(res.headers.allow).toBe("GET, POST");
+    expect(res.headers.allow).toBe("GET, HEAD, POST");
   });
 
   it("answers 415 for a non-JSON body, 413 for an oversized one and 400 for malformed JSON", async () => {

@@ -1,0 +1,142 @@
+/**
+ * JSON request bodies of both surfaces, read by the surface itself once the caller is known
+ * (docs/security.md, "Before authentication"): what the headers alone tell (a body that is not
+ * JSON, a charset other than UTF-*, a declared length over the limit) is answered before
+ * authentication; the bytes are read and parsed only for a request that passed authentication and
+ * the address limits, so an anonymous 1 MiB body costs no parse at all.
+ */
+import express, { type Request, type Response } from "express";
+import type { FieldProblem } from "../domain/errors.js";
+import { applyExactNumbers, duplicateKeyOf, scanJson, type NumericFields } from "./json-numbers.js";
+
+/** Deepest nesting of arrays and objects accepted in a body: no field of either document nests more than a few levels. */
+export const MAX_BODY_DEPTH = 32;
+
+/** A body refused: status, the surface-independent error code and the message. */
+export interface BodyRefusal {
+  status: 400 | 413 | 415;
+  code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE";
+  message: string;
+}
+
+/** A body read: the parsed value (undefined when the request has none) and the integer fields written with a fraction. */
+export interface BodyRead {
+  body: unknown;
+  /** Declared integer fields written with a fraction or exponent (answered 422 after the permission checks). */
+  integerProblems: FieldProblem[];
+}
+
+/**
+ * Whether the request declares a body: a positive `Content-Length`, or a chunked body that names its
+ * `Content-Type` (clients and proxies stream empty POSTs chunked without one).
+ */
+export function hasBody(req: Request): boolean {
+  return Number(req.headers["content-length"] ?? 0) > 0 || (req.headers["transfer-encoding"] !== undefined && req.headers["content-type"] !== undefined);
+}
+
+/** The `charset` parameter of a `Content-Type` value, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * What the headers alone say against a body, answered before authentication: 415
+ * `UNSUPPORTED_MEDIA_TYPE` for a body whose `Content-Type` is not JSON (`application/json`,
+ * `application/*+json`) or whose charset is not UTF-* (RFC 8259 §8.1); 413 `PAYLOAD_TOO_LARGE`
+ * for a `Content-Length` over `limitBytes`. Null when nothing is wrong yet.
+ */
+export function bodyHeaderRefusal(req: Request, limitBytes: number): BodyRefusal | null {
+  if (!hasBody(req)) return null;
+  if (!req.is(["application/json", "application/*+json"])) {
+    return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Request bodies must be JSON: set Content-Type: application/json." };
+  }
+  const charset = CHARSET.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();
+  if (charset !== undefined && !charset.startsWith("utf-")) return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Unsupported body encoding." };
+  if (Number(req.headers["content-length"] ?? 0) > limitBytes) return { status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." };
+  return null;
+}
+
+/**
+ * Reads and decodes the body (charset, `Content-Encoding` gzip/deflate/br, at most `limitBytes`
+ * after decoding; body-parser), scans it once ({@link scanJson}: depth, keys, the source text of
+ * `numeric` fields), parses it and walks the result once ({@link walkBody}: NUL characters, keys).
+ * @returns the body (undefined without one; `{}` for an empty one) and the integer problems, or
+ *   the refusal: 413 over the limit, 415 for an unsupported encoding, 400 `BAD_REQUEST` for a body
+ *   that is not valid JSON, nested deeper than {@link MAX_BODY_DEPTH}, names a key twice in one
+ *   object, holds a NUL character (U+0000: PostgreSQL cannot store it in text, and no field of
+ *   either document allows it), or could not be read (truncated, aborted, bytes that do not match
+ *   `Content-Encoding`).
+ */
+export async function readJsonBody(req: Request, res: Response, limitBytes: number, numeric: NumericFields): Promise<BodyRead | BodyRefusal> {
+  const failure = await new Promise<unknown>((resolve) => textParser(limitBytes)(req, res, resolve));
+  if (failure) return refusalOf(failure, req);
+  const text: unknown = req.body;
+  if (typeof text !== "string") return { body: undefined, integerProblems: [] };
+  if (text.length === 0) return { body: {}, integerProblems: [] };
+  const scan = scanJson(text, numeric, MAX_BODY_DEPTH);
+  if (scan.tooDeep) return { status: 400, code: "BAD_REQUEST", message: `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.` };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { status: 400, code: "BAD_REQUEST", message: "The request body is not valid JSON." };
+  }
+  const walked = walkBody(body);
+  if (walked.nul) return { status: 400, code: "BAD_REQUEST", message: NUL_MESSAGE };
+  if (walked.keys < scan.keys) {
+    const duplicate = duplicateKeyOf(text) ?? "";
+    return { status: 400, code: "BAD_REQUEST", message: `The request body names the key ${JSON.stringify(clipKey(duplicate))} more than once in one object.` };
+  }
+  return { body, integerProblems: applyExactNumbers(body, scan, numeric) };
+}
+
+/** The message of a NUL character, wherever it is found (body, path or query). */
+export const NUL_MESSAGE = "The request holds a NUL character (U+0000), which no field accepts.";
+
+/**
+ * One walk over a parsed body, without recursion: whether a string or key holds a NUL character,
+ * and how many keys its objects hold (fewer than the text names when a key was given twice).
+ */
+function walkBody(value: unknown): { nul: boolean; keys: number } {
+  const stack: unknown[] = [value];
+  let keys = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return { nul: true, keys };
+    } else if (Array.isArray(v)) {
+      for (const item of v) if (item !== null && typeof item !== "number" && typeof item !== "boolean") stack.push(item);
+    } else if (v !== null && typeof v === "object") {
+      for (const k in v) {
+        keys++;
+        if (k.includes("\u0000")) return { nul: true, keys };
+        const item = (v as Record<string, unknown>)[k];
+        if (item !== null && typeof item !== "number" && typeof item !== "boolean") stack.push(item);
+      }
+    }
+  }
+  return { nul: false, keys };
+}
+
+/** A key as quoted in a message: at most 32 characters. */
+const clipKey = (key: string): string => (key.length > 32 ? `${key.slice(0, 32)}…` : key);
+
+/** body-parser's text reader per limit (a surface has one limit; the map holds one or two). */
+const parsers = new Map<number, express.RequestHandler>();
+function textParser(limitBytes: number): express.RequestHandler {
+  let parser = parsers.get(limitBytes);
+  if (!parser) {
+    parser = express.text({ type: () => true, limit: limitBytes, defaultCharset: "utf-8" });
+    parsers.set(limitBytes, parser);
+  }
+  return parser;
+}
+
+/** A body-parser failure as a refusal. */
+function refusalOf(error: unknown, req: Request): BodyRefusal {
+  const type = (error as { type?: string }).type;
+  if (type === "entity.too.large") return { status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." };
+  if (type === "charset.unsupported" || type === "encoding.unsupported") return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Unsupported body encoding." };
+  // Any other body the reader could not read: a Content-Encoding that does not match the bytes
+  // (gzip that is not gzip), an aborted or truncated upload…
+  const reason = req.headers["content-encoding"] !== undefined ? "its bytes do not match its Content-Encoding" : "it is incomplete or malformed";
+  return { status: 400, code: "BAD_REQUEST", message: `The request body could not be read: ${reason}.` };
+}
