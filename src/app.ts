@@ -24,6 +24,7 @@ import { docsRouter, loadDocument } from "./http/docs.js";
 import { errorBody } from "./http/envelope.js";
 import { renderError } from "./http/errors.js";
 import { rejectUnsafeTargets, surfaceOf, traceIds } from "./http/middleware.js";
+import { BodyBudget } from "./http/json-body.js";
 import { Metrics, opsRouter } from "./http/ops.js";
 import { buildSurface } from "./http/surface.js";
 import { RateLimits } from "./http/rate-limits.js";
@@ -197,6 +198,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       codes: config.rateLimitCodes,
     }, logger);
 
+    // One budget of body bytes for both surfaces (src/http/json-body.ts).
+    const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
     const platform = await buildSurface<PlatformOps>({
       surface: "platform",
       definition: loadDocument("platform") as unknown as Document,
@@ -216,6 +219,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       validateResponses,
       limits,
       bodyLimitBytes: config.bodyLimitBytes,
+      bodyBudget,
       codeOperations: ["confirmWithdrawal", "resendWithdrawalCode"],
     });
     const credit = await buildSurface<CreditOps>({
@@ -234,6 +238,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       validateResponses,
       limits,
       bodyLimitBytes: config.bodyLimitBytes,
+      bodyBudget,
     });
 
     const metrics = new Metrics();

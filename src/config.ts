@@ -107,6 +107,8 @@ export interface Config {
   requestTimeoutS: number;
   /** `MAX_CONNECTIONS_PER_ADDRESS` (default 64; 0 = no limit): open connections one client address may hold; more are answered 429 and closed. Counted on the socket's address, so behind a proxy set it to cover the proxy's connections. */
   maxConnectionsPerAddress: number;
+  /** `MAX_BODY_BYTES_IN_FLIGHT` (default 64 MiB; 0 = no bound): bytes of request bodies the process reads at once; a body that does not fit answers 503 with `Retry-After: 1` (docs/security.md). */
+  maxBodyBytesInFlight: number;
   /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
   pollerIntervalS: number;
   /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
@@ -263,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutS: int("HEADERS_TIMEOUT_S", 10, 1, 600),
     requestTimeoutS: int("REQUEST_TIMEOUT_S", 30, 1, 3600),
     maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
+    maxBodyBytesInFlight: int("MAX_BODY_BYTES_IN_FLIGHT", 64 * 1_048_576, 0, 16 * 1024 * 1_048_576),
     withdrawalCaps: caps(),
     pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
     imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),
@@ -274,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clockMoveBudgetS: int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
   };
   if (config.requestTimeoutS < config.headersTimeoutS) problems.push("REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S");
+  if (config.maxBodyBytesInFlight > 0 && config.maxBodyBytesInFlight < config.bodyLimitBytes) problems.push("MAX_BODY_BYTES_IN_FLIGHT must be 0 or at least BODY_LIMIT_BYTES");
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -1831,7 +1831,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2036,7 +2038,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2193,7 +2197,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2360,7 +2366,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2511,7 +2519,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2677,7 +2687,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2828,7 +2840,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3014,7 +3028,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3191,7 +3207,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3336,7 +3354,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3542,7 +3562,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3699,7 +3721,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3867,7 +3891,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4097,7 +4123,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4265,7 +4293,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4427,7 +4457,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4605,7 +4637,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4782,7 +4816,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5013,7 +5049,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5175,7 +5213,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5343,7 +5383,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {

@@ -2634,7 +2634,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2752,7 +2754,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -2884,7 +2888,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3081,7 +3087,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3223,7 +3231,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3378,7 +3388,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3518,7 +3530,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3660,7 +3674,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3817,7 +3833,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -3962,7 +3980,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4104,7 +4124,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4256,7 +4278,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4422,7 +4446,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4562,7 +4588,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4704,7 +4732,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4851,7 +4881,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -4998,7 +5030,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5140,7 +5174,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5291,7 +5327,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5448,7 +5486,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5588,7 +5628,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5737,7 +5779,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -5884,7 +5928,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6026,7 +6072,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6168,7 +6216,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6316,7 +6366,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6455,7 +6507,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6586,7 +6640,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6732,7 +6788,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -6934,7 +6992,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7076,7 +7136,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7237,7 +7299,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7377,7 +7441,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7530,7 +7596,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7721,7 +7789,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -7868,7 +7938,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8013,7 +8085,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8169,7 +8243,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8316,7 +8392,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8458,7 +8536,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8600,7 +8680,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8758,7 +8840,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -8905,7 +8989,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -9122,7 +9208,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -9264,7 +9352,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {
@@ -9430,7 +9520,9 @@ export interface operations {
              * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
              *     happened whole or not at all (one transaction), but when the database went away during the
              *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
-             *     before retrying, after `Retry-After` seconds.
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
              */
             503: {
                 headers: {

@@ -12,11 +12,44 @@ import { applyExactNumbers, duplicateKeyOf, scanJson, type NumericFields } from 
 /** Deepest nesting of arrays and objects accepted in a body: no field of either document nests more than a few levels. */
 export const MAX_BODY_DEPTH = 32;
 
-/** A body refused: status, the surface-independent error code and the message. */
+/** A body refused: status, the surface-independent error code, the message and, for a 503, when to retry. */
 export interface BodyRefusal {
-  status: 400 | 413 | 415;
-  code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE";
+  status: 400 | 413 | 415 | 503;
+  code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE";
   message: string;
+  retryAfterS?: number;
+}
+
+/**
+ * The bytes of request bodies one process holds while reading them (`MAX_BODY_BYTES_IN_FLIGHT`;
+ * docs/security.md, "Bodies, connections and time"). Each body reserves its declared length (the
+ * body limit when chunked) before its first byte is read and gives it back once read, whatever
+ * the outcome; a body that does not fit is refused with 503 and `Retry-After: 1`. So bodies
+ * stalled half-way from many addresses hold at most this much memory between them, where the
+ * per-address connection bound alone allows 64 MiB per address.
+ */
+export class BodyBudget {
+  private used = 0;
+
+  /** @param bytes the bytes all bodies being read may hold together; 0 = no bound. */
+  constructor(readonly bytes: number) {}
+
+  /** Reserves `n` bytes; false (nothing reserved) when they do not fit. */
+  take(n: number): boolean {
+    if (this.bytes > 0 && this.used + n > this.bytes) return false;
+    this.used += n;
+    return true;
+  }
+
+  /** Gives back `n` bytes reserved by {@link take}. */
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+
+  /** Bytes reserved now. */
+  get inFlight(): number {
+    return this.used;
+  }
 }
 
 /** A body read: the parsed value (undefined when the request has none) and the integer fields written with a fraction. */
@@ -59,14 +92,24 @@ export function bodyHeaderRefusal(req: Request, limitBytes: number): BodyRefusal
  * after decoding; body-parser), scans it once ({@link scanJson}: depth, keys, the source text of
  * `numeric` fields), parses it and walks the result once ({@link walkBody}: NUL characters, keys).
  * @returns the body (undefined without one; `{}` for an empty one) and the integer problems, or
- *   the refusal: 413 over the limit, 415 for an unsupported encoding, 400 `BAD_REQUEST` for a body
+ *   the refusal: 503 `SERVICE_UNAVAILABLE` when `budget` cannot hold the body now, 413 over the limit, 415 for an unsupported encoding, 400 `BAD_REQUEST` for a body
  *   that is not valid JSON, nested deeper than {@link MAX_BODY_DEPTH}, names a key twice in one
  *   object, holds a NUL character (U+0000: PostgreSQL cannot store it in text, and no field of
  *   either document allows it), or could not be read (truncated, aborted, bytes that do not match
  *   `Content-Encoding`).
  */
-export async function readJsonBody(req: Request, res: Response, limitBytes: number, numeric: NumericFields): Promise<BodyRead | BodyRefusal> {
-  const failure = await new Promise<unknown>((resolve) => textParser(limitBytes)(req, res, resolve));
+export async function readJsonBody(req: Request, res: Response, limitBytes: number, numeric: NumericFields, budget?: BodyBudget): Promise<BodyRead | BodyRefusal> {
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  const reserve = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limitBytes) : limitBytes;
+  if (budget && !budget.take(reserve)) {
+    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1 };
+  }
+  let failure: unknown;
+  try {
+    failure = await new Promise<unknown>((resolve) => textParser(limitBytes)(req, res, resolve));
+  } finally {
+    budget?.give(reserve);
+  }
   if (failure) return refusalOf(failure, req);
   const text: unknown = req.body;
   if (typeof text !== "string") return { body: undefined, integerProblems: [] };

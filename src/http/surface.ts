@@ -19,7 +19,7 @@ import { creditMeta, errorBody, platformMeta, type Surface } from "./envelope.js
 import { MAX_FIELD_ERRORS, renderError, renderValidation, type RenderedError } from "./errors.js";
 import type { Call, HandlerMap, Reply } from "./types.js";
 import type { RateLimits } from "./rate-limits.js";
-import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
+import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyBudget, type BodyRefusal } from "./json-body.js";
 import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
 
 /** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
@@ -61,6 +61,8 @@ export interface SurfaceOptions<Ops> {
   codeOperations?: readonly (keyof Ops & string)[];
   /** Largest request body accepted, bytes after decoding (`BODY_LIMIT_BYTES`); larger answers 413. */
   bodyLimitBytes: number;
+  /** The bytes of bodies the process reads at once (`MAX_BODY_BYTES_IN_FLIGHT`), shared by both surfaces; none when absent. */
+  bodyBudget?: BodyBudget;
 }
 
 /**
@@ -264,7 +266,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   const codeOperations = new Set<string>(options.codeOperations ?? []);
   const numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
   /** A body refusal as the surface's error (its code on the platform, the status's code on the credit core). */
-  const refusal = (r: BodyRefusal): RenderedError => renderError(surface, new DomainError(r.code, r.message));
+  const refusal = (r: BodyRefusal): RenderedError => renderError(surface, new DomainError(r.code, r.message, undefined, r.retryAfterS));
   const operationHandlers: Record<string, (c: Context, state: RequestState) => Promise<void>> = {};
   for (const id of documentOperations) {
     const handler = (options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
@@ -366,7 +368,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
         if (!(await admitCaller(operation, state))) return;
         if (hasBody(req)) {
           state.bodyRead = true;
-          const read = await readJsonBody(req, res, options.bodyLimitBytes, numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS);
+          const read = await readJsonBody(req, res, options.bodyLimitBytes, numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, options.bodyBudget);
           if ("status" in read) {
             await sendError(state, refusal(read));
             return;

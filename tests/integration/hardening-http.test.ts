@@ -273,3 +273,52 @@ describe("time and connections (a real listener with small bounds)", () => {
     for (const { socket } of held) socket.destroy();
   });
 });
+
+describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them", () => {
+  let small: TestApp;
+  let server: Server;
+  let port: number;
+  let ownerKey: string;
+  let wallet: string;
+
+  beforeAll(async () => {
+    small = await startTestApp({ BODY_LIMIT_BYTES: "65536", MAX_BODY_BYTES_IN_FLIGHT: "131072" });
+    const walk = new Walk(small.express);
+    const tenant = await walk.tenant(`budget-${Date.now().toString(36)}`);
+    ownerKey = tenant.key;
+    const { userId: holder } = await walk.activeUserWithToken(ownerKey);
+    expect((await request(small.express).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId))).status).toBe(201);
+    expect((await request(small.express).put("/v2/notifications").set("x-api-key", ownerKey).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" })).status).toBe(200);
+    const created = await request(small.express).post("/v2/wallet/credits").set("x-api-key", ownerKey).send({ userId: holder, currency: "USD", limit: 100000, creditProductCode: "001" });
+    wallet = created.body.data.walletId as string;
+    server = createHttpServer(small.express, { headersTimeoutS: 10, requestTimeoutS: 30, maxConnectionsPerAddress: 0 });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await small?.dispose();
+  });
+
+  it("two stalled 64 KiB bodies fill a 128 KiB budget: the next body answers 503 with Retry-After; a freed reservation serves it", async () => {
+    const stall = () => {
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.write(`POST /v2/wallet/credits/${wallet}/charges HTTP/1.1\r\nHost: x\r\nx-api-key: ${ownerKey}\r\nContent-Type: application/json\r\nContent-Length: 65536\r\n\r\n{"amount":`);
+      return socket;
+    };
+    const stalled = [stall(), stall()];
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await request(server).post(`/v2/wallet/credits/${wallet}/charges`).set("x-api-key", ownerKey).send({ amount: 100, description: "x" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.body).toMatchObject({ success: false, errors: [{ code: "SERVICE_UNAVAILABLE" }] });
+    stalled[0]?.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    const served = await request(server).post(`/v2/wallet/credits/${wallet}/charges`).set("x-api-key", ownerKey).send({ amount: 100, description: "x" });
+    expect(served.status, JSON.stringify(served.body)).toBe(201);
+    stalled[1]?.destroy();
+  });
+});
