@@ -46,13 +46,20 @@
  *    Footnotes: the CPU each side used (client = this process, and the server), and a cross-check
  *    of /healthz and the 401 with wrk (C, one thread), where autocannon's own CPU can cap the bare
  *    baselines.
+ * 6. The hostile-neighbour rows (scripts/bench/hostile.ts), on a service of their own started
+ *    after the table with a shorter `REQUEST_TIMEOUT_S`: another tenant's paced reads while
+ *    anonymous clients post 1 MiB bodies, the service's RSS while 300 sockets stall half-way
+ *    through 1 MiB bodies, and another tenant's reads while one tenant drives its sandbox clock
+ *    ten years at a time; each figure next to the same figure without the attack, in a second table.
  *
- * Reproduce: `npm run bench` (about 4 minutes: 19 sides × (1 + 3 × 3) s of load, 8 wrk runs of
- * 2 s, the starts and the seeding). Quick runs and overrides:
+ * Reproduce: `npm run bench` (about 5.5 minutes: 19 sides × (1 + 3 × 3) s of load, 8 wrk runs of
+ * 2 s, the starts and the seeding, then about 1.5 minutes of hostile-neighbour rows). Quick runs and overrides:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 npm run bench
  *   - `BENCH_SECONDS` (3): seconds of each measured run;
  *   - `BENCH_ROUNDS` (3): measured runs of each side of each scenario;
  *   - `BENCH_WARMUP` (1): seconds of the warm-up of each side of each scenario;
+ *   - `BENCH_ONLY` (unset: both): `main` for the table against the baselines alone, `hostile` for the
+ *     hostile-neighbour rows alone;
  *   - `DATABASE_URL`: use this PostgreSQL server (a throw-away database is created and dropped on it).
  * The figures depend on the machine and on what else runs on it (the load average is printed).
  */
@@ -62,6 +69,7 @@ import pg from "pg";
 import { ActivitySampler } from "./bench/activity.js";
 import { createBenchDatabase, type BenchDatabase } from "./bench/database.js";
 import { runRequests, runWithdrawals, runWrk, type RunResult, type Target } from "./bench/load.js";
+import { HOSTILE_REQUEST_TIMEOUT_S, printHostileTable, runHostile } from "./bench/hostile.js";
 import { benchServiceEnv, processTree, serviceCommand, startServer, statusKb, type ServerProcess } from "./bench/processes.js";
 import { seed, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed, type SeededUser } from "./bench/seed.js";
 
@@ -83,6 +91,13 @@ const TARGET_LEVEL = 16;
 const RISING = 1.05;
 const WRK_ROUNDS = 2;
 const WRK_SECONDS = 2;
+/** `BENCH_ONLY`: `main` (the table against the baselines), `hostile` (the hostile-neighbour rows), unset: both. */
+const ONLY = ((): "main" | "hostile" | "all" => {
+  const raw = process.env.BENCH_ONLY ?? "";
+  if (raw === "") return "all";
+  if (raw === "main" || raw === "hostile") return raw;
+  throw new Error(`BENCH_ONLY must be "main" or "hostile", got "${raw}"`);
+})();
 const MASTER_KEY = `bench-master-${randomBytes(24).toString("hex")}`;
 const SECRETS_KEY = `bench-secrets-${randomBytes(24).toString("hex")}`;
 
@@ -288,7 +303,8 @@ async function main(): Promise<number> {
   const load0 = loadavg();
   const began = performance.now();
   const perSide = WARMUP + ROUNDS * SECONDS;
-  const sides = 6 * 2 + 1 + LEVELS.length * 2;
+  const sides = ONLY === "hostile" ? 0 : 6 * 2 + 1 + LEVELS.length * 2;
+  if (ONLY !== "all") log(`BENCH_ONLY=${ONLY}: ${ONLY === "main" ? "the hostile-neighbour rows are skipped" : "only the hostile-neighbour rows (about 1.5 min)"}`);
   log(`npm run bench: ${ROUNDS} rounds of ${SECONDS} s after ${WARMUP} s of warm-up per side, ${CONNECTIONS} connections; about ${Math.round((sides * perSide) / 60 * 10) / 10} min of load`);
   const cmd = serviceCommand();
   const staleWarning = cmd.stale ? "WARNING: a file under src/ is newer than dist/main.js: this measured the last build, which may not be src/ (npm run build)." : null;
@@ -303,205 +319,247 @@ async function main(): Promise<number> {
     const migrating = await startServer("service", cmd.args, serviceEnv);
     log(`  first start (migrations): ${migrating.startMs.toFixed(0)} ms`);
     await migrating.stop();
-    const startsMs: number[] = [];
-    let service: ServerProcess | undefined;
-    for (let i = 0; i < 3; i++) {
-      const started = await startServer("service", cmd.args, serviceEnv);
-      startsMs.push(started.startMs);
-      log(`  start ${i + 1} on the migrated database: ${started.startMs.toFixed(0)} ms`);
-      if (i < 2) await started.stop();
-      else service = started;
-    }
-    if (!service) throw new Error("the service did not start");
-    children.push(service);
-    const rssReadyKb = statusKb(service.pid, "VmRSS");
-    const tree = processTree(service.pid);
-
-    log("seeding through the API…");
-    const data: Seed = await seed(service.base, MASTER_KEY, { users: Math.max(...LEVELS), products: 3 });
-    const user = data.users[0];
-    if (!user) throw new Error("no user seeded");
-    const owner = { "x-api-key": data.ownerKey };
-    const bearer = { authorization: `Bearer ${user.token}` };
-    const currencies = await getJson(service.base, "/api/v1/currencies", owner);
-    if (currencies.status !== 200) throw new Error(`the service's currencies answered ${currencies.status}`);
-
-    const baseline = await startServer("baseline", ["--import", "tsx", "scripts/bench/baseline-server.ts"], {
-      DATABASE_URL: db.url,
-      SECRETS_KEY,
-      BENCH_CURRENCIES: JSON.stringify(currencies.body.data),
-    });
-    children.push(baseline);
-    const express = await startServer("express", ["--import", "tsx", "scripts/bench/express-server.ts"], {});
-    children.push(express);
-
-    const reads = [
-      { label: "currencies, owner key", path: "/api/v1/currencies", headers: owner, expected: 200, target: 0.35 },
-      { label: "balance, owner key", path: `/api/v1/wallets/${user.walletId}/balance`, headers: owner, expected: 200, target: 0.35 },
-      { label: "balance, user token", path: `/api/v1/wallets/${user.walletId}/balance`, headers: bearer, expected: 200, target: 0.3 },
-      { label: "/healthz", path: "/healthz", headers: {}, expected: 200, target: 0.35 },
-      { label: "framework only: 401, no credentials", path: "/api/v1/currencies", headers: {}, expected: 401, target: null },
-      { label: "GET /v2/credit-products, owner key", path: "/v2/credit-products", headers: owner, expected: 200, target: 0.35 },
-    ];
-    log("checking that each baseline answers what the service answers…");
-    for (const s of reads) {
-      const [a, b] = [await getJson(service.base, s.path, s.headers), await getJson(baseline.base, s.path, s.headers)];
-      if (a.status !== s.expected || comparable(a) !== comparable(b)) {
-        throw new Error(`${s.label}: the baseline answers differently:\n  service  ${comparable(a).slice(0, 800)}\n  baseline ${comparable(b).slice(0, 800)}`);
+    let data: Seed | undefined;
+    if (ONLY !== "hostile") {
+      const startsMs: number[] = [];
+      let service: ServerProcess | undefined;
+      for (let i = 0; i < 3; i++) {
+        const started = await startServer("service", cmd.args, serviceEnv);
+        startsMs.push(started.startMs);
+        log(`  start ${i + 1} on the migrated database: ${started.startMs.toFixed(0)} ms`);
+        if (i < 2) await started.stop();
+        else service = started;
       }
-    }
-    const pairWrites: Record<string, number>[] = [];
-    for (const target of [service, baseline]) {
-      const before = await tableCounts(db.url);
-      await onePair(target.base, user, data.ownerKey);
-      const after = await tableCounts(db.url);
-      pairWrites.push(Object.fromEntries(Object.keys(after).map((t) => [t, (after[t] ?? 0) - (before[t] ?? 0)])));
-    }
-    if (JSON.stringify(pairWrites[0]) !== JSON.stringify(pairWrites[1])) {
-      throw new Error(`a withdrawal pair writes different rows: service ${JSON.stringify(pairWrites[0])}, baseline ${JSON.stringify(pairWrites[1])}`);
-    }
+      if (!service) throw new Error("the service did not start");
+      children.push(service);
+      const rssReadyKb = statusKb(service.pid, "VmRSS");
+      const tree = processTree(service.pid);
 
-    const svc: Target = { base: service.base, pid: service.pid, dbPid: db.serverPid };
-    const base: Target = { base: baseline.base, pid: baseline.pid, dbPid: db.serverPid };
-    const exp: Target = { base: express.base, pid: express.pid, dbPid: db.serverPid };
-    const rows: Row[] = [];
-    const cpuNotes: string[] = [];
-    const stepNotes: string[] = [];
-    const wrkNotes: string[] = [];
-    const lockNotes: string[] = [];
-    const spreadNotes: string[] = [];
-    log("load (req/s, latency, CPU % of one core of the client = this process, of the server and of PostgreSQL):");
-    for (const s of reads) {
-      const sideService = new Side("service");
-      const sideBaseline = new Side("node:http");
-      const sideExpress = new Side("express");
-      const run = (t: Target) => (seconds: number) => runRequests(t, s.path, s.headers, s.expected, seconds, CONNECTIONS);
-      const runs = [
-        { side: sideService, run: run(svc) },
-        { side: sideBaseline, run: run(base) },
-        ...(s.path === "/healthz" ? [{ side: sideExpress, run: run(exp) }] : []),
+      log("seeding through the API…");
+      const seeded: Seed = await seed(service.base, MASTER_KEY, { users: Math.max(...LEVELS), products: 3 });
+      data = seeded;
+      const user = data.users[0];
+      if (!user) throw new Error("no user seeded");
+      const owner = { "x-api-key": data.ownerKey };
+      const bearer = { authorization: `Bearer ${user.token}` };
+      const currencies = await getJson(service.base, "/api/v1/currencies", owner);
+      if (currencies.status !== 200) throw new Error(`the service's currencies answered ${currencies.status}`);
+
+      const baseline = await startServer("baseline", ["--import", "tsx", "scripts/bench/baseline-server.ts"], {
+        DATABASE_URL: db.url,
+        SECRETS_KEY,
+        BENCH_CURRENCIES: JSON.stringify(currencies.body.data),
+      });
+      children.push(baseline);
+      const express = await startServer("express", ["--import", "tsx", "scripts/bench/express-server.ts"], {});
+      children.push(express);
+
+      const reads = [
+        { label: "currencies, owner key", path: "/api/v1/currencies", headers: owner, expected: 200, target: 0.35 },
+        { label: "balance, owner key", path: `/api/v1/wallets/${user.walletId}/balance`, headers: owner, expected: 200, target: 0.35 },
+        { label: "balance, user token", path: `/api/v1/wallets/${user.walletId}/balance`, headers: bearer, expected: 200, target: 0.3 },
+        { label: "/healthz", path: "/healthz", headers: {}, expected: 200, target: 0.35 },
+        { label: "framework only: 401, no credentials", path: "/api/v1/currencies", headers: {}, expected: 401, target: null },
+        { label: "GET /v2/credit-products, owner key", path: "/v2/credit-products", headers: owner, expected: 200, target: 0.35 },
       ];
-      await alternate(s.label, runs, children);
-      rows.push(compareRow(s.label, sideService, sideBaseline, s.target));
-      if (s.path === "/healthz") rows.push(compareRow("/healthz vs bare express 5 (informative)", sideService, sideExpress, null));
-      cpuNotes.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.cpu}`).join(", ")}, CPU/req ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
-      spreadNotes.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.spread}`).join(", ")}`);
-    }
-    // wrk (C, one thread) on the cheapest routes, where autocannon's own CPU may cap the bare baselines:
-    // WRK_ROUNDS runs of WRK_SECONDS per side, alternating, medians
-    wrk: for (const s of reads.filter((r) => r.path === "/healthz" || r.expected === 401)) {
-      const rates: [number[], number[]] = [[], []];
-      for (let round = 0; round < WRK_ROUNDS; round++) {
-        for (const [i, target] of [svc, base].entries()) {
-          const run = runWrk(target, s.path, s.expected, WRK_SECONDS, CONNECTIONS);
-          assertAlive(children);
-          if (!run) break wrk;
-          if (run.unexpected > 0) brokenBy.push(`wrk cross-check of ${s.label}: ${run.unexpected} unexpected answers`);
-          rates[i]?.push(run.rate);
+      log("checking that each baseline answers what the service answers…");
+      for (const s of reads) {
+        const [a, b] = [await getJson(service.base, s.path, s.headers), await getJson(baseline.base, s.path, s.headers)];
+        if (a.status !== s.expected || comparable(a) !== comparable(b)) {
+          throw new Error(`${s.label}: the baseline answers differently:\n  service  ${comparable(a).slice(0, 800)}\n  baseline ${comparable(b).slice(0, 800)}`);
         }
       }
-      const [a, b] = [median(rates[0]), median(rates[1])];
-      wrkNotes.push(`${s.label}: service ${fmt(a)}/s, node:http ${fmt(b)}/s, ratio ${fmt(a / b, 2)}`);
-    }
-    const pairRates: number[] = [];
-    const basePairRates: number[] = [];
-    // The levels interleaved in each round (4, 16, 32, 4, 16, 32…), so that each level meets the tables
-    // (withdrawals, outbox) at about the same size: the sandbox outbox read grows with the customer's emails.
-    const levels = LEVELS.map((level) => ({ level, service: new Side(`service ${level}`), baseline: new Side(`same SQL ${level}`) }));
-    const run = (t: Target, level: number) => async (seconds: number) => {
-      const sampler = new ActivitySampler(db.url);
-      await sampler.start();
-      const result = await runWithdrawals(t, data.users, data.ownerKey, seconds, level);
-      return { ...result, activity: await sampler.stop() };
-    };
-    await alternate(
-      `withdrawals, ${LEVELS.join(", ")} in flight, interleaved`,
-      levels.flatMap((l) => [
-        { side: l.service, run: run(svc, l.level) },
-        { side: l.baseline, run: run(base, l.level) },
-      ]),
-      children,
-    );
-    for (const { level, service: sideService, baseline: sideBaseline } of levels) {
-      rows.push(compareRow(`withdrawals, ${level} in flight (pairs/s, pair latency)`, sideService, sideBaseline, level === TARGET_LEVEL ? 0.5 : null));
-      pairRates.push(sideService.rate);
-      basePairRates.push(sideBaseline.rate);
-      cpuNotes.push(`withdrawals ${level} in flight: service ${sideService.cpu}, same SQL ${sideBaseline.cpu}, CPU/pair ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
-      stepNotes.push(`${level} in flight: service ${sideService.steps}; same SQL ${sideBaseline.steps}`);
-      lockNotes.push(`${level} in flight: service ${sideService.locks}; same SQL ${sideBaseline.locks}`);
-      spreadNotes.push(`withdrawals ${level} in flight: service ${sideService.spread}, same SQL ${sideBaseline.spread}`);
-    }
-    const rising = pairRates.every((r, i) => i === 0 || r >= RISING * (pairRates[i - 1] as number));
-    rows.push({
-      scenario: `withdrawals rising with concurrency (${LEVELS.join(" → ")})`,
-      rate: pairRates.map((r) => fmt(r)).join(" → "),
-      p50: "—",
-      p99: "—",
-      baseline: basePairRates.map((r) => fmt(r)).join(" → "),
-      ratio: "—",
-      target: "rising",
-      ok: rising ? "yes" : "NO",
-    });
-    const ledger = await ledgerProblems(db.url);
-    if (ledger.length > 0) brokenBy.push(`ledger after the withdrawals: ${ledger.join(", ")}`);
+      const pairWrites: Record<string, number>[] = [];
+      for (const target of [service, baseline]) {
+        const before = await tableCounts(db.url);
+        await onePair(target.base, user, data.ownerKey);
+        const after = await tableCounts(db.url);
+        pairWrites.push(Object.fromEntries(Object.keys(after).map((t) => [t, (after[t] ?? 0) - (before[t] ?? 0)])));
+      }
+      if (JSON.stringify(pairWrites[0]) !== JSON.stringify(pairWrites[1])) {
+        throw new Error(`a withdrawal pair writes different rows: service ${JSON.stringify(pairWrites[0])}, baseline ${JSON.stringify(pairWrites[1])}`);
+      }
 
-    const rssAfterKb = statusKb(service.pid, "VmRSS");
-    const hwmKb = statusKb(service.pid, "VmHWM");
-    const startMs = median(startsMs);
-    rows.push({
-      scenario: "start to first /healthz 200 (median of 3)",
-      rate: `${fmt(startMs)} ms`,
-      p50: "—",
-      p99: "—",
-      baseline: "—",
-      ratio: "—",
-      target: "≤ 1500 ms",
-      ok: startMs <= 1500 ? "yes" : "NO",
-    });
-    const mb = (kb: number): number => kb / 1024;
-    rows.push({
-      scenario: `RSS ready (${tree.length} process${tree.length === 1 ? "" : "es"} in the service's tree)`,
-      rate: `${fmt(mb(rssReadyKb))} MB`,
-      p50: "—",
-      p99: "—",
-      baseline: "—",
-      ratio: "—",
-      target: "≤ 150 MB",
-      ok: tree.length !== 1 ? "NO (not one process)" : mb(rssReadyKb) <= 150 ? "yes" : "NO",
-    });
-    rows.push({
-      scenario: "RSS after the load",
-      rate: `${fmt(mb(rssAfterKb))} MB`,
-      p50: "—",
-      p99: "—",
-      baseline: "—",
-      ratio: "—",
-      target: "≤ 250 MB",
-      ok: mb(rssAfterKb) <= 250 ? "yes" : "NO",
-    });
-    for (const r of rows) if (r.ok.startsWith("BROKEN")) brokenBy.push(`${r.scenario}: ${r.ok}`);
+      const svc: Target = { base: service.base, pid: service.pid, dbPid: db.serverPid };
+      const base: Target = { base: baseline.base, pid: baseline.pid, dbPid: db.serverPid };
+      const exp: Target = { base: express.base, pid: express.pid, dbPid: db.serverPid };
+      const rows: Row[] = [];
+      const cpuNotes: string[] = [];
+      const stepNotes: string[] = [];
+      const wrkNotes: string[] = [];
+      const lockNotes: string[] = [];
+      const spreadNotes: string[] = [];
+      log("load (req/s, latency, CPU % of one core of the client = this process, of the server and of PostgreSQL):");
+      for (const s of reads) {
+        const sideService = new Side("service");
+        const sideBaseline = new Side("node:http");
+        const sideExpress = new Side("express");
+        const run = (t: Target) => (seconds: number) => runRequests(t, s.path, s.headers, s.expected, seconds, CONNECTIONS);
+        const runs = [
+          { side: sideService, run: run(svc) },
+          { side: sideBaseline, run: run(base) },
+          ...(s.path === "/healthz" ? [{ side: sideExpress, run: run(exp) }] : []),
+        ];
+        await alternate(s.label, runs, children);
+        rows.push(compareRow(s.label, sideService, sideBaseline, s.target));
+        if (s.path === "/healthz") rows.push(compareRow("/healthz vs bare express 5 (informative)", sideService, sideExpress, null));
+        cpuNotes.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.cpu}`).join(", ")}, CPU/req ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
+        spreadNotes.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.spread}`).join(", ")}`);
+      }
+      // wrk (C, one thread) on the cheapest routes, where autocannon's own CPU may cap the bare baselines:
+      // WRK_ROUNDS runs of WRK_SECONDS per side, alternating, medians
+      wrk: for (const s of reads.filter((r) => r.path === "/healthz" || r.expected === 401)) {
+        const rates: [number[], number[]] = [[], []];
+        for (let round = 0; round < WRK_ROUNDS; round++) {
+          for (const [i, target] of [svc, base].entries()) {
+            const run = runWrk(target, s.path, s.expected, WRK_SECONDS, CONNECTIONS);
+            assertAlive(children);
+            if (!run) break wrk;
+            if (run.unexpected > 0) brokenBy.push(`wrk cross-check of ${s.label}: ${run.unexpected} unexpected answers`);
+            rates[i]?.push(run.rate);
+          }
+        }
+        const [a, b] = [median(rates[0]), median(rates[1])];
+        wrkNotes.push(`${s.label}: service ${fmt(a)}/s, node:http ${fmt(b)}/s, ratio ${fmt(a / b, 2)}`);
+      }
+      const pairRates: number[] = [];
+      const basePairRates: number[] = [];
+      // The levels interleaved in each round (4, 16, 32, 4, 16, 32…), so that each level meets the tables
+      // (withdrawals, outbox) at about the same size: the sandbox outbox read grows with the customer's emails.
+      const levels = LEVELS.map((level) => ({ level, service: new Side(`service ${level}`), baseline: new Side(`same SQL ${level}`) }));
+      const run = (t: Target, level: number) => async (seconds: number) => {
+        const sampler = new ActivitySampler(db.url);
+        await sampler.start();
+        const result = await runWithdrawals(t, seeded.users, seeded.ownerKey, seconds, level);
+        return { ...result, activity: await sampler.stop() };
+      };
+      await alternate(
+        `withdrawals, ${LEVELS.join(", ")} in flight, interleaved`,
+        levels.flatMap((l) => [
+          { side: l.service, run: run(svc, l.level) },
+          { side: l.baseline, run: run(base, l.level) },
+        ]),
+        children,
+      );
+      for (const { level, service: sideService, baseline: sideBaseline } of levels) {
+        rows.push(compareRow(`withdrawals, ${level} in flight (pairs/s, pair latency)`, sideService, sideBaseline, level === TARGET_LEVEL ? 0.5 : null));
+        pairRates.push(sideService.rate);
+        basePairRates.push(sideBaseline.rate);
+        cpuNotes.push(`withdrawals ${level} in flight: service ${sideService.cpu}, same SQL ${sideBaseline.cpu}, CPU/pair ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
+        stepNotes.push(`${level} in flight: service ${sideService.steps}; same SQL ${sideBaseline.steps}`);
+        lockNotes.push(`${level} in flight: service ${sideService.locks}; same SQL ${sideBaseline.locks}`);
+        spreadNotes.push(`withdrawals ${level} in flight: service ${sideService.spread}, same SQL ${sideBaseline.spread}`);
+      }
+      const rising = pairRates.every((r, i) => i === 0 || r >= RISING * (pairRates[i - 1] as number));
+      rows.push({
+        scenario: `withdrawals rising with concurrency (${LEVELS.join(" → ")})`,
+        rate: pairRates.map((r) => fmt(r)).join(" → "),
+        p50: "—",
+        p99: "—",
+        baseline: basePairRates.map((r) => fmt(r)).join(" → "),
+        ratio: "—",
+        target: "rising",
+        ok: rising ? "yes" : "NO",
+      });
+      const ledger = await ledgerProblems(db.url);
+      if (ledger.length > 0) brokenBy.push(`ledger after the withdrawals: ${ledger.join(", ")}`);
 
-    console.log("");
-    printTable(rows);
-    const load1 = loadavg();
-    console.log("");
-    console.log(`Ratio = service / baseline (req/s, or pairs/s). Medians of ${ROUNDS} runs of ${SECONDS} s per side after ${WARMUP} s of warm-up, sides alternating; autocannon, ${CONNECTIONS} connections on loopback (withdrawals: 4, 16, 32).`);
-    console.log(`Service: ${cmd.label}, Node ${process.version}, ROLE=api (no background jobs), LOG_LEVEL=silent, RATE_LIMIT_IP, RATE_LIMIT_CREDENTIAL, RATE_LIMIT_AUTH_FAILURES and RATE_LIMIT_CODES off (the per-address bucket, 6000/60 s, would hold this one client to 100 req/s); its ORM pool 10 connections. Baselines: bare node:http + pg.Pool(10) (scripts/bench/baseline-server.ts), bare express 5 (scripts/bench/express-server.ts), same Node, same database.`);
-    console.log(`Database: ${db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);
-    console.log(`Withdrawals: initiate (user token) → GET /api/v1/sandbox/mail (owner key; the baseline runs the same outbox query) → confirm; one of the 32 seeded users per pair in flight; pairs/s counts confirmed pairs, latency is of the whole pair. The baseline runs the service's own statements (scripts/bench/capture-sql.ts prints them), so that ratio is the cost of everything but SQL; one pair writes the same rows on both sides (${JSON.stringify(pairWrites[0])}). "rising": each level's pairs/s at least ${Math.round((RISING - 1) * 100)} % above the previous level's.`);
-    console.log(`Spread of the ${ROUNDS} measured runs (req/s or pairs/s, lowest–highest): ${spreadNotes.join("; ")}.`);
-    console.log(`Run: ${fmt((performance.now() - began) / 1000)} s in all (${fmt(sides * perSide)} s of load). Latencies at autocannon's 1 ms resolution.`);
-    console.log(`Withdrawal calls, median ms (initiate includes its transaction; mail is the outbox read): ${stepNotes.join("; ")}.`);
-    console.log(`PostgreSQL during the withdrawals (pg_stat_activity every 50 ms, medians; busy = active or in a transaction, at most the pool's 10): ${lockNotes.join("; ")}.`);
-    if (wrkNotes.length > 0) {
-      console.log(`Cross-check with wrk -t1 -c${CONNECTIONS}, medians of ${WRK_ROUNDS} alternating runs of ${WRK_SECONDS} s per side (a C client leaves more CPU to the server than autocannon): ${wrkNotes.join("; ")}.`);
+      const rssAfterKb = statusKb(service.pid, "VmRSS");
+      const hwmKb = statusKb(service.pid, "VmHWM");
+      const startMs = median(startsMs);
+      rows.push({
+        scenario: "start to first /healthz 200 (median of 3)",
+        rate: `${fmt(startMs)} ms`,
+        p50: "—",
+        p99: "—",
+        baseline: "—",
+        ratio: "—",
+        target: "≤ 1500 ms",
+        ok: startMs <= 1500 ? "yes" : "NO",
+      });
+      const mb = (kb: number): number => kb / 1024;
+      rows.push({
+        scenario: `RSS ready (${tree.length} process${tree.length === 1 ? "" : "es"} in the service's tree)`,
+        rate: `${fmt(mb(rssReadyKb))} MB`,
+        p50: "—",
+        p99: "—",
+        baseline: "—",
+        ratio: "—",
+        target: "≤ 150 MB",
+        ok: tree.length !== 1 ? "NO (not one process)" : mb(rssReadyKb) <= 150 ? "yes" : "NO",
+      });
+      rows.push({
+        scenario: "RSS after the load",
+        rate: `${fmt(mb(rssAfterKb))} MB`,
+        p50: "—",
+        p99: "—",
+        baseline: "—",
+        ratio: "—",
+        target: "≤ 250 MB",
+        ok: mb(rssAfterKb) <= 250 ? "yes" : "NO",
+      });
+      for (const r of rows) if (r.ok.startsWith("BROKEN")) brokenBy.push(`${r.scenario}: ${r.ok}`);
+
+      console.log("");
+      printTable(rows);
+      const load1 = loadavg();
+      console.log("");
+      console.log(`Ratio = service / baseline (req/s, or pairs/s). Medians of ${ROUNDS} runs of ${SECONDS} s per side after ${WARMUP} s of warm-up, sides alternating; autocannon, ${CONNECTIONS} connections on loopback (withdrawals: 4, 16, 32).`);
+      console.log(`Service: ${cmd.label}, Node ${process.version}, ROLE=api (no background jobs), LOG_LEVEL=silent, RATE_LIMIT_IP, RATE_LIMIT_CREDENTIAL, RATE_LIMIT_AUTH_FAILURES and RATE_LIMIT_CODES off (the per-address bucket, 6000/60 s, would hold this one client to 100 req/s); its ORM pool 10 connections. Baselines: bare node:http + pg.Pool(10) (scripts/bench/baseline-server.ts), bare express 5 (scripts/bench/express-server.ts), same Node, same database.`);
+      console.log(`Database: ${db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);
+      console.log(`Withdrawals: initiate (user token) → GET /api/v1/sandbox/mail (owner key; the baseline runs the same outbox query) → confirm; one of the 32 seeded users per pair in flight; pairs/s counts confirmed pairs, latency is of the whole pair. The baseline runs the service's own statements (scripts/bench/capture-sql.ts prints them), so that ratio is the cost of everything but SQL; one pair writes the same rows on both sides (${JSON.stringify(pairWrites[0])}). "rising": each level's pairs/s at least ${Math.round((RISING - 1) * 100)} % above the previous level's.`);
+      console.log(`Spread of the ${ROUNDS} measured runs (req/s or pairs/s, lowest–highest): ${spreadNotes.join("; ")}.`);
+      console.log(`Run: ${fmt((performance.now() - began) / 1000)} s in all (${fmt(sides * perSide)} s of load). Latencies at autocannon's 1 ms resolution.`);
+      console.log(`Withdrawal calls, median ms (initiate includes its transaction; mail is the outbox read): ${stepNotes.join("; ")}.`);
+      console.log(`PostgreSQL during the withdrawals (pg_stat_activity every 50 ms, medians; busy = active or in a transaction, at most the pool's 10): ${lockNotes.join("; ")}.`);
+      if (wrkNotes.length > 0) {
+        console.log(`Cross-check with wrk -t1 -c${CONNECTIONS}, medians of ${WRK_ROUNDS} alternating runs of ${WRK_SECONDS} s per side (a C client leaves more CPU to the server than autocannon): ${wrkNotes.join("; ")}.`);
+      }
+      console.log(`Start: spawn to the first /healthz 200 of starts on the migrated database (${startsMs.map((m) => fmt(m)).join(", ")} ms). RSS: VmRSS of /proc/<pid>/status (peak VmHWM ${fmt(mb(hwmKb))} MB).`);
+      console.log(
+        `CPU, medians: % of one core of the client (autocannon, this process) / the server process / PostgreSQL's processes (? with DATABASE_URL), and (the server's CPU time per request, or per pair); ` +
+          `"CPU/req ratio" = baseline's / service's server CPU per request, steadier than the rates when other work shares the cores: ${cpuNotes.join("; ")}. ` +
+          `A client near 100 % caps what that side can show (2 cores: client, server and PostgreSQL share them).`,
+      );
+      // the hostile rows run on a service of their own: these are idle from here
+      for (const child of children.splice(0).reverse()) await child.stop();
     }
-    console.log(`Start: spawn to the first /healthz 200 of starts on the migrated database (${startsMs.map((m) => fmt(m)).join(", ")} ms). RSS: VmRSS of /proc/<pid>/status (peak VmHWM ${fmt(mb(hwmKb))} MB).`);
-    console.log(
-      `CPU, medians: % of one core of the client (autocannon, this process) / the server process / PostgreSQL's processes (? with DATABASE_URL), and (the server's CPU time per request, or per pair); ` +
-        `"CPU/req ratio" = baseline's / service's server CPU per request, steadier than the rates when other work shares the cores: ${cpuNotes.join("; ")}. ` +
-        `A client near 100 % caps what that side can show (2 cores: client, server and PostgreSQL share them).`,
-    );
+    if (ONLY !== "main") {
+      const hostileService = await startServer("service (hostile rows)", cmd.args, {
+        ...benchServiceEnv(db.url, SECRETS_KEY, MASTER_KEY),
+        HEADERS_TIMEOUT_S: String(Math.min(10, HOSTILE_REQUEST_TIMEOUT_S)),
+        REQUEST_TIMEOUT_S: String(HOSTILE_REQUEST_TIMEOUT_S),
+        ALLOW_PRIVATE_NETWORK_TARGETS: "true",
+      });
+      children.push(hostileService);
+      if (!data) {
+        log("seeding through the API…");
+        data = await seed(hostileService.base, MASTER_KEY, { users: 1, products: 1 });
+      }
+      const victim = data.users[0];
+      const productCode = data.productCodes[0];
+      if (!victim || !productCode) throw new Error("no user or credit product seeded");
+      const report = await runHostile({
+        base: hostileService.base,
+        pid: hostileService.pid,
+        masterKey: MASTER_KEY,
+        ownerKey: data.ownerKey,
+        userId: victim.userId,
+        productCode,
+        requestTimeoutS: HOSTILE_REQUEST_TIMEOUT_S,
+        assertAlive: () => assertAlive(children),
+        log,
+      });
+      console.log("");
+      printHostileTable(report.rows, (line) => console.log(line));
+      console.log("");
+      console.log(
+        `Hostile neighbour rows: a service of their own (${cmd.label}, same environment as above: ROLE=api, the four rate limits off, so nothing but the request path's own order and bounds protects the victim) ` +
+          `with ALLOW_PRIVATE_NETWORK_TARGETS=true (the credit notification URL is on loopback; nothing is delivered with ROLE=api), REQUEST_TIMEOUT_S=${HOSTILE_REQUEST_TIMEOUT_S} and HEADERS_TIMEOUT_S=${Math.min(10, HOSTILE_REQUEST_TIMEOUT_S)} (defaults 30 and 10: shorter to keep the run short), MAX_CONNECTIONS_PER_ADDRESS and BODY_LIMIT_BYTES at their defaults, started after the main table's services have stopped (with BENCH_ONLY=hostile: alone), on the same database. ` +
+          `"quiet" = the same figure measured just before, without the attack. Latencies of a paced reader (open loop), ms. ${report.notes.join(" ")}`,
+      );
+      brokenBy.push(...report.broken);
+    }
     if (staleWarning) console.log(staleWarning);
     if (brokenBy.length > 0) {
       console.log("");
