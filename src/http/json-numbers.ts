@@ -74,21 +74,11 @@ export function scanJson(text: string, declared: NumericFields, maxDepth: number
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // A string: find its closing quote, skipping escaped characters.
-      let j = i + 1;
-      let escaped = false;
-      while (j < n) {
-        const d = text.charCodeAt(j);
-        if (d === 0x5c) {
-          escaped = true;
-          j += 2;
-        } else if (d === 0x22) break;
-        else j++;
-      }
+      const j = closingQuote(text, i);
       const top = stack[stack.length - 1];
       if (top?.object && top.expectKey) {
         keys++;
-        top.key = top.path === null || top.depth > MAX_TRACKED_PATH ? "" : decodeKey(text, i, j, escaped);
+        top.key = top.path === null || top.depth > MAX_TRACKED_PATH ? "" : decodeKey(text, i, j);
         top.expectKey = false;
       }
       i = j + 1;
@@ -125,13 +115,26 @@ export function scanJson(text: string, declared: NumericFields, maxDepth: number
   return { tooDeep: false, keys, numbers };
 }
 
+/** Index of the quote closing the string that opens at `start` (escaped characters skipped), or the text's length. */
+function closingQuote(text: string, start: number): number {
+  let j = start + 1;
+  while (j < text.length) {
+    const d = text.charCodeAt(j);
+    if (d === 0x5c) j += 2;
+    else if (d === 0x22) return j;
+    else j++;
+  }
+  return text.length;
+}
+
 /** The key whose quotes are at `start` and `end` of `text`, decoded when it holds escapes. */
-function decodeKey(text: string, start: number, end: number, escaped: boolean): string {
-  if (!escaped) return text.slice(start + 1, end);
+function decodeKey(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end);
+  if (!raw.includes("\\")) return raw;
   try {
     return JSON.parse(text.slice(start, end + 1)) as string;
   } catch {
-    return text.slice(start + 1, end);
+    return raw;
   }
 }
 
@@ -147,19 +150,10 @@ export function duplicateKeyOf(text: string): string | null {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let j = i + 1;
-      let escaped = false;
-      while (j < n) {
-        const d = text.charCodeAt(j);
-        if (d === 0x5c) {
-          escaped = true;
-          j += 2;
-        } else if (d === 0x22) break;
-        else j++;
-      }
+      const j = closingQuote(text, i);
       const top = stack[stack.length - 1];
       if (top?.keys && top.expectKey) {
-        const key = decodeKey(text, i, j, escaped);
+        const key = decodeKey(text, i, j);
         if (top.keys.has(key)) return key;
         top.keys.add(key);
         top.expectKey = false;
