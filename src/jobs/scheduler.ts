@@ -59,7 +59,10 @@ export class JobScheduler {
       if (this.closed) options.logger.debug({ err: error }, "job scheduler error after close");
       else options.logger.error({ err: error }, "job scheduler error");
     });
-    this.channel.on("error", (error: unknown) => options.logger.warn({ err: error }, "job notification channel error"));
+    this.channel.on("error", (error: unknown) => {
+      if (this.closed) options.logger.debug({ err: error }, "job notification channel error after close");
+      else options.logger.warn({ err: error }, "job notification channel error");
+    });
   }
 
   /**
