@@ -39,6 +39,7 @@ import { connect, type Socket } from "node:net";
 import { goldenProductBody } from "../../tests/support/credit-golden.js";
 import { userBody } from "../../tests/support/user-body.js";
 import { cpuSeconds, statusKb } from "./processes.js";
+import { call } from "./seed.js";
 
 /** The reader's address: another client than the attackers (127.0.0.1). */
 export const READER_ADDRESS = "127.0.0.2";
@@ -106,18 +107,6 @@ export interface HostileOptions {
   /** Throws when the service has exited. */
   assertAlive: () => void;
   log: (line: string) => void;
-}
-
-/** A call through the API (setup): parsed `data`. @throws naming the call on a non-2xx answer. */
-async function call<T>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`hostile rows setup: ${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
-  return (JSON.parse(text) as { data: T }).data;
 }
 
 /** The reader's latencies (ms) and its answers other than expected. */

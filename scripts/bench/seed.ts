@@ -41,8 +41,8 @@ export interface Seed {
 /** A failed seeding call: the method, path, status and body. */
 export class SeedError extends Error {}
 
-/** Calls the API and returns `data` of the envelope. @throws SeedError on a non-2xx answer. */
-async function call<T>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
+/** Calls the API and returns `data` of the envelope (the bench's seeding and the hostile rows' setup). @throws SeedError on a non-2xx answer. */
+export async function call<T>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
