@@ -56,11 +56,12 @@ export interface EmittedNotification {
   at: Date;
 }
 
-/** A wallet a run set aside (docs/security.md "Money stays exact"): which, whose, and why (the text stored in `set_aside_reason`). */
+/** A wallet a run set aside (docs/security.md "Money stays exact"): which, whose, why (the text stored in `set_aside_reason`) and the instant (UTC) whose steps it was set aside before. */
 export interface SetAsideWallet {
   walletId: string;
   customerId: string;
   reason: string;
+  at: Date;
 }
 
 /**
@@ -80,6 +81,16 @@ export interface DueStepsResult {
   setAside: SetAsideWallet[];
   complete: boolean;
   reached: Date | null;
+}
+
+/**
+ * Logs each wallet a run set aside, one error each (the metric `credit_wallets_set_aside` counts
+ * them at scrape time): runDueSteps with a `logger`, or the sandbox clock after its chunk commits.
+ */
+export function reportSetAside(logger: SetAsideLogger, wallets: readonly SetAsideWallet[]): void {
+  for (const { at, ...wallet } of wallets) {
+    logger.error({ ...wallet, at: at.toISOString() }, "credit wallet set aside: its next cycle step would leave the exact range of amounts");
+  }
 }
 
 /** Where a run reports the wallets it sets aside: one `error` per wallet (pino's signature). */
@@ -595,11 +606,9 @@ export async function runDueSteps(em: EntityManager, scope: CycleScope, until: D
     result.instants += 1;
     const guard = setAsideSql(scope, t);
     const aside = await runStep<{ wallet_id: string; customer_id: string; set_aside_reason: string }>(em, guard.sql, guard.params);
-    for (const row of aside) {
-      const wallet = { walletId: row.wallet_id, customerId: row.customer_id, reason: row.set_aside_reason };
-      result.setAside.push(wallet);
-      options.logger?.error({ ...wallet, at: t.toISOString() }, "credit wallet set aside: its next cycle step would leave the exact range of amounts");
-    }
+    const wallets = aside.map((row) => ({ walletId: row.wallet_id, customerId: row.customer_id, reason: row.set_aside_reason, at: t }));
+    result.setAside.push(...wallets);
+    if (options.logger) reportSetAside(options.logger, wallets);
     if (t.getTime() % 86_400_000 === 0) {
       const close = closeSql(scope, t);
       result.closes += await affected(em, close.sql, close.params);

@@ -26,7 +26,7 @@ import { DeadlockException } from "@mikro-orm/core";
 import type { components } from "../../../generated/types/credit.js";
 import { DAY_MS } from "../../domain/credit/schedule.js";
 import { DomainError, ValidationFailed } from "../../domain/errors.js";
-import { runDueSteps, type EmittedNotification, type SetAsideLogger, type SetAsideWallet } from "./cycles.js";
+import { reportSetAside, runDueSteps, type EmittedNotification, type SetAsideLogger, type SetAsideWallet } from "./cycles.js";
 import { tenantNow } from "./clock.js";
 
 type Schemas = components["schemas"];
@@ -241,9 +241,7 @@ export class SandboxClockService {
         moved.notifications.push(...done.notifications.slice(0, room));
         moved.omitted += Math.max(0, done.notifications.length - room);
         if (done.events > 0) this.onEventsWritten(done.events);
-        for (const wallet of done.setAside) {
-          this.logger?.error({ ...wallet, at: done.now.toISOString() }, "credit wallet set aside: its next cycle step would leave the exact range of amounts");
-        }
+        if (this.logger) reportSetAside(this.logger, done.setAside);
         if (done.complete || Date.now() >= deadline || moved.notifications.length + moved.omitted >= MAX_ADVANCE_NOTIFICATIONS) break;
       }
       return moved;
