@@ -42,10 +42,9 @@ export function describeClientError(code: string | undefined): { status: number;
 }
 
 /** An error answer written straight to a socket, in the envelope of `path`'s surface, closing the connection. */
-function rawAnswer(status: number, path: string, code: string, message: string, extraHeaders = ""): string {
+function rawAnswer(status: number, path: string, code: "BAD_REQUEST" | "RATE_LIMIT_EXCEEDED", message: string, extraHeaders = ""): string {
   const traceId = randomUUID();
-  const surface = surfaceOf(path);
-  const body = JSON.stringify(errorBody(surface, traceId, [{ code: (surface === "credit" && code === "RATE_LIMIT_EXCEEDED" ? "TOO_MANY_REQUESTS" : code) as "BAD_REQUEST", message }]));
+  const body = JSON.stringify(errorBody(surfaceOf(path), traceId, [{ code: code as "BAD_REQUEST", message }]));
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n` +
     "Content-Type: application/json; charset=utf-8\r\n" +

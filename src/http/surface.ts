@@ -201,24 +201,15 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
   }
 
   /**
-   * The call of operation `id`, after its permission checks: the principal's kind must be allowed
-   * and the path in its scope. Runs before request validation results are answered, so a caller
-   * without permission gets 403, never details of the request's validation.
-   * @throws DomainError FORBIDDEN (403).
+   * The call of operation `id`, once {@link admitCaller} has admitted its caller (before the body
+   * was read): the path must be in the principal's scope, and a code operation counts in the
+   * `codes` bucket. Runs before request validation results are answered, so a caller without
+   * permission gets 403, never details of the request's validation.
+   * @throws DomainError FORBIDDEN (403), RATE_LIMIT_EXCEEDED (429).
    */
   const authorize = async (id: string, c: Context, state: RequestState): Promise<Call<unknown>> => {
-    markOperation(state.res, id, c.operation.path);
-    const access = (options.access as Record<string, Access>)[id] as Access;
     const outcome = await authenticate(state);
     const principal = outcome.ok ? outcome.principal : null;
-    // An operation open to anyone (Create Session) still refuses a credential that was sent and
-    // failed — a wrong key, or two credentials at once — instead of ignoring it (issue 11).
-    if (access === "anyone" && !outcome.ok && !outcome.missing) {
-      throw new DomainError("UNAUTHORIZED", outcome.reason);
-    }
-    if (access !== "anyone" && (!principal || !access.includes(principal.kind))) {
-      throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
-    }
     const call: Call<unknown> = {
       operationId: id,
       params: { ...(c.request.params as Record<string, string>) } as never,
@@ -241,18 +232,20 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
 
   /**
    * The checks that need no body, run before it is read (docs/security.md, "Before
-   * authentication"): authentication (401), the principal's kind (403) and the credential's rate
-   * limit (429). Answers and returns false when the request stops here.
+   * authentication"): authentication (401; an operation open to anyone, Create Session, still
+   * refuses a credential that was sent and failed instead of ignoring it), the principal's kind
+   * (403) and the credential's rate limit (429). Answers and returns false when the request stops
+   * here.
    */
   const admitCaller = async (operation: Operation, state: RequestState): Promise<boolean> => {
     const id = operation.operationId ?? "";
     markOperation(state.res, id, operation.path);
-    const access = (options.access as Record<string, Access>)[id];
+    const access = (options.access as Record<string, Access>)[id] as Access;
     const outcome = await authenticate(state);
     try {
       if (!outcome.ok && (access !== "anyone" || !outcome.missing)) throw new DomainError("UNAUTHORIZED", outcome.reason);
       const principal = outcome.ok ? outcome.principal : null;
-      if (access !== undefined && access !== "anyone" && principal && !access.includes(principal.kind)) {
+      if (access !== "anyone" && principal && !access.includes(principal.kind)) {
         throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
       }
       if (principal && options.limits) await options.limits.chargeCredential(principal, state.res);
