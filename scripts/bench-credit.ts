@@ -1,7 +1,7 @@
 /**
- * `npm run bench:credit`: throughput of the credit cycle batches (issue 9, "Benchmark"; not a timed
- * test). On a throw-away embedded PostgreSQL it seeds 10 000 and 100 000 wallets with balances, runs one
- * daily close and one cut through `runDueSteps` (src/modules/credit/cycles.ts, the code the jobs and
+ * `npm run bench:credit`: throughput of the credit cycle batches (docs/performance.md "Credit batches:
+ * `npm run bench:credit`"; not a timed test). On a throw-away embedded PostgreSQL it seeds 10 000 and 100 000 wallets with balances, runs one
+ * daily close and one cut through `runDueSteps` (src/modules/credit/cycles/service.ts, the code the jobs and
  * the sandbox clock run), then the same updates through a hand-written set-based SQL baseline (plain
  * UPDATE / INSERT … SELECT statements below), on the same seed. Prints wallets per second of both,
  * their ratio (target ≥ 0.5) and the growth of the time from 10 000 to 100 000 wallets (linear: ≈ 10×).
@@ -17,7 +17,8 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { startEmbeddedPostgres } from "../src/db/embedded.js";
 import { initORM } from "../src/db/orm.js";
-import { REAL_TIME, runDueSteps } from "../src/modules/credit/cycles.js";
+import { ENTITIES } from "../src/modules/entities.js";
+import { REAL_TIME, runDueSteps } from "../src/modules/credit/cycles/service.js";
 
 const SIZES = [10_000, 100_000];
 const CUT = "2026-01-31T00:00:00.000Z";
@@ -109,7 +110,7 @@ const dir = mkdtempSync(join(tmpdir(), "bench-credit-"));
 chmodSync(dir, 0o755);
 const db = await startEmbeddedPostgres(dir, "bench", { persistent: false });
 try {
-  const orm = await initORM(db.url);
+  const orm = await initORM(db.url, ENTITIES);
   const em = orm.em.fork();
   const now = new Date();
   await em.execute(

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: request throughput of the service against physical baselines (issue 10, "The
- * benchmark"; not part of `npm test`). Prints one table — scenario | req/s | p50 ms | p99 ms |
+ * `npm run bench`: request throughput of the service against physical baselines (docs/performance.md "HTTP:
+ * `npm run bench`"; not part of `npm test`). Prints one table — scenario | req/s | p50 ms | p99 ms |
  * baseline req/s | ratio | target | ok? — and footnotes. Exit status 0 whatever the targets say (it
  * is a report); 1 when the run is broken: a setup step failed, a baseline does not answer what the
  * service answers, a response had an unexpected status (or a connection error or timeout) during
@@ -18,7 +18,7 @@
  *    migrated database (spawn → first `/healthz` 200; the median is reported); the third one stays
  *    up for the load: its VmRSS (/proc) right when ready and after all the load, and the number of
  *    processes in its tree.
- * 3. Seeds through the real API (scripts/bench/seed.ts, the README walk-through): operator session,
+ * 3. Seeds through the real API (scripts/bench/seed.ts, the docs/walkthrough.md steps): operator session,
  *    customer, owner credential, 32 VERIFIED users with a token and a wallet holding a 1 BTC sandbox
  *    deposit each, three credit products.
  * 4. The baselines, child processes of the same Node: scripts/bench/baseline-server.ts (bare
@@ -33,7 +33,7 @@
  *    - `/healthz` against bare node:http, and against bare express 5 (informative);
  *    - `GET /api/v1/currencies` without credentials: the service's 401 runs the whole framework
  *      (express, openapi-backend routing and security) and no query: framework cost alone;
- *    - withdrawals with 4, 16 and 32 in flight: initiate → code from the sandbox outbox (README
+ *    - withdrawals with 4, 16 and 32 in flight: initiate → code from the sandbox outbox (docs/walkthrough.md
  *      step 11) → confirm, one user per pair in flight; confirmed pairs per second, pair latency.
  *      The levels are interleaved in each round (service 4, baseline 4, service 16, … service 4…),
  *      so that each level meets the tables at about the same size (the outbox read grows with them).

@@ -14,12 +14,16 @@
  *   remove response property 'availableAmount'"; one mention covers every operation it affects).
  *   A removed operation must be named by its operation.
  *
- * Usage: tsx scripts/contract-gate.ts [--root <dir>]  (dir: a tree with spec/released/,
- * generated/openapi/ and CHANGELOG.md; default the repository). Exit 0 passes, 1 fails (each
- * unnamed breaking change is printed), 2 on a missing file or an optic failure.
+ * Usage: tsx scripts/contract-gate.ts [--root <dir>] [--cache <dir>]  (root: a tree with
+ * spec/released/, generated/openapi/ and CHANGELOG.md; default the repository. cache: a folder
+ * where optic's result for a pair of documents is kept by their content and reused by later runs
+ * on the same pair, for callers that run the gate on several trees sharing documents, such as
+ * tests/integration/contract-gate.test.ts; optic takes seconds per document). Exit 0 passes, 1
+ * fails (each unnamed breaking change is printed), 2 on a missing file or an optic failure.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -125,9 +129,47 @@ export function isNamed(finding: Finding, notes: string): boolean {
   return name !== undefined && notes.includes(`\`${name}\``);
 }
 
-/** Runs optic's breaking-change checks on two documents; the findings ([] when they pass). */
-export async function diffDocument(document: string, released: string, current: string): Promise<Finding[]> {
+/** What one `optic diff --check` printed, and its exit code. */
+interface OpticResult {
+  code: number;
+  output: string;
+}
+
+/**
+ * `optic diff <released> <current> --check`, or its result kept in `cacheDir` from an earlier run
+ * on documents of the same content (the key is the SHA-256 of both). Only a finished check is
+ * kept (exit 0: passed, 1: failed checks), not a crash. A result is written to a temporary name
+ * and renamed, so a concurrent run reads a whole one or none.
+ */
+async function opticDiff(released: string, current: string, cacheDir: string | undefined): Promise<OpticResult> {
+  if (!cacheDir) return runOptic(released, current);
+  const hash = createHash("sha256").update(readFileSync(released)).update("\0").update(readFileSync(current)).digest("hex");
+  const entry = join(cacheDir, `${hash}.json`);
+  if (existsSync(entry)) return JSON.parse(readFileSync(entry, "utf8")) as OpticResult;
+  const result = await runOptic(released, current);
+  if (result.code === 0 || result.code === 1) {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(`${entry}.${process.pid}`, JSON.stringify(result));
+    renameSync(`${entry}.${process.pid}`, entry);
+  }
+  return result;
+}
+
+/**
+ * Runs optic's breaking-change checks on two documents; the findings ([] when they pass).
+ * `cacheDir`: see {@link opticDiff}.
+ */
+export async function diffDocument(document: string, released: string, current: string, cacheDir?: string): Promise<Finding[]> {
   if (readFileSync(released, "utf8") === readFileSync(current, "utf8")) return [];
+  const { code, output } = await opticDiff(released, current, cacheDir);
+  if (code === 0) return [];
+  const findings = parseOpticOutput(document, output);
+  if (findings.length === 0) throw new Error(`optic diff exited ${code} without a failed check:\n${output}`);
+  return findings;
+}
+
+/** One `optic diff <released> <current> --check`, offline, telemetry off: its exit code and report. */
+async function runOptic(released: string, current: string): Promise<OpticResult> {
   const optic = join(dirname(createRequire(import.meta.url).resolve("@useoptic/optic/package.json")), "build", "index.js");
   // optic's logger reads LOG_LEVEL too: the service's `silent` would hide its whole report
   const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: "off", NO_COLOR: "1", FORCE_COLOR: "0", CI: "true", LOG_LEVEL: "info" };
@@ -147,14 +189,11 @@ export async function diffDocument(document: string, released: string, current: 
   }
   const output = readFileSync(outFile, "utf8");
   rmSync(outDir, { recursive: true, force: true });
-  if (code === 0) return [];
-  const findings = parseOpticOutput(document, output);
-  if (findings.length === 0) throw new Error(`optic diff exited ${code} without a failed check:\n${output}`);
-  return findings;
+  return { code, output };
 }
 
-/** The gate on a tree: what it prints, and whether it passes. */
-export async function runGate(root: string): Promise<{ ok: boolean; report: string[] }> {
+/** The gate on a tree: what it prints, and whether it passes. `cacheDir`: see {@link opticDiff}. */
+export async function runGate(root: string, cacheDir?: string): Promise<{ ok: boolean; report: string[] }> {
   const releasedVersion = readFileSync(join(root, "spec", "released", "VERSION"), "utf8").trim();
   const changelog = readFileSync(join(root, "CHANGELOG.md"), "utf8");
   const { versions, text } = breakingNotes(changelog, releasedVersion);
@@ -163,7 +202,7 @@ export async function runGate(root: string): Promise<{ ok: boolean; report: stri
   for (const document of DOCUMENTS) {
     const released = join(root, "spec", "released", `${document}.openapi.yaml`);
     const current = join(root, "generated", "openapi", `${document}.openapi.yaml`);
-    const findings = await diffDocument(document, released, current);
+    const findings = await diffDocument(document, released, current, cacheDir);
     const unnamed = findings.filter((f) => !isNamed(f, text));
     if (findings.length === 0) report.push(`${document}: no breaking change against ${releasedVersion}`);
     else if (unnamed.length === 0) report.push(`${document}: ${findings.length} breaking change(s), all named under ### Breaking of ${versions.join(", ")}`);
@@ -182,17 +221,20 @@ export async function runGate(root: string): Promise<{ ok: boolean; report: stri
   }
   if (!ok) {
     report.push(
-      `Either undo the change, or add a version section newer than ${releasedVersion} to CHANGELOG.md (## [x.y.z] - date, above ## [${releasedVersion}]) with a "### Breaking" list naming each change as shown (README "Releasing the contract").`,
+      `Either undo the change, or add a version section newer than ${releasedVersion} to CHANGELOG.md (## [x.y.z] - date, above ## [${releasedVersion}]) with a "### Breaking" list naming each change as shown (docs/contract.md "The breaking-change gate" and "Releasing").`,
     );
   }
   return { ok, report };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const rootIndex = process.argv.indexOf("--root");
-  const root = rootIndex > 0 && process.argv[rootIndex + 1] ? resolve(process.argv[rootIndex + 1]!) : fileURLToPath(new URL("..", import.meta.url));
+  const option = (name: string): string | undefined => {
+    const index = process.argv.indexOf(name);
+    return index > 0 && process.argv[index + 1] ? resolve(process.argv[index + 1]!) : undefined;
+  };
+  const root = option("--root") ?? fileURLToPath(new URL("..", import.meta.url));
   try {
-    const { ok, report } = await runGate(root);
+    const { ok, report } = await runGate(root, option("--cache"));
     for (const line of report) (ok ? console.log : console.error)(line);
     console.log(ok ? "contract gate: passed" : "contract gate: FAILED");
     process.exit(ok ? 0 : 1);

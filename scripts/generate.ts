@@ -1,6 +1,8 @@
 /**
  * `npm run generate`: spec/ (TypeSpec) → generated/openapi/{platform,credit}.openapi.{yaml,json}
- * → generated/types/{platform,credit}.ts (openapi-typescript).
+ * → generated/types/{platform,credit}.ts (openapi-typescript) → generated/client/platform/ (a
+ * fetch client of the platform document by @hey-api/openapi-ts, the Pact consumer's client:
+ * tests/contract/pact/, docs/contract.md).
  *
  * Deterministic: running it twice leaves no diff; CI fails when it changes committed files.
  */
@@ -8,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createClient } from "@hey-api/openapi-ts";
 import { parse } from "yaml";
 
 const root = resolve(import.meta.dirname, "..");
@@ -40,3 +43,27 @@ try {
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }
+
+/**
+ * The generated client's runtime (`client/client.gen.ts`) names `BodyInit`, a global of the DOM
+ * lib only; this project compiles for Node (lib ES2023 and @types/node), whose fetch types carry the
+ * same union as `RequestInit["body"]`. Declared once beside the clients rather than adding the
+ * whole DOM lib to the project.
+ */
+const FETCH_TYPES = `// Written by scripts/generate.ts: the DOM lib's \`BodyInit\`, which the generated fetch client names,
+// as Node's fetch types (@types/node) define it. This project does not compile with the DOM lib.
+type BodyInit = NonNullable<RequestInit["body"]>;
+`;
+
+const clientDir = join(root, "generated/client");
+mkdirSync(clientDir, { recursive: true });
+const generatedClients = await createClient({
+  input: join(root, "generated/openapi/platform.openapi.json"),
+  // `.js` specifiers: the project resolves modules as NodeNext.
+  output: { path: join(clientDir, "platform"), module: { extension: ".js" } },
+  plugins: ["@hey-api/client-fetch"],
+  logs: { level: "error", file: false },
+});
+// On an unreadable input it prints the report and answers no client instead of throwing.
+if (generatedClients.length !== 1) throw new Error("@hey-api/openapi-ts generated no client from generated/openapi/platform.openapi.json");
+writeFileSync(join(clientDir, "fetch-types.d.ts"), FETCH_TYPES);

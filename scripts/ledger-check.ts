@@ -10,11 +10,12 @@
 import { loadConfig } from "../src/config.js";
 import { startEmbeddedPostgres } from "../src/db/embedded.js";
 import { initORM } from "../src/db/orm.js";
+import { ENTITIES } from "../src/modules/entities.js";
 import { LedgerService } from "../src/modules/ledger/service.js";
 
 const config = loadConfig();
 const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
-const orm = await initORM(config.databaseUrl ?? (embedded?.url as string));
+const orm = await initORM(config.databaseUrl ?? (embedded?.url as string), ENTITIES);
 let failed: boolean;
 try {
   const ledger = new LedgerService();

@@ -1,13 +1,13 @@
 /**
  * Service configuration, read once from environment variables and validated at start.
  * Every bad value is reported with its variable name; the process refuses to start on any.
- * Defaults follow decisions.md §1–§4.
+ * Defaults follow docs/operations.md "Configuration".
  */
 
-/** Process role (decisions.md §1): serve the API, run the background jobs, or both. */
+/** Process role (docs/decisions/surfaces-and-process.md "Roles and background jobs"): serve the API, run the background jobs, or both. */
 export type Role = "api" | "worker" | "all";
 
-/** Caps of one currency's withdrawals per user, decimal strings in the currency's units (decisions.md §4). */
+/** Caps of one currency's withdrawals per user, decimal strings in the currency's units (docs/decisions/withdrawals.md "Initiate"). */
 export interface WithdrawalCap {
   perWithdrawal: string;
   /** Sum of PENDING and COMPLETED withdrawals created in the current UTC day. */
@@ -65,7 +65,7 @@ export interface Config {
   sessionTtlS: number;
   /** `USER_TOKEN_TTL_S` (default 900). */
   userTokenTtlS: number;
-  /** `CUSTODY_PROVIDER`: only `sandbox` is built in (decisions.md §3). */
+  /** `CUSTODY_PROVIDER`: only `sandbox` is built in (docs/decisions/provider-and-sandbox.md "One provider interface, one built-in provider"). */
   custodyProvider: "sandbox";
   /** `SANDBOX_SEED`: seed of the sandbox's deterministic data. */
   sandboxSeed: string;
@@ -75,7 +75,7 @@ export interface Config {
   metricsToken: string | undefined;
   /** `LOG_LEVEL` (default info; `silent` turns logs off). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-  /** `ALLOW_PRIVATE_NETWORK_TARGETS` (default false; decisions.md §5). */
+  /** `ALLOW_PRIVATE_NETWORK_TARGETS` (default false; docs/decisions/notifications.md "The SSRF guard"). */
   allowPrivateNetworkTargets: boolean;
   /** `SMTP_URL` (e.g. `smtp://user:pass@host:587`); unset: emails go to the sandbox outbox (`GET /sandbox/mail`). */
   smtpUrl: string | undefined;
@@ -142,57 +142,81 @@ export class ConfigError extends Error {
 }
 
 /**
- * Reads and validates the configuration from `env` (default `process.env`).
- * @throws ConfigError listing every invalid variable.
+ * Reads the variables of `env`, each as one type, collecting one line per invalid value in
+ * `problems` (the fallback is used meanwhile, so every bad variable is reported at once).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
-  const str = (name: string, fallback: string): string => {
-    const v = env[name];
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** The value, or `fallback` when unset or empty. */
+  str(name: string, fallback: string): string {
+    const v = this.env[name];
     return v === undefined || v === "" ? fallback : v;
-  };
-  const optional = (name: string): string | undefined => {
-    const v = env[name];
+  }
+
+  /** The value, or undefined when unset or empty. */
+  optional(name: string): string | undefined {
+    const v = this.env[name];
     return v === undefined || v === "" ? undefined : v;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = optional(name);
+  }
+
+  /** A decimal integer from `min` to `max`. */
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
     if (raw === undefined) return fallback;
     const n = Number(raw);
     if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
       return fallback;
     }
     return n;
-  };
-  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
-    const raw = str(name, fallback);
+  }
+
+  /** One of `allowed`. */
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.str(name, fallback);
     if (!(allowed as readonly string[]).includes(raw)) {
-      problems.push(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+      this.problems.push(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
       return fallback;
     }
     return raw as T;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = optional(name);
+  }
+
+  /** `true`/`1` or `false`/`0`. */
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
     if (raw === undefined) return fallback;
     if (raw === "true" || raw === "1") return true;
     if (raw === "false" || raw === "0") return false;
-    problems.push(`${name} must be true or false, got "${raw}"`);
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
     return fallback;
-  };
-  const secret = (name: string): string | undefined => {
-    const v = optional(name);
-    if (v !== undefined && v.length < 32) problems.push(`${name} must be at least 32 characters long`);
-    return v;
-  };
-
-  const databaseUrl = optional("DATABASE_URL");
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
-  const caps = (): Record<string, WithdrawalCap> => {
-    const raw = optional("WITHDRAWAL_CAPS");
+
+  /** A secret of at least 32 characters, or undefined when unset. */
+  secret(name: string): string | undefined {
+    const v = this.optional(name);
+    if (v !== undefined && v.length < 32) this.problems.push(`${name} must be at least 32 characters long`);
+    return v;
+  }
+
+  /** `<requests>/<window seconds>`, or `off` (null). */
+  quota(name: string, fallback: RateQuota): RateQuota | null {
+    const raw = this.optional(name);
+    if (raw === undefined) return { ...fallback };
+    if (raw === "off") return null;
+    const match = /^(\d{1,9})\/(\d{1,6})$/.exec(raw);
+    if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+      this.problems.push(`${name} must be <requests>/<window seconds> (for example 600/60) or off, got "${raw}"`);
+      return { ...fallback };
+    }
+    return { points: Number(match[1]), windowS: Number(match[2]) };
+  }
+
+  /** `WITHDRAWAL_CAPS` merged over {@link DEFAULT_WITHDRAWAL_CAPS}; currency codes lower-cased. */
+  caps(): Record<string, WithdrawalCap> {
+    const raw = this.optional("WITHDRAWAL_CAPS");
     if (raw === undefined) return { ...DEFAULT_WITHDRAWAL_CAPS };
     try {
       const parsed = JSON.parse(raw) as Record<string, Partial<WithdrawalCap>>;
@@ -204,78 +228,94 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
       return merged;
     } catch {
-      problems.push('WITHDRAWAL_CAPS must be JSON like {"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}} with decimal strings');
+      this.problems.push('WITHDRAWAL_CAPS must be JSON like {"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}} with decimal strings');
       return { ...DEFAULT_WITHDRAWAL_CAPS };
     }
-  };
-  const quota = (name: string, fallback: RateQuota): RateQuota | null => {
-    const raw = optional(name);
-    if (raw === undefined) return { ...fallback };
-    if (raw === "off") return null;
-    const match = /^(\d{1,9})\/(\d{1,6})$/.exec(raw);
-    if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
-      problems.push(`${name} must be <requests>/<window seconds> (for example 600/60) or off, got "${raw}"`);
-      return { ...fallback };
-    }
-    return { points: Number(match[1]), windowS: Number(match[2]) };
-  };
+  }
+
+  /** `METRICS_TOKEN`: at least 16 printable characters without spaces, or undefined. */
+  metricsToken(): string | undefined {
+    const v = this.optional("METRICS_TOKEN");
+    if (v !== undefined && (v.length < 16 || !/^[\x21-\x7e]+$/.test(v))) this.problems.push("METRICS_TOKEN must be at least 16 printable characters without spaces");
+    return v;
+  }
+}
+
+/**
+ * Every variable, in the order its problems are reported: how its {@link Config} field is read
+ * (name, default, bounds). A declarative table, one line per field.
+ */
+const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
+  port: (e) => e.int("PORT", 8080, 0, 65535),
+  host: (e) => e.str("HOST", "127.0.0.1"),
+  role: (e) => e.oneOf("ROLE", "all", ["api", "worker", "all"] as const),
+  databaseUrl: (e) => e.optional("DATABASE_URL"),
+  dataDir: (e) => e.str("DATA_DIR", "./.data"),
+  masterApiKey: (e) => e.secret("MASTER_API_KEY"),
+  secretsKey: (e) => e.secret("SECRETS_KEY"),
+  sessionTtlS: (e) => e.int("SESSION_TTL_S", 3600, 60, 86_400 * 30),
+  userTokenTtlS: (e) => e.int("USER_TOKEN_TTL_S", 900, 60, 86_400),
+  custodyProvider: (e) => e.oneOf("CUSTODY_PROVIDER", "sandbox", ["sandbox"] as const),
+  sandboxSeed: (e) => e.str("SANDBOX_SEED", "sandbox-default-seed"),
+  bodyLimitBytes: (e) => e.int("BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
+  metricsToken: (e) => e.metricsToken(),
+  logLevel: (e) => e.oneOf("LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
+  allowPrivateNetworkTargets: (e) => e.bool("ALLOW_PRIVATE_NETWORK_TARGETS", false),
+  smtpUrl: (e) => e.optional("SMTP_URL"),
+  mailFrom: (e) => e.str("MAIL_FROM", "Custody Platform <no-reply@custody.invalid>"),
+  withdrawalCodeTtlS: (e) => e.int("WITHDRAWAL_CODE_TTL_S", 600, 30, 86_400),
+  withdrawalCodeMaxAttempts: (e) => e.int("WITHDRAWAL_CODE_MAX_ATTEMPTS", 5, 1, 100),
+  withdrawalCodeMaxTotalAttempts: (e) => e.int("WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS", 15, 1, 1000),
+  withdrawalCodeMaxResends: (e) => e.int("WITHDRAWAL_CODE_MAX_RESENDS", 3, 0, 100),
+  withdrawalCodeResendIntervalS: (e) => e.int("WITHDRAWAL_CODE_RESEND_INTERVAL_S", 30, 0, 3600),
+  rateLimitIp: (e) => e.quota("RATE_LIMIT_IP", DEFAULT_RATE_LIMITS.ip),
+  rateLimitCredential: (e) => e.quota("RATE_LIMIT_CREDENTIAL", DEFAULT_RATE_LIMITS.credential),
+  rateLimitAuthFailures: (e) => e.quota("RATE_LIMIT_AUTH_FAILURES", DEFAULT_RATE_LIMITS.authFailures),
+  rateLimitCodes: (e) => e.quota("RATE_LIMIT_CODES", DEFAULT_RATE_LIMITS.codes),
+  trustProxy: (e) => e.int("TRUST_PROXY", 0, 0, 10),
+  headersTimeoutS: (e) => e.int("HEADERS_TIMEOUT_S", 10, 1, 600),
+  requestTimeoutS: (e) => e.int("REQUEST_TIMEOUT_S", 30, 1, 3600),
+  maxConnectionsPerAddress: (e) => e.int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
+  maxBodyBytesInFlight: (e) => e.int("MAX_BODY_BYTES_IN_FLIGHT", 64 * 1_048_576, 0, 16 * 1024 * 1_048_576),
+  withdrawalCaps: (e) => e.caps(),
+  pollerIntervalS: (e) => e.int("POLLER_INTERVAL_S", 30, 1, 86_400),
+  imapTimeoutS: (e) => e.int("IMAP_TIMEOUT_S", 15, 1, 300),
+  outboxIntervalS: (e) => e.int("OUTBOX_INTERVAL_S", 10, 1, 3600),
+  webhookTimeoutS: (e) => e.int("WEBHOOK_TIMEOUT_S", 10, 1, 60),
+  webhookRetryBaseS: (e) => e.int("WEBHOOK_RETRY_BASE_S", 5, 1, 3600),
+  jobLockLifetimeS: (e) => e.int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
+  shutdownTimeoutS: (e) => e.int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
+  clockMoveBudgetS: (e) => e.int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
+};
+
+/** The checks of the connection URLs and of `SECRETS_KEY` with `DATABASE_URL`, reported before the per-variable problems. */
+function checkConnections(e: EnvReader): void {
+  const databaseUrl = e.optional("DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    e.problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
   // A generated key would have to live in the database every replica shares, where a dump gives it
-  // away (issue 8, "Secrets at rest"): with an external database the operator sets it.
-  if (databaseUrl !== undefined && optional("SECRETS_KEY") === undefined) {
-    problems.push(
+  // away (docs/decisions/credentials-and-tokens.md "Secrets at rest"): with an external database the operator sets it.
+  if (databaseUrl !== undefined && e.optional("SECRETS_KEY") === undefined) {
+    e.problems.push(
       "SECRETS_KEY must be set (at least 32 characters) when DATABASE_URL is set; an install whose earlier version generated it keeps it in the secrets_key row of service_setting: set SECRETS_KEY to that value to keep its API keys and tokens valid",
     );
   }
-  const metricsToken = (): string | undefined => {
-    const v = optional("METRICS_TOKEN");
-    if (v !== undefined && (v.length < 16 || !/^[\x21-\x7e]+$/.test(v))) problems.push("METRICS_TOKEN must be at least 16 printable characters without spaces");
-    return v;
-  };
-  const smtpUrl = optional("SMTP_URL");
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+  const smtpUrl = e.optional("SMTP_URL");
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) e.problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+}
 
-  const config: Config = {
-    port: int("PORT", 8080, 0, 65535),
-    host: str("HOST", "127.0.0.1"),
-    role: oneOf("ROLE", "all", ["api", "worker", "all"] as const),
-    databaseUrl,
-    dataDir: str("DATA_DIR", "./.data"),
-    masterApiKey: secret("MASTER_API_KEY"),
-    secretsKey: secret("SECRETS_KEY"),
-    sessionTtlS: int("SESSION_TTL_S", 3600, 60, 86_400 * 30),
-    userTokenTtlS: int("USER_TOKEN_TTL_S", 900, 60, 86_400),
-    custodyProvider: oneOf("CUSTODY_PROVIDER", "sandbox", ["sandbox"] as const),
-    sandboxSeed: str("SANDBOX_SEED", "sandbox-default-seed"),
-    bodyLimitBytes: int("BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
-    metricsToken: metricsToken(),
-    logLevel: oneOf("LOG_LEVEL", "info", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
-    allowPrivateNetworkTargets: bool("ALLOW_PRIVATE_NETWORK_TARGETS", false),
-    smtpUrl,
-    mailFrom: str("MAIL_FROM", "Custody Platform <no-reply@custody.invalid>"),
-    withdrawalCodeTtlS: int("WITHDRAWAL_CODE_TTL_S", 600, 30, 86_400),
-    withdrawalCodeMaxAttempts: int("WITHDRAWAL_CODE_MAX_ATTEMPTS", 5, 1, 100),
-    withdrawalCodeMaxTotalAttempts: int("WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS", 15, 1, 1000),
-    withdrawalCodeMaxResends: int("WITHDRAWAL_CODE_MAX_RESENDS", 3, 0, 100),
-    withdrawalCodeResendIntervalS: int("WITHDRAWAL_CODE_RESEND_INTERVAL_S", 30, 0, 3600),
-    rateLimitIp: quota("RATE_LIMIT_IP", DEFAULT_RATE_LIMITS.ip),
-    rateLimitCredential: quota("RATE_LIMIT_CREDENTIAL", DEFAULT_RATE_LIMITS.credential),
-    rateLimitAuthFailures: quota("RATE_LIMIT_AUTH_FAILURES", DEFAULT_RATE_LIMITS.authFailures),
-    rateLimitCodes: quota("RATE_LIMIT_CODES", DEFAULT_RATE_LIMITS.codes),
-    trustProxy: int("TRUST_PROXY", 0, 0, 10),
-    headersTimeoutS: int("HEADERS_TIMEOUT_S", 10, 1, 600),
-    requestTimeoutS: int("REQUEST_TIMEOUT_S", 30, 1, 3600),
-    maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
-    maxBodyBytesInFlight: int("MAX_BODY_BYTES_IN_FLIGHT", 64 * 1_048_576, 0, 16 * 1024 * 1_048_576),
-    withdrawalCaps: caps(),
-    pollerIntervalS: int("POLLER_INTERVAL_S", 30, 1, 86_400),
-    imapTimeoutS: int("IMAP_TIMEOUT_S", 15, 1, 300),
-    outboxIntervalS: int("OUTBOX_INTERVAL_S", 10, 1, 3600),
-    webhookTimeoutS: int("WEBHOOK_TIMEOUT_S", 10, 1, 60),
-    webhookRetryBaseS: int("WEBHOOK_RETRY_BASE_S", 5, 1, 3600),
-    jobLockLifetimeS: int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
-    shutdownTimeoutS: int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
-    clockMoveBudgetS: int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
-  };
+/**
+ * Reads and validates the configuration from `env` (default `process.env`): {@link VARIABLES},
+ * then the bounds between variables (`REQUEST_TIMEOUT_S` ≥ `HEADERS_TIMEOUT_S`;
+ * `MAX_BODY_BYTES_IN_FLIGHT` 0 or ≥ `BODY_LIMIT_BYTES`).
+ * @throws ConfigError listing every invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const reader = new EnvReader(env);
+  checkConnections(reader);
+  const config = Object.fromEntries(Object.entries(VARIABLES).map(([field, read]) => [field, read(reader)])) as unknown as Config;
+  const { problems } = reader;
   if (config.requestTimeoutS < config.headersTimeoutS) problems.push("REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S");
   if (config.maxBodyBytesInFlight > 0 && config.maxBodyBytesInFlight < config.bodyLimitBytes) problems.push("MAX_BODY_BYTES_IN_FLIGHT must be 0 or at least BODY_LIMIT_BYTES");
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,6 +1,6 @@
 /**
- * The service's logger (pino) and what it keeps out of the logs (issue 8, "Secrets at rest": logs
- * carry no email addresses at info level): credentials in request headers, query values of request
+ * The service's logger (pino) and what it keeps out of the logs (docs/operations.md
+ * "Observability": logs carry no email addresses at info level): credentials in request headers, query values of request
  * URLs, and any email address anywhere in a line, whatever its level.
  */
 import { pino, type DestinationStream, type Level, type Logger } from "pino";

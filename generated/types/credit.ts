@@ -87,7 +87,7 @@ export interface paths {
          * @description NotificationsEnlist: register the tenant's credit notification callback URL (one per tenant and
          *     environment; tenant operation, owner API key; the master key answers 403). Every call replaces
          *     the tenant's target: the URL sent, enabled, and a fresh signing secret returned once in
-         *     `signingSecret` (decisions.md §5: a `whsec_` secret per target, returned once when the target is
+         *     `signingSecret` (docs/decisions/notifications.md "One scheme for both kinds": a `whsec_` secret per target, returned once when the target is
          *     registered). The previous secret stops signing at once; notifications not yet delivered go to
          *     the new URL signed with the new secret. Sending the current URL again is how a lost secret is
          *     replaced. Required before a credit wallet can be created.
@@ -745,9 +745,9 @@ export interface components {
         };
         /**
          * @description A credit notification: the JSON body POSTed to the tenant's `creditNotificationsURL`
-         *     (reference "Credit notification payload"), plus a per-wallet `sequence` (decisions.md §6).
+         *     (reference "Credit notification payload"), plus a per-wallet `sequence` (docs/decisions/notifications.md "Credit notifications").
          *
-         *     Delivery follows Standard Webhooks (decisions.md §5). Each request carries the headers
+         *     Delivery follows Standard Webhooks (docs/decisions/notifications.md "One scheme for both kinds"). Each request carries the headers
          *     `webhook-id` (unique id of the message, the same on every retry; equals the `id` of the event in
          *     List Credit Wallet Events), `webhook-timestamp` (Unix seconds of the attempt) and
          *     `webhook-signature: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">`,
@@ -865,7 +865,7 @@ export interface components {
             meta: components["schemas"]["CreditMeta"];
         };
         /**
-         * @description A reported payment and how it was applied (decisions.md §6): `capitalInterestSplit` % of the
+         * @description A reported payment and how it was applied (docs/decisions/credit.md "Payments, charges and the overdraft"): `capitalInterestSplit` % of the
          *     amount goes to outstanding interest and the rest to principal; what one bucket cannot take goes
          *     to the other, so `amount` = `appliedToInterest` + `appliedToPrincipal`.
          */
@@ -1076,7 +1076,7 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
-        /** @description The tenant's credit core test clock (decisions.md §3). */
+        /** @description The tenant's credit core test clock (docs/decisions/provider-and-sandbox.md "Test helpers"). */
         CreditSandboxClock: {
             /**
              * Format: date-time
@@ -1129,7 +1129,7 @@ export interface components {
             meta: components["schemas"]["CreditMeta"];
         };
         /**
-         * @description A statement: the outcome of one cut (decisions.md §6). The cycle is the half-open span
+         * @description A statement: the outcome of one cut (docs/decisions/credit.md "The cycle"). The cycle is the half-open span
          *     [`cycleStart`, `cycleEnd`); the first cycle starts at wallet creation and `cycleEnd` is the cut date.
          */
         CreditStatement: {
@@ -1558,12 +1558,12 @@ export interface components {
          */
         CreditWalletStatus: "active" | "blocked" | "in_default" | "dissolved";
         /**
-         * @description Length of a credit cycle, i.e. how often statements are generated (decisions.md §6: `biweekly` is 14 days; `month` and `year` keep the day of month, clamped to the month's last day).
+         * @description Length of a credit cycle, i.e. how often statements are generated (docs/decisions/credit.md "The cycle": `biweekly` is 14 days; `month` and `year` keep the day of month, clamped to the month's last day).
          * @enum {string}
          */
         CutFrequency: "daily" | "weekly" | "biweekly" | "month" | "year";
         /**
-         * @description How interest is computed at a cut (reference "Credit product", decisions.md §6), as returned:
+         * @description How interest is computed at a cut (reference "Credit product", docs/decisions/credit.md "The cycle"), as returned:
          *     `ADB` (average daily balance): rate/100/`dailyRateDivisor` × `sumOfDailyBalance` + `fixedInterestAmount`;
          *     `BAC` (balance at cut): rate/100/`dailyRateDivisor` × days in the cycle × principal at the cut + `fixedInterestAmount`.
          *     The service always returns the short names `ADB` / `BAC`, whichever spelling was sent.
@@ -1572,8 +1572,8 @@ export interface components {
         InterestAccrualMethod: "ADB" | "BAC";
         /**
          * @description Interest accrual method as accepted in requests: the short names `ADB` / `BAC`, or the long names
-         *     `average_daily_balance` / `balance_at_cut` that the reference's second description uses (issue 9:
-         *     both spellings are accepted). Stored and returned as the short name (`average_daily_balance` → `ADB`,
+         *     `average_daily_balance` / `balance_at_cut` that the reference's second description uses (docs/decisions/credit.md
+         *     "Products": both spellings are accepted). Stored and returned as the short name (`average_daily_balance` → `ADB`,
          *     `balance_at_cut` → `BAC`).
          * @enum {string}
          */

@@ -1512,7 +1512,7 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
-        /** @description A session token and what it may do (decisions.md §2). */
+        /** @description A session token and what it may do (docs/decisions/credentials-and-tokens.md "The four credentials"). */
         Session: {
             /** @description Bearer token to send as `Authorization: Bearer <token>`. */
             token: string;
@@ -1789,7 +1789,7 @@ export interface components {
          * @enum {string}
          */
         UserStatus: "PENDING" | "VERIFIED" | "SUSPENDED";
-        /** @description A user token and its lifetime (decisions.md §2). */
+        /** @description A user token and its lifetime (docs/decisions/credentials-and-tokens.md "The four credentials"). */
         UserToken: {
             /** @description Bearer token to send as `Authorization: Bearer <token>` on the wallet and withdrawal endpoints of this user. */
             token: string;
@@ -2605,7 +2605,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -2725,7 +2725,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -2859,7 +2859,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3058,7 +3058,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3202,7 +3202,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3359,7 +3359,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3501,7 +3501,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3645,7 +3645,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3804,7 +3804,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -3951,7 +3951,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4095,7 +4095,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4249,7 +4249,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4417,7 +4417,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4559,7 +4559,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4703,7 +4703,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -4852,7 +4852,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5001,7 +5001,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5145,7 +5145,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5298,7 +5298,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5457,7 +5457,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5599,7 +5599,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5750,7 +5750,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -5899,7 +5899,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6043,7 +6043,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6187,7 +6187,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6337,7 +6337,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6478,7 +6478,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6611,7 +6611,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6759,7 +6759,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -6963,7 +6963,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7107,7 +7107,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7270,7 +7270,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7412,7 +7412,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7567,7 +7567,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7760,7 +7760,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -7909,7 +7909,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8056,7 +8056,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8214,7 +8214,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8363,7 +8363,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8507,7 +8507,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8651,7 +8651,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8811,7 +8811,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -8960,7 +8960,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -9179,7 +9179,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -9323,7 +9323,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {
@@ -9491,7 +9491,7 @@ export interface operations {
              * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
              *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
              *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
-             *     bucket nearest to exhaustion (README "Rate limits").
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
              */
             429: {
                 headers: {

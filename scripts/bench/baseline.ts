@@ -29,9 +29,9 @@
  * transactions, with bound parameters where MikroORM inlines literals ({@link SQL}; check them
  * against the service with `npx tsx scripts/bench/capture-sql.ts`, which compares both):
  * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `auth_user_token`
- *   (credential, customer and user in one prepared statement); withdrawal by idempotency key; the
- *   user (active user); BEGIN; advisory locks of the key and of user + currency (one statement);
- *   withdrawal by key again; the caps' sums of the day and month; the user's wallets; the wallet's balances;
+ *   (credential, customer and user in one prepared statement); the idempotency key's row; the
+ *   user (active user); BEGIN; INSERT of the key row (`on conflict do nothing`); advisory lock of
+ *   user + currency; the caps' sums of the day and month; the user's wallets; the wallet's balances;
  *   INSERT withdrawal; SELECT … FOR UPDATE of the available and held accounts by code; one
  *   statement writing the journal entry, its two postings and both cached balances; the customer's
  *   webhook; INSERT outbox_email; COMMIT.
@@ -53,7 +53,7 @@ import { createHash, createHmac, createSecretKey, hkdfSync, randomBytes, randomI
 import pg from "pg";
 import { jwtVerify } from "jose";
 import { Decimal } from "decimal.js";
-import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/auth.js";
+import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
 
 /** What a baseline needs: the benchmark's database, the service's secrets key, the service's currencies `data`. */
@@ -107,12 +107,13 @@ export const SQL = {
   authUserToken: USER_TOKEN,
   authCredentialByHash: CREDENTIAL_BY_HASH,
   user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
-  withdrawalByKey: `select "w0".* from "withdrawal" as "w0" where "w0"."customer_id" = $1 and "w0"."idempotency_key" = $2 limit 1`,
-  advisoryLocks: `select pg_advisory_xact_lock(v.lock) from (values (1, hashtext($1)), (2, hashtext($2))) as v (n, lock) order by v.n`,
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  userLock: `select pg_advisory_xact_lock(hashtext($1))`,
   caps: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from withdrawal where user_id = $2 and currency = $3 and status in ($4, $5) and created_at >= $6`,
   userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
   walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
-  insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "request_fingerprint", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+  insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
   /**
    * LedgerService.accountsOfPost: `lock` wallet accounts locked in id order, `read` other accounts
    * (the external account of a debit, the wallet's other bucket) read without a lock.
@@ -434,13 +435,17 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const fingerprint = createHash("sha256")
       .update(JSON.stringify([pathUserId.toLowerCase(), String(body.currency).toLowerCase(), amount.toFixed(), address, body.memo ?? null, null]))
       .digest("hex");
-    if ((await pool.query(SQL.withdrawalByKey, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
+    if ((await pool.query(SQL.keyByAddress, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
     const user = await activeUser(customerId, pathUserId);
     if (String(body.currency).toLowerCase() !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark withdraws btc.");
     if (amount.lt(BTC.minWithdrawal)) throw new Refusal(400, "MINIMUM_AMOUNT_NOT_MET", `The minimum btc withdrawal is ${BTC.minWithdrawal}.`);
+    const id = randomUUID();
     const created = await transaction(async (client) => {
-      await client.query(SQL.advisoryLocks, [`withdrawal-key:${customerId}:${key}`, `withdrawal:${user.user_id}:${BTC.code}`]);
-      if ((await client.query(SQL.withdrawalByKey, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
+      if ((await client.query(SQL.insertKey, [customerId, key, fingerprint, id])).rows.length === 0) {
+        await client.query(SQL.keyByAddress, [customerId, key]);
+        throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
+      }
+      await client.query(SQL.userLock, [`withdrawal:${user.user_id}:${BTC.code}`]);
       const now = new Date();
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -461,13 +466,12 @@ export function createBaseline(options: BaselineOptions): Baseline {
         }
       }
       if (!chosen) throw new Refusal(400, "INSUFFICIENT_BALANCE", "No wallet of the user has enough available btc for this withdrawal.");
-      const id = randomUUID();
       const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const issuedAt = new Date();
       const expiresAt = new Date(issuedAt.getTime() + CODE_TTL_S * 1000);
       await client.query(SQL.insertWithdrawal, [
         id, customerId, user.user_id, chosen.walletId, chosen.network, BTC.code, amount.toFixed(), address, body.memo ?? null, "PENDING",
-        keyedHash(`withdrawal-code:${id}:${code}`), expiresAt, 0, 0, 0, issuedAt, key, fingerprint, null, null, null, issuedAt, issuedAt,
+        keyedHash(`withdrawal-code:${id}:${code}`), expiresAt, 0, 0, 0, issuedAt, key, null, null, null, issuedAt, issuedAt,
       ]);
       await post(client, "hold", chosen.walletId, chosen.network, BTC.code, amount, `withdrawal:${id}`);
       await client.query(SQL.webhook, [customerId]); // the benchmark's customer has no webhook: nothing more to write

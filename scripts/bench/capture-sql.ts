@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/bench/capture-sql.ts`: prints every SQL statement the service runs for each
- * request the benchmark sends (issue 10), then the baseline's (scripts/bench/baseline.ts), and
+ * request the benchmark sends (docs/performance.md "HTTP: `npm run bench`"), then the baseline's (scripts/bench/baseline.ts), and
  * checks that the withdrawal routes of the baseline run the service's statements: same sequence,
  * once literals, bound parameters and numbers are masked. Exit status 1 when they differ (the
  * baseline must then follow the service again). It builds the real app in this process (createApp,

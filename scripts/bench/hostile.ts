@@ -1,5 +1,5 @@
 /**
- * The benchmark's "hostile neighbour" rows (README "npm run bench"; docs/security.md): what one
+ * The benchmark's "hostile neighbour" rows (docs/performance.md "Hostile neighbours"; docs/security.md): what one
  * client or tenant doing something expensive or slow costs everybody else, each figure printed next
  * to the same figure measured without it ("quiet") in the same run, and its target.
  *
@@ -297,7 +297,7 @@ export async function runHostile(options: HostileOptions): Promise<HostileReport
 
   // The victim tenant: three credit wallets to list.
   log("hostile neighbour rows: seeding a second tenant and credit wallets through the API…");
-  // credit wallets need a notification URL (README "The credit core"): a closed local port
+  // credit wallets need a notification URL (docs/decisions/credit.md "Wallets"): a closed local port
   await call(`${base}/v2`, "PUT", "/notifications", owner, { creditNotificationsURL: NOTIFICATION_URL });
   for (let i = 0; i < 3; i++) {
     await call(`${base}/v2`, "POST", "/wallet/credits", owner, { userId: options.userId, currency: "USD", limit: 100_000 + i, creditProductCode: options.productCode });

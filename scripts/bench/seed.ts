@@ -1,12 +1,12 @@
 /**
- * Seeds the benchmark's data through the service's real API, as the README walk-through does:
+ * Seeds the benchmark's data through the service's real API, as docs/walkthrough.md does:
  * operator session (master key), customer, owner credential, users (created, activated: VERIFIED),
  * a user token each, a wallet each (bitcoin/btc and ethereum/usdt) with a confirmed sandbox deposit
  * of {@link DEPOSIT_BTC} BTC, and a few credit products of the customer (master key).
  *
  * User 0 serves the read scenarios; the withdrawal lanes use users 0…n-1, one user per lane, so
  * that parallel withdrawals are not all serialised on one user's advisory lock and one wallet's
- * ledger rows (README "Withdrawals": initiates of one user and currency are serialised).
+ * ledger rows (docs/decisions/withdrawals.md "Initiate": initiates of one user and currency are serialised).
  */
 import { goldenProductBody } from "../../tests/support/credit-golden.js";
 import { userBody } from "../../tests/support/user-body.js";
@@ -15,7 +15,7 @@ import { userBody } from "../../tests/support/user-body.js";
 export const DEPOSIT_BTC = 1;
 /** Amount of each benchmark withdrawal (the sandbox minimum for btc; the default caps allow 5 BTC a day per user). */
 export const WITHDRAWAL_BTC = "0.0001";
-/** A bitcoin testnet address the sandbox accepts (README step 10). */
+/** A bitcoin testnet address the sandbox accepts (docs/walkthrough.md "From the master key to a confirmed withdrawal", step 10). */
 export const WITHDRAWAL_ADDRESS = "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl";
 /** The seeded customer. */
 export const CUSTOMER_ID = "bench-corp";
@@ -53,7 +53,7 @@ export async function call<T>(base: string, method: string, path: string, header
   return (JSON.parse(text) as { data: T }).data;
 }
 
-/** The golden product's settings (README "The credit core"; tests/support/credit-golden.ts), with another code. */
+/** The golden product's settings (docs/decisions/credit.md "The golden vector"; tests/support/credit-golden.ts), with another code. */
 const product = (customerId: string, code: string) => goldenProductBody(customerId, { creditProductCode: code });
 
 /**

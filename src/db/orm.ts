@@ -1,36 +1,20 @@
 /**
  * MikroORM on PostgreSQL: one `initORM()` that connects (failing fast), runs the committed
- * migrations, and returns the ORM. Entities are listed once here.
+ * migrations, and returns the ORM. The entities are the caller's (src/modules/entities.ts): the
+ * database layer imports no module.
  */
 import { randomBytes } from "node:crypto";
 import { MikroORM, defineConfig, type Options } from "@mikro-orm/postgresql";
 import pg from "pg";
 import type { Logger } from "pino";
 import { Migrator } from "@mikro-orm/migrations";
-import { Credential, Customer, ServiceSetting } from "../modules/identity/entities.js";
-import { User } from "../modules/users/entities.js";
-import { JournalEntry, LedgerAccount, LedgerPosting } from "../modules/ledger/entities.js";
-import { Wallet, WalletAddress, WalletTransaction } from "../modules/wallets/entities.js";
-import { SandboxDepositAddress, SandboxVaultWallet } from "../providers/sandbox-entities.js";
-import { OutboxEmail } from "../modules/mail/entities.js";
-import { Withdrawal } from "../modules/withdrawals/entities.js";
-import { Webhook, WebhookAttempt, WebhookDelivery } from "../modules/webhooks/entities.js";
-import { EmailPoller } from "../modules/poller/entities.js";
-import { CreditNotificationTarget, CreditProduct } from "../modules/credit/entities.js";
-import { CreditCharge, CreditClock, CreditEvent, CreditEventAttempt, CreditIdempotencyKey, CreditPayment, CreditStatement, CreditWallet } from "../modules/credit/wallet-entities.js";
 import { migrationsList } from "./migrations/index.js";
 
-/** Every entity of the service. */
-export const entities = [
-  ServiceSetting, Customer, Credential, User,
-  LedgerAccount, JournalEntry, LedgerPosting,
-  Wallet, WalletAddress, WalletTransaction,
-  SandboxVaultWallet, SandboxDepositAddress,
-  Withdrawal, OutboxEmail,
-  Webhook, WebhookDelivery, WebhookAttempt, EmailPoller,
-  CreditProduct, CreditNotificationTarget,
-  CreditWallet, CreditStatement, CreditEvent, CreditEventAttempt, CreditCharge, CreditPayment, CreditIdempotencyKey, CreditClock,
-];
+/**
+ * The entities the ORM maps: every module's, assembled outside the database layer
+ * (src/modules/entities.ts `ENTITIES`) and passed in by the caller.
+ */
+export type EntityList = NonNullable<Options["entities"]>;
 
 /** Tables the ORM does not own, each created by a committed migration: Agenda's job table and the rate-limit buckets. */
 export const FOREIGN_TABLES = ["agenda_jobs", "rate_limit"];
@@ -39,8 +23,9 @@ export const FOREIGN_TABLES = ["agenda_jobs", "rate_limit"];
 const DEAD_CONNECTION_GRACE_MS = 1_000;
 
 /**
- * Keeps connections that die while checked out from leaking out of `pool` (issue 8, "Database
- * down"). Kysely (under MikroORM) releases a transaction's connection only after its COMMIT or
+ * Keeps connections that die while checked out from leaking out of `pool`
+ * (docs/decisions/requests-and-validation.md "When the database cannot be reached"). Kysely (under
+ * MikroORM) releases a transaction's connection only after its COMMIT or
  * ROLLBACK succeeded; when PostgreSQL goes away mid-transaction both fail, the connection is never
  * released, and after a few outages the pool has no connection left even though the database is
  * back. Here a checked-out connection that ends or fails is released with its error (so pg-pool
@@ -69,8 +54,8 @@ export function releaseDeadConnections(pool: pg.Pool): void {
   });
 }
 
-/** The ORM configuration for a PostgreSQL connection URL. */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+/** The ORM configuration for a PostgreSQL connection URL and the service's `entities`. */
+export function ormConfig(clientUrl: string, entities: EntityList, overrides: Partial<Options> = {}): Options {
   return defineConfig({
     clientUrl,
     entities,
@@ -85,11 +70,12 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
 }
 
 /**
- * Connects to `clientUrl`, applies pending migrations, and returns the ORM.
+ * Connects to `clientUrl`, applies pending migrations, and returns the ORM mapping `entities`
+ * (src/modules/entities.ts `ENTITIES`).
  * @throws the driver's connection error when the database is unreachable.
  */
-export async function initORM(clientUrl: string): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormConfig(clientUrl));
+export async function initORM(clientUrl: string, entities: EntityList): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormConfig(clientUrl, entities));
   await orm.connect();
   await orm.migrator.up();
   return orm;

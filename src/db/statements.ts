@@ -1,5 +1,5 @@
 /**
- * Hot-path SQL with bound parameters (issue 10, "Bound parameters"). MikroORM 7.2 formats every
+ * Hot-path SQL with bound parameters (docs/performance.md "What keeps the request path cheap"). MikroORM 7.2 formats every
  * value into the SQL text before it sends a query (`AbstractSqlConnection.execute` →
  * `platform.formatQuery`; no setting turns it off: mikro-orm/mikro-orm#8001), so every execution is
  * a new statement text, planned afresh, with literal values — an API key's hash included — in the

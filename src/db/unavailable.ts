@@ -1,6 +1,6 @@
 /**
  * The one place that decides whether an error means "the database cannot be reached right now"
- * (issue 8, "Database down"): such errors answer 503 `SERVICE_UNAVAILABLE` with `Retry-After`
+ * (docs/decisions/requests-and-validation.md "When the database cannot be reached"): such errors answer 503 `SERVICE_UNAVAILABLE` with `Retry-After`
  * (src/http/errors.ts) instead of 500, and `/readyz` answers 503. Anything else stays a 500.
  */
 import { ConnectionException } from "@mikro-orm/core";

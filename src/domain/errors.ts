@@ -1,12 +1,35 @@
 /**
  * Typed domain errors. Services throw these; the HTTP layer maps each `code` to a status in one
- * place (src/http/errors.ts). Codes are the reference's ("Codes of the platform API"), taken from
- * the emitted contract so that a code the spec does not list cannot be thrown.
+ * place (src/http/errors.ts). Codes are the reference's ("Codes of the platform API"); the union
+ * below is the contract's `ErrorCode`, and src/http/errors.ts fails to compile when the two differ,
+ * so a code the spec does not list cannot be thrown.
  */
-import type { components } from "../../generated/types/platform.js";
 
-/** Every platform error code (the `ErrorCode` union of spec/common/platform-envelope.tsp). */
-export type ErrorCode = components["schemas"]["ErrorCode"];
+/** Every platform error code: the `ErrorCode` union of spec/common/platform-envelope.tsp, in its order. */
+export type ErrorCode =
+  | "UNAUTHORIZED" | "FORBIDDEN" | "UNPROCESSABLE_ENTITY" | "BAD_REQUEST" | "USER_NOT_FOUND"
+  | "RESOURCE_NOT_FOUND" | "EMAIL_ALREADY_EXISTS" | "PHONE_ALREADY_EXISTS" | "RESOURCE_CONFLICT"
+  | "INVALID_USER_TYPE" | "INVALID_ACCOUNT_TYPE" | "INVALID_ACCOUNT_ROLE" | "INVALID_ACCOUNT_PURPOSE"
+  | "INVALID_AGE" | "CANNOT_DELETE_ACTIVE_USER" | "CANNOT_UPDATE_DELETED_USER"
+  | "CLIENT_NO_SUPPLIER_ID" | "TOKEN_GENERATION_FAILED" | "CUSTOMER_NOT_FOUND"
+  | "CUSTOMER_ALREADY_EXISTS" | "CREDENTIAL_NOT_FOUND" | "WALLET_NOT_FOUND" | "ADDRESS_NOT_FOUND"
+  | "WALLET_INACTIVE" | "WALLET_LOCKED" | "WALLET_SUSPENDED" | "INVALID_WALLET_ID"
+  | "WALLET_NAME_REQUIRED" | "WALLET_NAME_MAX_LENGTH" | "INVALID_CURRENCY" | "UNSUPPORTED_CURRENCY"
+  | "CURRENCY_NOT_ACTIVE" | "ADDRESS_ALREADY_EXISTS" | "ADDRESS_GENERATION_FAILED"
+  | "INSUFFICIENT_BALANCE" | "SAME_WALLET_TRANSFER" | "AMOUNT_MUST_BE_POSITIVE" | "AMOUNT_TOO_SMALL"
+  | "TRANSFER_LIMIT_EXCEEDED" | "DAILY_LIMIT_EXCEEDED" | "MONTHLY_LIMIT_EXCEEDED" | "QUOTE_NOT_FOUND"
+  | "QUOTE_EXPIRED" | "QUOTE_INVALID" | "INVALID_CURRENCY_PAIR" | "PAIR_NOT_AVAILABLE" | "INVALID_SIDE"
+  | "QUANTITY_REQUIRED" | "QUANTITY_MUST_BE_POSITIVE" | "MINIMUM_ORDER_NOT_MET"
+  | "MAXIMUM_ORDER_EXCEEDED" | "MARKET_CLOSED" | "LIQUIDITY_INSUFFICIENT" | "PRICE_CHANGED"
+  | "ORDER_FAILED" | "WITHDRAWAL_NOT_FOUND" | "INVALID_CRYPTO_ADDRESS" | "INVALID_ADDRESS"
+  | "INVALID_AMOUNT" | "WITHDRAWAL_LIMIT_EXCEEDED" | "MINIMUM_AMOUNT_NOT_MET"
+  | "CONFIRMATION_CODE_INVALID" | "CONFIRMATION_CODE_EXPIRED" | "ALREADY_CONFIRMED"
+  | "INVALID_WEBHOOK_SIGNATURE" | "PIN_NOTIFICATION_FAILED" | "BANK_ACCOUNT_REQUIRED"
+  | "INVALID_BANK_ACCOUNT" | "CRYPTO_WITHDRAWAL_FAILED" | "FIAT_WITHDRAWAL_FAILED"
+  | "WITHDRAWAL_BLOCKED" | "IDEMPOTENCY_KEY_REUSED" | "POLLER_NOT_FOUND" | "POLLER_ALREADY_EXISTS"
+  | "WEBHOOK_NOT_FOUND" | "NOT_FOUND" | "INTERNAL_SERVER_ERROR" | "NOT_IMPLEMENTED" | "BAD_GATEWAY"
+  | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE" | "METHOD_NOT_ALLOWED";
 
 /** One invalid field of a validation failure: dotted path in the request's naming, and why. */
 export interface FieldProblem {

@@ -1,5 +1,6 @@
 /**
- * Pure rules of the custody ledger (double entry; architecture.md "A ledger that checks itself").
+ * Pure rules of the custody ledger (double entry; docs/architecture.md "Patterns worth knowing",
+ * docs/decisions/customers-users-and-wallets.md "The custody ledger").
  *
  * Every balance change is a journal entry of postings whose amounts sum to zero per currency. A
  * wallet owns two accounts per currency: `available` (spendable) and `held` (locked by a pending
@@ -9,7 +10,7 @@
  *
  * Balances: a wallet account keeps a cached balance, updated under a row lock with its postings
  * (that lock is what stops available money being held twice). An external account keeps none: it
- * is append-only, its balance the sum of its postings, derived when asked (issue 10, "Ledger":
+ * is append-only, its balance the sum of its postings, derived when asked (docs/decisions/customers-users-and-wallets.md "The custody ledger":
  * every deposit and every confirmed withdrawal of a network posts to its external account, so a
  * cache there was one row all of them locked and rewrote, serialising the network's withdrawals).
  */
@@ -93,7 +94,7 @@ export function assertBalanced(postings: readonly Posting[]): void {
 /**
  * Whether accounts of `bucket` keep a cached balance (locked and updated with each posting):
  * wallet buckets do; `external` accounts do not, their balance is the sum of their postings and
- * posting to them takes no lock on their row (issue 10).
+ * posting to them takes no lock on their row (docs/performance.md "What keeps the request path cheap").
  */
 export function balanceCached(bucket: Bucket): boolean {
   return bucket !== "external";

@@ -1,6 +1,6 @@
 /**
- * Reading a withdrawal PIN out of an email (decisions.md §4: "a message that names a withdrawal id
- * of this customer and carries a 4–8 digit PIN"). Pure: takes the parsed subject and text.
+ * Reading a withdrawal PIN out of an email (docs/decisions/withdrawals.md "The email poller": a message that names a
+ * withdrawal id of this customer and carries a 4–8 digit PIN). Pure: takes the parsed subject and text.
  *
  * The rule, in order:
  * 1. the withdrawal id is the first UUID of the subject, else of the text;

@@ -5,6 +5,24 @@
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { DomainError, quote, type FieldProblem } from "./errors.js";
 
+/**
+ * The `individual` object of a user as stored (the `app_user.individual` JSONB column; reference:
+ * "`individual` object", schema `UserIndividual` of the contract, which has the same shape):
+ * `dob` is `YYYY-MM-DD`, the country codes ISO 3166-1 alpha-2, `id_type` the kind of identity
+ * document.
+ */
+export interface IndividualProfile {
+  dob: string;
+  residential_country_code: string;
+  residential_address: string;
+  residential_city: string;
+  residential_state: string;
+  residential_postal_code: string;
+  id_type: "ssn" | "passport";
+  id_number: string;
+  id_country_code: string;
+}
+
 /** Allowed `account_type` on create (reference: User). Others → 400 `INVALID_ACCOUNT_TYPE`. */
 export const USER_ACCOUNT_TYPES = ["individual", "business"] as const;
 /** Allowed `account_role` (must be `third`). Others → 400 `INVALID_ACCOUNT_ROLE`. */

@@ -1,8 +1,9 @@
 /**
  * Pure rules of the outgoing notifications (reference: "Webhook configuration", "Customer webhook";
  * docs/security.md "Outgoing notifications and their targets"): what a valid target URL and
- * webhook configuration are, the Standard Webhooks signature, and the retry schedule. No I/O;
- * randomness and time are passed in.
+ * webhook configuration are, and the Standard Webhooks signature. The retry schedule, the lease and
+ * the verdict of an answer are the outbox's, for every channel (src/domain/outbox.ts,
+ * docs/outbox.md). No I/O; randomness and time are passed in.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { DomainError, quote } from "./errors.js";
@@ -144,7 +145,7 @@ export function newMessageId(): string {
 /**
  * The `webhook-signature` header value (Standard Webhooks): for each secret, `v1,` + base64
  * HMAC-SHA256 over `${id}.${timestamp}.${body}` keyed with the secret's base64-decoded part after
- * `whsec_`; several signatures are separated by spaces (rotation, decisions.md §5).
+ * `whsec_`; several signatures are separated by spaces (rotation, docs/decisions/notifications.md "The PIN webhook").
  * @param timestamp Unix seconds, the `webhook-timestamp` header.
  */
 export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
@@ -154,41 +155,4 @@ export function signatureHeader(secrets: readonly string[], id: string, timestam
       return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`;
     })
     .join(" ");
-}
-
-/** Attempts of a delivery before it is `failed`: with the default base, about three days. */
-export const MAX_DELIVERY_ATTEMPTS = 17;
-/** Longest wait between two attempts. */
-export const MAX_RETRY_DELAY_MS = 8 * 3600_000;
-
-/**
- * Wait before attempt `failedAttempts + 1`, milliseconds: `baseMs` × 3^(failedAttempts − 1), at
- * most 8 h, times a jitter factor in [0.8, 1.2) from `random` (in [0, 1)). With the default base
- * of 5 s: 5 s, 15 s, 45 s, 2¼ min, 7 min, 20 min, 1 h, 3 h, then 8 h; the 17th attempt comes
- * about three days after the first (decisions.md §5).
- */
-export function retryDelayMs(failedAttempts: number, baseMs: number, random: number): number {
-  const exponential = Math.min(baseMs * 3 ** Math.max(0, failedAttempts - 1), MAX_RETRY_DELAY_MS);
-  return Math.round(exponential * (0.8 + 0.4 * random));
-}
-
-/**
- * How long a claimed delivery stays leased to the round that sends it, milliseconds: three times
- * the attempt's timeout plus 5 s. A round that dies mid-send (crash, SIGKILL) leaves the lease to
- * expire; the next round then sends the delivery again with the same `webhook-id` (at least once,
- * decisions.md §5). Used by the PIN webhook and the credit notifications.
- * @param timeoutMs bound of one attempt (`WEBHOOK_TIMEOUT_S` × 1000).
- */
-export function deliveryLeaseMs(timeoutMs: number): number {
-  return timeoutMs * 3 + 5000;
-}
-
-/** What an attempt's answer means for the delivery (decisions.md §5). */
-export type AttemptVerdict = "succeeded" | "disable" | "retry";
-
-/** 2xx ends the delivery, 410 disables the target, anything else (3xx included: redirects are not followed) is retried. */
-export function judgeAttempt(httpStatus: number | null): AttemptVerdict {
-  if (httpStatus !== null && httpStatus >= 200 && httpStatus < 300) return "succeeded";
-  if (httpStatus === 410) return "disable";
-  return "retry";
 }

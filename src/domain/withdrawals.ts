@@ -1,6 +1,6 @@
 /**
  * Pure rules of two-step crypto withdrawals (reference: "States and transitions › Withdrawal";
- * decisions.md §4). No I/O: the withdrawals service asks these functions.
+ * docs/decisions/withdrawals.md). No I/O: the withdrawals service asks these functions.
  */
 import { randomInt } from "node:crypto";
 import { DomainError } from "./errors.js";
@@ -9,7 +9,7 @@ import { money, type Money } from "./money.js";
 /** Withdrawal status (reference: statuses are uppercase). */
 export type WithdrawalStatus = "PENDING" | "COMPLETED" | "CANCELLED";
 
-/** Digits of a confirmation code (decisions.md §4). */
+/** Digits of a confirmation code (docs/decisions/withdrawals.md "The code"). */
 export const CODE_DIGITS = 6;
 
 /** A new confirmation code: 6 digits from the CSPRNG, leading zeros kept (e.g. `"042917"`). */
@@ -53,7 +53,7 @@ export interface CodeState {
   expiresAt: Date;
 }
 
-/** Limits of a withdrawal's codes (src/config.ts; decisions.md §4 and the hardening rules of the README). */
+/** Limits of a withdrawal's codes (src/config.ts; docs/decisions/withdrawals.md "The code"). */
 export interface CodeLimits {
   /** `WITHDRAWAL_CODE_MAX_ATTEMPTS`: wrong codes of one code before confirm answers 403 until Resend Code. */
   maxAttempts: number;
@@ -73,7 +73,7 @@ export interface CodeLimits {
 export type CodeVerdict = "blocked" | "expired" | "wrong" | "exhausted" | "right";
 
 /**
- * Judges a confirm attempt (decisions.md §4): after `maxAttempts` wrong codes every confirm is
+ * Judges a confirm attempt (docs/decisions/withdrawals.md "The code"): after `maxAttempts` wrong codes every confirm is
  * `blocked` (403) until Resend Code; otherwise an expired code is `expired`, else `right` or
  * `wrong` by `matches` (a constant-time comparison done by the caller); a wrong code that makes
  * `maxTotalAttempts` wrong codes over the withdrawal's life is `exhausted`. Guessing a 6-digit code
@@ -112,7 +112,7 @@ export interface ResendState {
 }
 
 /**
- * Resend Code's limits (README "Withdrawals"): at most `maxResends` new codes per withdrawal, each at
+ * Resend Code's limits (docs/decisions/withdrawals.md "The code"): at most `maxResends` new codes per withdrawal, each at
  * least `resendIntervalS` after the previous code.
  * @throws DomainError WITHDRAWAL_BLOCKED (403) when the resends are used up (cancel and start a new
  *   withdrawal), RATE_LIMIT_EXCEEDED (429, with `retryAfterS`) within the interval.

@@ -1,5 +1,5 @@
 /**
- * Business metrics on `/metrics` (issue 11, "Observability"), read when Prometheus scrapes, never on
+ * Business metrics on `/metrics` (docs/operations.md "Observability"), read when Prometheus scrapes, never on
  * the request path:
  *
  * - `withdrawals{status}`: withdrawals by status (PENDING, COMPLETED, CANCELLED…);
@@ -15,41 +15,33 @@
  *   operator's look.
  *
  * A scrape while the database is down leaves the database-backed gauges empty; the pool gauges
- * still answer.
+ * still answer. The SQL of each figure belongs to the module owning its table (the `metrics.ts` of
+ * src/modules/withdrawals, outbox (for every channel's table), credit/accounts, and
+ * src/jobs/metrics.ts); this file only registers the gauges.
  */
 import type pg from "pg";
 import { Gauge, type Registry } from "prom-client";
-import type { Statements, PreparedStatement } from "../db/statements.js";
+import type { Statements } from "../db/statements.js";
+import { jobLags } from "../jobs/metrics.js";
+import { setAsideWalletCount } from "../modules/credit/accounts/metrics.js";
+import { CREDIT_EVENT_TABLE } from "../modules/credit/notifications/channel.js";
+import { MAIL_TABLE } from "../modules/mail/service.js";
+import type { OutboxTable } from "../modules/outbox/channel.js";
+import { outboxBacklog, type Backlog } from "../modules/outbox/metrics.js";
+import { WEBHOOK_TABLE } from "../modules/webhooks/channel.js";
+import { withdrawalsByStatus } from "../modules/withdrawals/metrics.js";
 
-const WITHDRAWALS_BY_STATUS: PreparedStatement = {
-  name: "metrics_withdrawals_by_status",
-  text: `select status, count(*)::int as count from withdrawal group by status`,
+/** Each outbox by its label, with its channel's table (counted by src/modules/outbox/metrics.ts). */
+const OUTBOXES: Record<"email" | "webhook" | "credit_notification", OutboxTable> = {
+  email: MAIL_TABLE,
+  webhook: WEBHOOK_TABLE,
+  credit_notification: CREDIT_EVENT_TABLE,
 };
 
-/** Pending and given-up messages of each outbox, each count served by the table's status index. */
-const OUTBOXES: PreparedStatement = {
-  name: "metrics_outboxes",
-  text: `select (select count(*) from outbox_email where status = 'pending')::int as email_pending,
-                (select count(*) from outbox_email where status = 'failed')::int as email_failed,
-                (select count(*) from webhook_delivery where status = 'pending')::int as webhook_pending,
-                (select count(*) from webhook_delivery where status = 'failed')::int as webhook_failed,
-                (select count(*) from credit_event where delivery_status = 'pending')::int as credit_notification_pending,
-                (select count(*) from credit_event where delivery_status = 'failed')::int as credit_notification_failed`,
-};
-
-const JOB_LAG: PreparedStatement = {
-  name: "metrics_job_lag",
-  text: `select name, coalesce(extract(epoch from now() - min(next_run_at) filter (where next_run_at <= now() and locked_at is null)), 0)::float8 as lag
-           from agenda_jobs where not coalesce(disabled, false) group by name`,
-};
-
-/** Credit wallets set aside, counted on the partial index of `set_aside_at`. */
-const CREDIT_SET_ASIDE: PreparedStatement = {
-  name: "metrics_credit_set_aside",
-  text: `select count(*)::int as count from credit_wallet where set_aside_at is not null`,
-};
-
-/** Registers the business metrics on `registry`; `statements` run the reads, `pool` is the ORM's pool. */
+/**
+ * Registers the business metrics on `registry`; each figure is read through the module owning its
+ * table, on `statements`; `pool` is the ORM's pool.
+ */
 export function registerBusinessMetrics(registry: Registry, statements: Statements, pool: pg.Pool): void {
   new Gauge({
     name: "withdrawals",
@@ -58,15 +50,55 @@ export function registerBusinessMetrics(registry: Registry, statements: Statemen
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await statements.rows<{ status: string; count: number }>(WITHDRAWALS_BY_STATUS, []).catch(() => []);
+      const rows = await withdrawalsByStatus(statements).catch(() => []);
       for (const row of rows) this.set({ status: row.status }, row.count);
     },
   });
-  // Both outbox gauges come from one read per scrape (the promise is kept for a second).
-  let outboxes: { at: number; read: Promise<Record<string, number> | undefined> } | undefined;
-  const readOutboxes = (): Promise<Record<string, number> | undefined> => {
+  registerOutboxGauges(registry, statements);
+  new Gauge({
+    name: "job_lag_seconds",
+    help: "Seconds the oldest due, unlocked run of each background job has waited (0 when none is due)",
+    labelNames: ["job"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await jobLags(statements).catch(() => []);
+      for (const row of rows) this.set({ job: row.name }, row.lag);
+    },
+  });
+  new Gauge({
+    name: "credit_wallets_set_aside",
+    help: "Credit wallets set aside because their next cycle step would take an amount beyond 2^53 - 1 cents",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const count = await setAsideWalletCount(statements).catch(() => undefined);
+      if (count !== undefined) this.set(count);
+    },
+  });
+  new Gauge({
+    name: "db_pool_connections",
+    help: "Connections of the database pool: total, idle, and waiting requests",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      this.set({ state: "total" }, pool.totalCount);
+      this.set({ state: "idle" }, pool.idleCount);
+      this.set({ state: "waiting" }, pool.waitingCount);
+    },
+  });
+}
+
+/**
+ * `outbox_backlog{outbox}` and `outbox_failed{outbox}`: both gauges come from one read of each
+ * outbox per scrape (the promises are kept for a second); an outbox whose read failed is left out.
+ */
+function registerOutboxGauges(registry: Registry, statements: Statements): void {
+  let outboxes: { at: number; read: Promise<Partial<Record<keyof typeof OUTBOXES, Backlog>>> } | undefined;
+  const readOutboxes = (): Promise<Partial<Record<keyof typeof OUTBOXES, Backlog>>> => {
     if (!outboxes || Date.now() - outboxes.at > 1000) {
-      outboxes = { at: Date.now(), read: statements.rows<Record<string, number>>(OUTBOXES, []).then((rows) => rows[0], () => undefined) };
+      const reads = Object.entries(OUTBOXES).map(async ([outbox, table]) => [outbox, await outboxBacklog(statements, table).catch(() => undefined)] as const);
+      outboxes = { at: Date.now(), read: Promise.all(reads).then((entries) => Object.fromEntries(entries.filter(([, backlog]) => backlog !== undefined))) };
     }
     return outboxes.read;
   };
@@ -81,42 +113,9 @@ export function registerBusinessMetrics(registry: Registry, statements: Statemen
       registers: [registry],
       async collect() {
         this.reset();
-        const row = await readOutboxes();
-        if (!row) return;
-        for (const outbox of ["email", "webhook", "credit_notification"]) this.set({ outbox }, row[`${outbox}_${suffix}`] ?? 0);
+        const counts = await readOutboxes();
+        for (const [outbox, backlog] of Object.entries(counts)) this.set({ outbox }, backlog[suffix]);
       },
     });
   }
-  new Gauge({
-    name: "job_lag_seconds",
-    help: "Seconds the oldest due, unlocked run of each background job has waited (0 when none is due)",
-    labelNames: ["job"],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await statements.rows<{ name: string; lag: number }>(JOB_LAG, []).catch(() => []);
-      for (const row of rows) this.set({ job: row.name }, row.lag);
-    },
-  });
-  new Gauge({
-    name: "credit_wallets_set_aside",
-    help: "Credit wallets set aside because their next cycle step would take an amount beyond 2^53 - 1 cents",
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await statements.rows<{ count: number }>(CREDIT_SET_ASIDE, []).catch(() => []);
-      if (rows[0]) this.set(rows[0].count);
-    },
-  });
-  new Gauge({
-    name: "db_pool_connections",
-    help: "Connections of the database pool: total, idle, and waiting requests",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.set({ state: "total" }, pool.totalCount);
-      this.set({ state: "idle" }, pool.idleCount);
-      this.set({ state: "waiting" }, pool.waitingCount);
-    },
-  });
 }

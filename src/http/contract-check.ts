@@ -1,6 +1,6 @@
 /**
- * Response validation against the documents, for tests (`validateResponses`; issue 11: "Every
- * integration-test response, errors included, is validated against the documents"). Every JSON
+ * Response validation against the documents, for tests (`validateResponses`; docs/testing.md "The real
+ * parts": test apps validate every JSON answer, errors included, against the emitted documents). Every JSON
  * body a surface's path answers — successes, the surfaces' errors, and the errors the middleware in
  * front of them sends (415, 413, malformed JSON, NUL characters, 404/405 of unknown routes) — is
  * checked: its status must be one the matched operation declares (or `default`), and its body

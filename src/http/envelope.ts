@@ -4,6 +4,7 @@
  */
 import type { components as PlatformComponents } from "../../generated/types/platform.js";
 import type { components as CreditComponents } from "../../generated/types/credit.js";
+import type { PageRequest } from "../domain/paging.js";
 
 /** The two surfaces of the service. */
 export type Surface = "platform" | "credit";
@@ -28,12 +29,6 @@ export function errorBody(surface: Surface, traceId: string, errors: (PlatformEr
   return surface === "platform"
     ? { success: false as const, errors, meta: platformMeta(traceId) }
     : { success: false as const, errors, meta: creditMeta(traceId) };
-}
-
-/** Offset page request: `limit` records after skipping `skip`. */
-export interface PageRequest {
-  limit: number;
-  skip: number;
 }
 
 /**

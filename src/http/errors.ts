@@ -5,6 +5,17 @@
 import { DomainError, ValidationFailed, type ErrorCode, type FieldProblem } from "../domain/errors.js";
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "../db/unavailable.js";
 import type { CreditErrorItem, PlatformErrorItem, Surface } from "./envelope.js";
+import type { components } from "../../generated/types/platform.js";
+
+/** `true` when `A` and `B` are the same union, else `false`. */
+type SameUnion<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * Compile-time check: the domain's {@link ErrorCode} (src/domain/errors.ts, which may not import
+ * the contract) is exactly the contract's `ErrorCode`; a code added to or dropped from either side
+ * fails `npm run typecheck` here.
+ */
+type _ErrorCodesMatchTheContract = Assert<SameUnion<ErrorCode, components["schemas"]["ErrorCode"]>>;
+type Assert<T extends true> = T;
 
 /** HTTP status of every platform error code (reference: "Codes of the platform API"). */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -148,7 +159,7 @@ export function renderValidation(surface: Surface, problems: FieldProblem[]): Re
  * Turns anything thrown by a handler into a status and error items of `surface`.
  * Typed errors keep their code (the credit core uses its status-derived codes); an error that says
  * the database cannot be reached (src/db/unavailable.ts) is a 503 `SERVICE_UNAVAILABLE` with
- * `Retry-After: 2` whose message names no host, port or driver error (issue 8, "Database down");
+ * `Retry-After: 2` whose message names no host, port or driver error (docs/decisions/requests-and-validation.md "When the database cannot be reached");
  * anything else is a 500 whose details stay in the log.
  */
 export function renderError(surface: Surface, error: unknown): RenderedError {

@@ -1,5 +1,5 @@
 /**
- * One observer per request (issue 10, "Logging"): when the response is finished (or the client
+ * One observer per request (docs/performance.md "What keeps the request path cheap"): when the response is finished (or the client
  * went away), one JSON log line with the trace id and one update of the request metrics. No child
  * logger and no serializer run per request; the line is built only when its level is enabled.
  *

@@ -1,5 +1,5 @@
 /**
- * openapi-backend, compiled once (issue 10, "Routing and validation"). openapi-backend 5.21 rebuilds
+ * openapi-backend, compiled once (docs/performance.md "What keeps the request path cheap"). openapi-backend 5.21 rebuilds
  * its flat operation list (lodash over the whole document) and a `RegExp` per path template on every
  * `matchOperation` call, and at `init()` compiles every request, response and response-header
  * validator, each with a fresh Ajv instance (~2.2 s at start for the two documents). Here:

@@ -1,4 +1,4 @@
-/** `/healthz`, `/readyz` and `/metrics` (decisions.md §1). */
+/** `/healthz`, `/readyz` and `/metrics` (docs/decisions/surfaces-and-process.md "Where everything is served"). */
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
@@ -72,7 +72,7 @@ export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsTok
       }
       res.json({ status: "ready" });
     } catch {
-      // No host, port or driver message: the probe is often public (issue 8, "Database down").
+      // No host, port or driver message: the probe is often public (docs/decisions/requests-and-validation.md "When the database cannot be reached").
       res.status(503).set("Retry-After", String(DATABASE_RETRY_AFTER_S)).json({ status: "unavailable", reason: "database unreachable" });
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Rate limits of both surfaces (issue 8; OWASP API4:2023; the reference lists 429 on every
+ * Rate limits of both surfaces (docs/decisions/requests-and-validation.md "Rate limits"; OWASP API4:2023; the reference lists 429 on every
  * operation without thresholds). Buckets live in PostgreSQL through `rate-limiter-flexible`, so
  * every API replica on one database shares them; when the database cannot be reached, a
  * per-process memory bucket of the same size stands in (its insurance limiter).

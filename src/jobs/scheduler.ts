@@ -1,18 +1,20 @@
 /**
  * Background jobs on Agenda 6 with its PostgreSQL backend, on the service's own database
- * (decisions.md §1, issue 7). The job table is created by a committed migration, so every process
+ * (docs/decisions/surfaces-and-process.md "Roles and background jobs"). The job table is created by a committed migration, so every process
  * starts with `ensureSchema: false`. Agenda locks each due job with `FOR UPDATE SKIP LOCKED`, so a
  * job runs on one worker at a time; a job whose worker died is taken by another once its lock is
  * older than `lockLifetimeMs`. New jobs are announced over LISTEN/NOTIFY, so workers start them at
  * once instead of at their next poll.
  *
  * Every process builds one scheduler: `api` processes only create and cancel jobs, `worker` and
- * `all` processes also run them ({@link JobScheduler.start}).
+ * `all` processes also run them ({@link JobScheduler.start}). The jobs are registered in one place,
+ * src/jobs/registry.ts; the modules reach the queue through the port of src/jobs/port.ts.
  */
 import { Agenda, type Job } from "agenda";
 import { PostgresBackend, PostgresNotificationChannel } from "@agendajs/postgres-backend";
 import pg from "pg";
 import type { Logger } from "pino";
+import type { JobQueue } from "./port.js";
 
 /** Settings of a scheduler. Durations in milliseconds. */
 export interface SchedulerOptions {
@@ -29,8 +31,8 @@ export interface SchedulerOptions {
 /** A job body: gets the job's data; a throw is logged and recorded on the job (`fail_reason`). */
 export type JobBody<D> = (data: D, job: Job<D>) => Promise<void>;
 
-/** The service's Agenda. */
-export class JobScheduler {
+/** The service's Agenda; the modules see it through {@link JobQueue} (src/jobs/port.ts). */
+export class JobScheduler implements JobQueue {
   readonly agenda: Agenda;
   private readonly pool: pg.Pool;
   private readonly channel: PostgresNotificationChannel;

@@ -1,5 +1,5 @@
 /**
- * Chain addresses of the sandbox provider (decisions.md §3): deposit addresses are real, valid
+ * Chain addresses of the sandbox provider (docs/decisions/provider-and-sandbox.md "Deposit addresses"): deposit addresses are real, valid
  * addresses derived deterministically from `SANDBOX_SEED` by HD derivation with well-kept chain
  * libraries, in testnet formats where the network has them; the same libraries validate
  * withdrawal destinations (`INVALID_CRYPTO_ADDRESS`) and shape the sandbox's transaction hashes.
@@ -8,7 +8,7 @@
  * bitcoinjs-lib, tronweb, @scure/bip32, micro-key-producer, @solana/addresses) are loaded lazily,
  * each once, the first time an address of a network that needs it is derived or validated: together
  * they cost about half a second and some 40 MB at start, which a process that never touches an
- * address (a worker, a credit-only tenant) does not need (issue 10).
+ * address (a worker, a credit-only tenant) does not need (docs/operations.md "Start and memory").
  */
 import { createRequire } from "node:module";
 import { sha512 } from "@noble/hashes/sha2.js";
@@ -16,7 +16,7 @@ import { base58, hex } from "@scure/base";
 import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 
-/** Vault network identifiers (reference: Wallet › networks[].name; decisions.md §3 lists these five). */
+/** Vault network identifiers (reference: Wallet › networks[].name; docs/decisions/provider-and-sandbox.md "Deposit addresses" lists these five). */
 export const NETWORKS = [
   "networks/bitcoin",
   "networks/ethereum",
@@ -34,7 +34,7 @@ export function isNetworkId(value: string): value is NetworkId {
 }
 
 /**
- * The 64-byte HD seed of a `SANDBOX_SEED` (decisions.md §3).
+ * The 64-byte HD seed of a `SANDBOX_SEED` (docs/decisions/provider-and-sandbox.md "Deposit addresses").
  *
  * - A valid BIP39 English mnemonic (checksum included) gives its BIP39 seed with the empty
  *   passphrase. Surrounding whitespace and runs of whitespace between words are normalised to
@@ -67,7 +67,7 @@ const DERIVATION_PATHS: Record<NetworkId, (index: number) => string> = {
 const INDEX_LIMIT = 0x8000_0000;
 
 /**
- * The deposit address number `index` (0, 1, 2, …) of `network` under `seed` (decisions.md §3).
+ * The deposit address number `index` (0, 1, 2, …) of `network` under `seed` (docs/decisions/provider-and-sandbox.md "Deposit addresses").
  * Deterministic: the same `(network, seed, index)` always gives the same address.
  *
  * @param seed the HD seed, normally {@link hdSeedFrom}`(SANDBOX_SEED)` (16–64 bytes; BIP32 limit)
@@ -177,7 +177,7 @@ function isValidTaprootTestnetAddress(address: string): boolean {
 
 /**
  * A transaction hash in `network`'s own format, from 32 bytes of entropy (the sandbox's deposits
- * and withdrawals; decisions.md §3). Same entropy → same hash.
+ * and withdrawals; docs/decisions/provider-and-sandbox.md "Test helpers"). Same entropy → same hash.
  *
  * - bitcoin: 64 lowercase hex (the txid, no prefix);
  * - ethereum/polygon: `0x` + 64 lowercase hex;

@@ -1,14 +1,14 @@
 /**
- * The upstream custody provider (decisions.md §3): everything the service asks upstream goes
+ * The upstream custody provider (docs/decisions/provider-and-sandbox.md "One provider interface, one built-in provider"): everything the service asks upstream goes
  * through this interface; nothing outside src/providers knows which provider is active.
- * Customer registry, vault wallets, deposit addresses, the currency and pair catalogue, and address
- * validation; withdrawal execution joins it with the withdrawals issue.
+ * Customer registry, vault wallets, deposit addresses, the currency and pair catalogue, address
+ * validation and withdrawal execution.
  *
  * Methods that change provider state take the caller's EntityManager: the sandbox keeps its state
  * in the service's database, in the caller's transaction; a remote provider ignores it.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { BusinessProfile } from "../modules/identity/entities.js";
+import type { BusinessProfile } from "../domain/customers.js";
 
 /** A customer record as the upstream registry holds it. */
 export interface UpstreamCustomer {

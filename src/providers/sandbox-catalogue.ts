@@ -1,5 +1,5 @@
 /**
- * The sandbox provider's currency and pair catalogue (decisions.md §3: at least btc, eth, usdt,
+ * The sandbox provider's currency and pair catalogue (docs/decisions/provider-and-sandbox.md "Catalogue": btc, eth, usdt,
  * usdc, trx, sol, pol and fiat usd, eur, with precision, minimum withdrawal and flags).
  *
  * Precision is at most 8 decimals for every sandbox currency, so every amount the sandbox accepts

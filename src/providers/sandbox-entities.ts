@@ -1,5 +1,5 @@
 /**
- * State of the sandbox provider, kept in the service's database (decisions.md §3): the vault
+ * State of the sandbox provider, kept in the service's database (docs/decisions/provider-and-sandbox.md): the vault
  * wallets it opened and the deposit addresses it derived, with their HD derivation index.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
@@ -36,3 +36,6 @@ export const SandboxDepositAddress = defineEntity({
   },
 });
 export type SandboxDepositAddress = InferEntity<typeof SandboxDepositAddress>;
+
+/** The sandbox provider's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const SANDBOX_ENTITIES = [SandboxVaultWallet, SandboxDepositAddress];

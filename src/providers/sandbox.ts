@@ -1,5 +1,5 @@
 /**
- * The sandbox provider (decisions.md §3): behaves like a provider's test mode, deterministically.
+ * The sandbox provider (docs/decisions/provider-and-sandbox.md): behaves like a provider's test mode, deterministically.
  * Magic values of the customer registry:
  * - any `customer_id` of 1–48 characters `[A-Za-z0-9_-]` exists, with a business profile derived
  *   from `SANDBOX_SEED` and the id (same inputs → same profile);
@@ -33,10 +33,10 @@ const COUNTRIES = [
 const ORG_TYPES = ["corporation", "llc", "partnership"] as const;
 const BUSINESS_TYPES = ["fintech", "exchange", "payments", "asset_management"] as const;
 
-/** Valid customer ids (reference: max 48; decisions.md §3: `[A-Za-z0-9_-]`). */
+/** Valid customer ids (reference: max 48; docs/decisions/provider-and-sandbox.md "Customer registry": `[A-Za-z0-9_-]`). */
 export const CUSTOMER_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
 
-/** The built-in sandbox provider; its state (from the wallets issue on) lives in the service's database. */
+/** The built-in sandbox provider; its state lives in the service's database (./sandbox-entities.ts). */
 export class SandboxProvider implements CustodyProvider {
   readonly name = "sandbox";
   private hdSeed: Uint8Array | undefined;

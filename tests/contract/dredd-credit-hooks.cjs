@@ -1,7 +1,7 @@
 /**
  * Dredd hooks of the credit contract (run by tests/contract/dredd-credit.test.ts, which passes the
  * operations, their response schemas and the seeded fixtures in `hooks.configuration.custom.contract`;
- * see support-dredd.ts `seedCreditFixtures`). The machinery is dredd-hooks-core.cjs, shared with the
+ * see support-dredd-fixtures.ts `seedCreditFixtures`). The machinery is dredd-hooks-core.cjs, shared with the
  * platform hooks: this file declares the credit cases, credentials and skips.
  *
  * Credit wallet ids are generated, so the document's example walletId (`c7e2a9d4-…`) cannot exist:
@@ -23,7 +23,7 @@ const UNKNOWN_PRODUCT_CODE = "999";
 const SKIPPED_EVERYWHERE = {
   500: "an internal error cannot be provoked from outside",
   429: "Dredd's server runs with the rate limits off; tests/integration/rate-limits.test.ts trips each bucket",
-  503: "the database cannot be stopped under a Dredd run; tests/integration/database-outage.test.ts stops it and checks the 503",
+  503: "the database cannot be stopped under a Dredd run; tests/process/database-outage.test.ts stops it and checks the 503",
   413: "answered by the body middleware before routing, alike for every operation (Dredd sends each example body as is); tests/integration/http.test.ts sends oversized bodies and the contract check of tests validates the envelope against the document",
   415: "answered by the body middleware before routing, alike for every operation (Dredd sends JSON); tests/integration/http.test.ts sends non-JSON bodies and the contract check of tests validates the envelope against the document",
 };

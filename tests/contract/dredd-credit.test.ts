@@ -2,17 +2,23 @@
  * Contract verification of the credit document with Dredd: the real app on a real PostgreSQL,
  * listening on 127.0.0.1, checked against generated/openapi/credit.openapi.yaml. Fixtures are seeded
  * over HTTP with the document's example ids (tenant `acme-bank`, product `001`, user `6f1d2c3b-…`;
- * support-dredd.ts `seedCreditFixtures`), the tenant's notifications go to a real receiver on
+ * support-dredd-fixtures.ts `seedCreditFixtures`), the tenant's notifications go to a real receiver on
  * 127.0.0.1; tests/contract/dredd-credit-hooks.cjs builds each transaction's case and puts the real
  * response schema into Dredd's expectation.
+ *
+ * Every Dredd run of this file (the main run, one per alternative, the negative control's two)
+ * happens once, in order, in a `beforeAll` under a whole-run time limit (tests/contract/whole-run.ts,
+ * docs/testing.md); the document is parsed once for all of them. The `it`s assert on the runs.
  */
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { globalAgent, type Server } from "node:http";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
+import { waitFor } from "../support/wait.js";
+import { WHOLE_RUN_MS } from "./whole-run.js";
 import {
   BASE_PATH,
   CREDIT_SURFACE,
@@ -78,7 +84,7 @@ beforeAll(async () => {
     fixtures: await seedCreditFixtures(`${origin}${BASE_PATH}`, endpoint, operations, receiver.url),
     alternativeRuns: ALTERNATIVES.length,
   };
-});
+}, WHOLE_RUN_MS);
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   await t?.dispose();
@@ -88,23 +94,69 @@ afterAll(async () => {
 /** {@link runDredd} on the credit document, on fresh connections (see dredd.test.ts). */
 async function dredd(options: Omit<Parameters<typeof runDredd<CreditFixtures>>[0], "surface">): Promise<DreddRun> {
   server.closeIdleConnections();
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor("Dredd's idle sockets to the server to close", () => (idleClientSockets(server) === 0 ? true : undefined));
   return runDredd({ ...options, surface: CREDIT_SURFACE });
 }
 
+/** Idle keep-alive sockets that Node's global agent (Dredd's) keeps open to `server`. */
+function idleClientSockets(server: Server): number {
+  const port = String((server.address() as AddressInfo).port);
+  return Object.entries(globalAgent.freeSockets)
+    .filter(([name]) => name.split(":")[1] === port)
+    .reduce((n, [, sockets]) => n + (sockets?.length ?? 0), 0);
+}
+
+const byId = (operationId: string) => all.find((op) => op.operationId === operationId) as ContractOperation;
+/** The negative control's transactions: successes and an error whose answers get a value of another type. */
+const BROKEN = [
+  transactionName(byId("getCreditProduct"), "200"),
+  transactionName(byId("getNotificationsSettings"), "200"),
+  transactionName(byId("getSandboxClock"), "200"),
+  transactionName(byId("getCreditWallet"), "404"),
+];
+// Dredd's own check compares keys only: the same broken success answers pass it.
+const BROKEN_SUCCESSES = BROKEN.filter((name) => !name.includes(" > 404"));
+
 describe("credit contract (Dredd)", () => {
-  it("serves every operation and its deterministic error cases as the document says", async () => {
+  /** Every Dredd run of this file, in the order they ran. */
+  let runs: {
+    main: DreddRun;
+    /** What the connection watch saw during the main run. */
+    connections: { all: string[]; outside: string[] };
+    /** One per entry of {@link ALTERNATIVES}. */
+    alternatives: DreddRun[];
+    /** The negative control with the response schemas, and with Dredd's key comparison only. */
+    withSchemas: DreddRun;
+    keysOnly: DreddRun;
+  };
+
+  beforeAll(async () => {
+    const guard = watchOutboundConnections();
+    let main: DreddRun;
+    let connections: { all: string[]; outside: string[] };
+    try {
+      main = await dredd({ endpoint, contract, description });
+    } finally {
+      connections = guard.stop();
+    }
+    const alternatives: DreddRun[] = [];
+    for (const alternative of ALTERNATIVES.keys()) alternatives.push(await dredd({ endpoint, contract: { ...contract, alternative: alternative + 1 }, description }));
+    breakResponses.on = true;
+    try {
+      const withSchemas = await dredd({ endpoint, contract, description, only: BROKEN, quiet: true });
+      const keysOnly = await dredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: BROKEN_SUCCESSES, quiet: true });
+      runs = { main, connections, alternatives, withSchemas, keysOnly };
+    } finally {
+      breakResponses.on = false;
+    }
+  }, WHOLE_RUN_MS);
+
+  it("serves every operation and its deterministic error cases as the document says", () => {
     expect(all.length, "operations of the credit document").toBe(21);
     expect(all.filter((op) => !op.implemented).map((op) => op.operationId), "credit operations answering 501").toEqual([]);
-    const guard = watchOutboundConnections();
-    let run: DreddRun;
-    try {
-      run = await dredd({ endpoint, contract, description });
-    } finally {
-      const connections = guard.stop();
-      expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
-      expect(connections.outside, "connections outside 127.0.0.1").toEqual([]);
-    }
+    const { main: run, connections } = runs;
+    expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
+    expect(connections.outside, "connections outside 127.0.0.1").toEqual([]);
     const report = failureReport(run);
     expect(run.stats.failures, report).toBe(0);
     expect(run.stats.errors, report).toBe(0);
@@ -131,12 +183,13 @@ describe("credit contract (Dredd)", () => {
     expect(skipped.filter((status) => !["413", "415", "429", "500", "503"].includes(status)), "skipped other than 413/415/429/500/503").toEqual(["404", "404", "404"]);
     expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
     console.info(`Dredd (credit): ${run.stats.tests} transactions, ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
-  }, 60_000);
+  });
 
-  it("serves the alternative cases (another tenant's wallet, Idempotency-Key repeats and reuses, other 422 fields), one Dredd run per alternative", async () => {
+  it("serves the alternative cases (another tenant's wallet, Idempotency-Key repeats and reuses, other 422 fields), one Dredd run per alternative", () => {
+    expect(runs.alternatives).toHaveLength(ALTERNATIVES.length);
     for (const [index, expected] of ALTERNATIVES.entries()) {
       const alternative = index + 1;
-      const run = await dredd({ endpoint, contract: { ...contract, alternative }, description });
+      const run = runs.alternatives[index]!;
       const report = failureReport(run);
       expect(run.stats.failures, report).toBe(0);
       expect(run.stats.errors, report).toBe(0);
@@ -145,31 +198,16 @@ describe("credit contract (Dredd)", () => {
       expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
       console.info(`Dredd (credit) alternative run ${alternative}: ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
     }
-  }, 60_000);
+  });
 
-  it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", async () => {
-    const byId = (operationId: string) => all.find((op) => op.operationId === operationId) as ContractOperation;
-    const only = [
-      transactionName(byId("getCreditProduct"), "200"),
-      transactionName(byId("getNotificationsSettings"), "200"),
-      transactionName(byId("getSandboxClock"), "200"),
-      transactionName(byId("getCreditWallet"), "404"),
-    ];
-    breakResponses.on = true;
-    try {
-      const withSchemas = await dredd({ endpoint, contract, description, only, quiet: true });
-      expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(only.length);
-      expect(withSchemas.stats.passes).toBe(0);
-      for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
-        expect(test.message, test.name).toMatch(/^body: At '\/(data|errors)\/.*' Invalid type: number \(expected string\)$/m);
-        expect(test.message, test.name).not.toMatch(/^(statusCode|headers):/m);
-      }
-      // Dredd's own check compares keys only: the same broken success answers pass it.
-      const successes = only.filter((name) => !name.includes(" > 404"));
-      const keysOnly = await dredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: successes, quiet: true });
-      expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(successes.length);
-    } finally {
-      breakResponses.on = false;
+  it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", () => {
+    const { withSchemas, keysOnly } = runs;
+    expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(BROKEN.length);
+    expect(withSchemas.stats.passes).toBe(0);
+    for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
+      expect(test.message, test.name).toMatch(/^body: At '\/(data|errors)\/.*' Invalid type: number \(expected string\)$/m);
+      expect(test.message, test.name).not.toMatch(/^(statusCode|headers):/m);
     }
-  }, 60_000);
+    expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(BROKEN_SUCCESSES.length);
+  });
 });

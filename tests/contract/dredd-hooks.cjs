@@ -372,7 +372,7 @@ const CASES = {
     403: [(c) => c.as("user").error("FORBIDDEN"), (c) => c.as("customerSession").error("FORBIDDEN")],
     404: "NOT_FOUND arises only when the provider is not the sandbox, and the test app runs the sandbox",
   },
-  // Withdrawals of the example user (decisions.md §4). The seeding opened them from f.walletId with
+  // Withdrawals of the example user (docs/decisions/withdrawals.md). The seeding opened them from f.walletId with
   // their own Idempotency-Keys (f.withdrawals by state, the codes read from the sandbox outbox); the
   // document's example withdrawal id exists nowhere, so it is the unknown withdrawal. A request whose
   // case is not about idempotency sends no Idempotency-Key: the service looks the key up first, and

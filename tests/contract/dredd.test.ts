@@ -3,15 +3,21 @@
  * checked against generated/openapi/platform.openapi.yaml. Fixtures are seeded over HTTP with the
  * document's example ids; tests/contract/dredd-hooks.cjs builds each transaction's case and puts
  * the real response schema into Dredd's expectation (support-dredd.ts has the harness).
+ *
+ * Every Dredd run of this file (the main run, one per alternative, the negative control's two)
+ * happens once, in order, in a `beforeAll` under a whole-run time limit (tests/contract/whole-run.ts,
+ * docs/testing.md); the document is parsed once for all of them. The `it`s assert on the runs.
  */
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { globalAgent, type Server } from "node:http";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { startDovecot, type Dovecot } from "../support/dovecot.js";
+import { waitFor } from "../support/wait.js";
+import { WHOLE_RUN_MS } from "./whole-run.js";
 import {
   BASE_PATH,
   contractOperations,
@@ -99,7 +105,7 @@ beforeAll(async () => {
     fixtures: await seedFixtures(endpoint, operations, receiver.url, { host: dovecot.host, port: dovecot.port, tls: false, password: MAILBOX_PASSWORD }),
     alternativeRuns: ALTERNATIVES.length,
   };
-});
+}, WHOLE_RUN_MS);
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   await t?.dispose();
@@ -115,24 +121,72 @@ afterAll(async () => {
  */
 async function dredd(options: Parameters<typeof runDredd>[0]): Promise<DreddRun> {
   server.closeIdleConnections();
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor("Dredd's idle sockets to the server to close", () => (idleClientSockets(server) === 0 ? true : undefined));
   return runDredd(options);
+}
+
+/** Idle keep-alive sockets that Node's global agent (Dredd's) keeps open to `server`. */
+function idleClientSockets(server: Server): number {
+  const port = String((server.address() as AddressInfo).port);
+  return Object.entries(globalAgent.freeSockets)
+    .filter(([name]) => name.split(":")[1] === port)
+    .reduce((n, [, sockets]) => n + (sockets?.length ?? 0), 0);
 }
 
 /** Tests of a run by operationId and expected status, with their outcome. */
 const outcomes = (run: DreddRun) => outcomesOf(run, operations);
 
+const byId = (operationId: string) => all.find((op) => op.operationId === operationId) as ContractOperation;
+/** The negative control's transactions: successes and an error whose answers get a value of another type. */
+const BROKEN = [
+  transactionName(byId("getCustomer"), "200"),
+  transactionName(byId("listCredentials"), "200"),
+  transactionName(byId("getUser"), "200"),
+  transactionName(byId("listUsers"), "200"),
+  transactionName(byId("getCustomer"), "404"),
+];
+// Dredd's own check compares keys only; its example of an error even requires the optional
+// `field`, so the key-only control runs the success cases.
+const BROKEN_SUCCESSES = BROKEN.filter((name) => !name.includes(" > 404"));
+
 describe("platform contract (Dredd)", () => {
-  it("serves every implemented operation, its error cases and the 501 of any operation not built yet as the document says", async () => {
+  /** Every Dredd run of this file, in the order they ran. */
+  let runs: {
+    main: DreddRun;
+    /** What the connection watch saw during the main run. */
+    connections: { all: string[]; outside: string[] };
+    /** One per entry of {@link ALTERNATIVES}. */
+    alternatives: DreddRun[];
+    /** The negative control with the response schemas, and with Dredd's key comparison only. */
+    withSchemas: DreddRun;
+    keysOnly: DreddRun;
+  };
+
+  beforeAll(async () => {
     const guard = watchOutboundConnections();
-    let run: DreddRun;
+    let main: DreddRun;
+    let connections: { all: string[]; outside: string[] };
     try {
-      run = await dredd({ endpoint, contract, description });
+      main = await dredd({ endpoint, contract, description });
     } finally {
-      const connections = guard.stop();
-      expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
-      expect(connections.outside, "connections outside 127.0.0.1").toEqual([]);
+      connections = guard.stop();
     }
+    const alternatives: DreddRun[] = [];
+    for (const alternative of ALTERNATIVES.keys()) alternatives.push(await dredd({ endpoint, contract: { ...contract, alternative: alternative + 1 }, description }));
+    breakResponses.on = true;
+    try {
+      const withSchemas = await dredd({ endpoint, contract, description, only: BROKEN, quiet: true });
+      const keysOnly = await dredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: BROKEN_SUCCESSES, quiet: true });
+      runs = { main, connections, alternatives, withSchemas, keysOnly };
+    } finally {
+      breakResponses.on = false;
+    }
+  }, WHOLE_RUN_MS);
+
+  it("serves every implemented operation, its error cases and the 501 of any operation not built yet as the document says", () => {
+    const { main: run, connections } = runs;
+    expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
+    expect(connections.outside, "connections outside 127.0.0.1").toEqual([]);
     const report = failureReport(run);
     expect(run.stats.failures, report).toBe(0);
     expect(run.stats.errors, report).toBe(0);
@@ -150,12 +204,13 @@ describe("platform contract (Dredd)", () => {
     expect(run.stats.passes).toBeGreaterThanOrEqual(minimum);
     expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
     console.info(`Dredd: ${run.stats.tests} transactions, ${run.stats.passes} passing, ${run.stats.skipped} skipped (minimum ${minimum} passes)`);
-  }, 60_000);
+  });
 
-  it("serves the alternative cases of statuses that arise in several ways, one Dredd run per alternative", async () => {
+  it("serves the alternative cases of statuses that arise in several ways, one Dredd run per alternative", () => {
+    expect(runs.alternatives).toHaveLength(ALTERNATIVES.length);
     for (const [index, expected] of ALTERNATIVES.entries()) {
       const alternative = index + 1;
-      const run = await dredd({ endpoint, contract: { ...contract, alternative }, description });
+      const run = runs.alternatives[index]!;
       const report = failureReport(run);
       expect(run.stats.failures, report).toBe(0);
       expect(run.stats.errors, report).toBe(0);
@@ -164,33 +219,16 @@ describe("platform contract (Dredd)", () => {
       expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
       console.info(`Dredd alternative run ${alternative}: ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
     }
-  }, 60_000);
+  });
 
-  it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", async () => {
-    const byId = (operationId: string) => all.find((op) => op.operationId === operationId) as ContractOperation;
-    const only = [
-      transactionName(byId("getCustomer"), "200"),
-      transactionName(byId("listCredentials"), "200"),
-      transactionName(byId("getUser"), "200"),
-      transactionName(byId("listUsers"), "200"),
-      transactionName(byId("getCustomer"), "404"),
-    ];
-    breakResponses.on = true;
-    try {
-      const withSchemas = await dredd({ endpoint, contract, description, only, quiet: true });
-      expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(only.length);
-      expect(withSchemas.stats.passes).toBe(0);
-      for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
-        expect(test.message, test.name).toMatch(/^body: At '\/(data|errors)\/.*' Invalid type: number \(expected string\)$/m);
-        expect(test.message, test.name).not.toMatch(/^(statusCode|headers):/m);
-      }
-      // Dredd's own check compares keys only; its example of an error even requires the optional
-      // `field`, so the key-only control runs the success cases.
-      const successes = only.filter((name) => !name.includes(" > 404"));
-      const keysOnly = await dredd({ endpoint, contract: { ...contract, keysOnly: true }, description, only: successes, quiet: true });
-      expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(successes.length);
-    } finally {
-      breakResponses.on = false;
+  it("fails on a response that keeps its keys but breaks its schema, which Dredd alone would accept", () => {
+    const { withSchemas, keysOnly } = runs;
+    expect(withSchemas.stats.failures, failureReport(withSchemas)).toBe(BROKEN.length);
+    expect(withSchemas.stats.passes).toBe(0);
+    for (const test of withSchemas.tests.filter((x) => x.status === "fail")) {
+      expect(test.message, test.name).toMatch(/^body: At '\/(data|errors)\/.*' Invalid type: number \(expected string\)$/m);
+      expect(test.message, test.name).not.toMatch(/^(statusCode|headers):/m);
     }
-  }, 60_000);
+    expect(keysOnly.stats.passes, failureReport(keysOnly)).toBe(BROKEN_SUCCESSES.length);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * One credential per request (decisions.md §2, reference "Authentication"; the security schemes of
+ * One credential per request (docs/decisions/credentials-and-tokens.md "One credential per request", reference "Authentication"; the security schemes of
  * both documents): a request carrying an API key (`x-api-key` or `x-master-api-key`) and an
  * `Authorization` header, or different keys in the two API key headers, answers 401
  * `UNAUTHORIZED` "Send one credential: …" before any of them is checked.
@@ -19,13 +19,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createClient as generateSdk } from "@hey-api/openapi-ts";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser } from "../support/fixtures.js";
 
 const PLATFORM_DOCUMENT = fileURLToPath(new URL("../../generated/openapi/platform.openapi.json", import.meta.url));
 const ONE_CREDENTIAL = /^Send one credential: /;
 
-let t: TestApp;
+const t = useTestApp();
 let server: Server;
 let origin: string;
 let key: string;
@@ -33,10 +33,9 @@ let walletId: string;
 let userToken: string;
 let operatorToken: string;
 let sdkDir: string;
-const api = () => request(t.express);
+const api = t.api;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const walk = new Walk(t.express);
   key = (await walk.tenant("one-cred-co")).key;
   const user = await fundedBtcUser(t.express, key);
@@ -51,7 +50,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  await t?.dispose();
   if (sdkDir) rmSync(sdkDir, { recursive: true, force: true });
 });
 /** The 401 of a request that carries two credentials. */

@@ -1,24 +1,17 @@
 /**
- * Secrets' hashes stay out of SQL text (issue 10, "Bound parameters"): MikroORM 7.2 inlines every
+ * Secrets' hashes stay out of SQL text (docs/performance.md "What keeps the request path cheap"): MikroORM 7.2 inlines every
  * value into the statement it sends, so the statements that carry an API key's keyed hash (the
  * per-request credential lookup, a new credential's insert, the master key's hash) run on the
  * pool with bound parameters (src/db/statements.ts). The test watches both paths: every statement
  * the ORM formats (its `onQuery` hook) and every query sent on the pool.
  */
 import type pg from "pg";
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SecretBox } from "../../src/modules/identity/secrets.js";
-import { TEST_MASTER_KEY, TEST_SECRETS_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => {
-  await app?.dispose();
-});
+const app = useTestApp();
 
 describe("secrets' hashes in SQL", () => {
   it("are bound parameters of the pool's statements and never part of a statement's text", async () => {
@@ -40,9 +33,9 @@ describe("secrets' hashes in SQL", () => {
     };
     try {
       const { secret } = await walk.ownerKey(customerId);
-      const read = await request(app.express).get(`${BASE}/currencies`).set("x-api-key", secret);
+      const read = await app.api().get(`${BASE}/currencies`).set("x-api-key", secret);
       expect(read.status).toBe(200);
-      const master = await request(app.express).get(`${BASE}/currencies`).set("x-api-key", TEST_MASTER_KEY);
+      const master = await app.api().get(`${BASE}/currencies`).set("x-api-key", TEST_MASTER_KEY);
       expect(master.status).toBe(403);
 
       const box = new SecretBox(TEST_SECRETS_KEY);

@@ -1,19 +1,12 @@
 /**
- * Business metrics on /metrics (src/http/business-metrics.ts; issue 11, "Observability"):
+ * Business metrics on /metrics (src/http/business-metrics.ts; docs/operations.md "Observability"):
  * withdrawals by status, outbox backlog and failures, job lag, pool usage — read at scrape time.
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "../support/app.js";
 import { Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => {
-  await app?.dispose();
-});
+const app = useTestApp();
 
 /** The value of the sample `name{labels}` in a Prometheus text body, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -23,7 +16,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe("business metrics", () => {
   it("count withdrawals by status, the outboxes, the jobs' lag and the pool at each scrape", async () => {
-    const before = await request(app.express).get("/metrics");
+    const before = await app.api().get("/metrics");
     expect(before.status).toBe(200);
     expect(sample(before.text, 'withdrawals{status="PENDING"}')).toBeUndefined();
 
@@ -31,7 +24,7 @@ describe("business metrics", () => {
     const user = await fundedBtcUser(app.express, key);
     await initiateBtcWithdrawal(app.express, key, user.userId);
     await initiateBtcWithdrawal(app.express, key, user.userId);
-    const after = await request(app.express).get("/metrics");
+    const after = await app.api().get("/metrics");
     expect(sample(after.text, 'withdrawals{status="PENDING"}')).toBe(2);
     for (const outbox of ["email", "webhook", "credit_notification"]) {
       expect(sample(after.text, `outbox_backlog{outbox="${outbox}"}`), outbox).toBeGreaterThanOrEqual(0);

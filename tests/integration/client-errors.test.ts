@@ -7,15 +7,14 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { useTestApp } from "../support/app.js";
 import { answerClientErrors, pathOfRawRequest } from "../../src/http/client-errors.js";
 
-let t: TestApp;
+const t = useTestApp();
 let server: Server;
 let port: number;
 
 beforeAll(async () => {
-  t = await startTestApp();
   server = createServer(t.express);
   answerClientErrors(server);
   server.listen(0, "127.0.0.1");
@@ -24,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await t.dispose();
 });
 
 /** Sends `raw` bytes on a fresh connection and returns the whole answer once the server closes it. */

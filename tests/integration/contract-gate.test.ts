@@ -4,17 +4,22 @@
  * named under `### Breaking` of a version newer than spec/released/VERSION). Run on temporary
  * copies of the tree: a removed operation and a removed required response field fail the gate,
  * naming both; the same with a new version's Breaking list passes; an additive change passes;
- * the repository as it is passes. Each optic diff of the credit document takes some seconds.
+ * the repository as it is passes. Each optic diff takes seconds (many more on a busy machine), so
+ * the four gate runs happen once, one after the other, in a `beforeAll` under a whole-run time
+ * limit (tests/contract/whole-run.ts, docs/testing.md), sharing optic's results through the gate's
+ * `--cache`: the platform document, the same in every tree, is diffed once, and so is each credit
+ * document. The `it`s assert on the runs.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { breakingNotes, isNamed, parseOpticOutput, type Finding } from "../../scripts/contract-gate.js";
+import { WHOLE_RUN_MS } from "../contract/whole-run.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const GATE = join(ROOT, "scripts", "contract-gate.ts");
@@ -57,9 +62,13 @@ function addNewVersion(dir: string, section: string): void {
   writeFileSync(file, readFileSync(file, "utf8").replace("## [0.1.0]", `${section}\n## [0.1.0]`));
 }
 
-/** `tsx scripts/contract-gate.ts [--root dir]`: exit code and output. */
+/** Where the gate runs of this file keep optic's results (`--cache`). */
+const OPTIC_CACHE = mkdtempSync(join(tmpdir(), "contract-gate-cache-"));
+dirs.push(OPTIC_CACHE);
+
+/** `tsx scripts/contract-gate.ts [--root dir] --cache <this file's cache>`: exit code and output. */
 function gate(root?: string): Promise<{ code: number; output: string }> {
-  const args = [TSX, GATE, ...(root ? ["--root", root] : [])];
+  const args = [TSX, GATE, ...(root ? ["--root", root] : []), "--cache", OPTIC_CACHE];
   return new Promise((done) => {
     execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, OPTIC_TELEMETRY_LEVEL: "off" } }, (error, stdout, stderr) =>
       done({ code: error ? (typeof error.code === "number" ? error.code : 2) : 0, output: `${stdout}${stderr}` }),
@@ -67,52 +76,79 @@ function gate(root?: string): Promise<{ code: number; output: string }> {
   });
 }
 
+/** A gate run: exit code and output. */
+type GateRun = Awaited<ReturnType<typeof gate>>;
+
 describe("contract gate on temporary copies of the tree", () => {
-  it("the repository as it is passes (its documents are the released ones or additive changes of them)", async () => {
-    const result = await gate();
-    expect(result.output).toContain("contract gate: passed");
-    expect(result.code).toBe(0);
-    // As long as the other cases: with changes since the release, optic diffs every operation.
-  }, 90_000);
+  /** The four gate runs, in the order they ran. */
+  let runs: { repository: GateRun; broken: GateRun; brokenAndNamed: GateRun; additive: GateRun };
 
-  it("fails on a removed operation and a removed required response field, naming both", async () => {
-    const dir = treeCopy();
-    editCredit(dir, breakCredit);
+  beforeAll(async () => {
+    // The repository first: its run diffs both documents and leaves their results in the cache.
+    const repository = await gate();
+
+    const unnamedDir = treeCopy();
+    editCredit(unnamedDir, breakCredit);
     // a Breaking list in [Unreleased] does not count
-    const changelog = join(dir, "CHANGELOG.md");
+    const changelog = join(unnamedDir, "CHANGELOG.md");
     writeFileSync(changelog, readFileSync(changelog, "utf8").replace("## [Unreleased]\n", "## [Unreleased]\n\n### Breaking\n\n- `POST /v2/wallet/credits/{walletId}/block` and `availableAmount` removed.\n"));
-    const result = await gate(dir);
-    expect(result.code).toBe(1);
-    expect(result.output).toContain("contract gate: FAILED");
-    expect(result.output).toMatch(/POST \/v2\/wallet\/credits\/\{walletId\}\/block \(removed\): \[prevent operation removal\]/);
-    expect(result.output).toMatch(/GET \/v2\/wallet\/credits\/\{walletId\}: \[prevent removing response property\] cannot remove response property 'availableAmount'/);
-    expect(result.output).not.toMatch(/^platform: breaking/m);
-  }, 90_000);
+    const broken = await gate(unnamedDir);
 
-  it("the same change passes with a new version whose Breaking list names both", async () => {
-    const dir = treeCopy();
-    editCredit(dir, breakCredit);
+    const namedDir = treeCopy();
+    editCredit(namedDir, breakCredit);
     addNewVersion(
-      dir,
+      namedDir,
       "## [0.2.0] - 2026-12-01\n\n### Breaking\n\n- `POST /v2/wallet/credits/{walletId}/block` is gone.\n- Credit wallets no longer carry `availableAmount`.\n",
     );
-    const result = await gate(dir);
-    expect(result.output).toMatch(/credit: \d+ breaking change\(s\), all named under ### Breaking of 0\.2\.0/);
-    expect(result.code).toBe(0);
-  }, 90_000);
+    const brokenAndNamed = await gate(namedDir);
 
-  it("an additive change passes without a CHANGELOG entry: an optional response field and a new operation", async () => {
-    const dir = treeCopy();
-    editCredit(dir, (doc) => {
+    const additiveDir = treeCopy();
+    editCredit(additiveDir, (doc) => {
       doc.components.schemas.CreditWallet!.properties.nickname = { type: "string", description: "A name the tenant gives the wallet." };
       const statements = structuredClone(doc.paths["/v2/wallet/credits/{walletId}/statements"]!) as { get: { operationId: string } };
       statements.get.operationId = "listCreditWalletStatementsAgain";
       doc.paths["/v2/wallet/credits/{walletId}/statements-again"] = statements;
     });
-    const result = await gate(dir);
+    const additive = await gate(additiveDir);
+    runs = { repository, broken, brokenAndNamed, additive };
+  }, WHOLE_RUN_MS);
+
+  it("the repository as it is passes (its documents are the released ones or additive changes of them)", () => {
+    const result = runs.repository;
+    expect(result.output).toContain("contract gate: passed");
+    expect(result.code).toBe(0);
+    // As long as the other cases: with changes since the release, optic diffs every operation.
+  });
+
+  it("fails on a removed operation and a removed required response field, naming both", () => {
+    const result = runs.broken;
+    expect(result.code).toBe(1);
+    expect(result.output).toContain("contract gate: FAILED");
+    expect(result.output).toMatch(/POST \/v2\/wallet\/credits\/\{walletId\}\/block \(removed\): \[prevent operation removal\]/);
+    expect(result.output).toMatch(/GET \/v2\/wallet\/credits\/\{walletId\}: \[prevent removing response property\] cannot remove response property 'availableAmount'/);
+    expect(result.output).not.toMatch(/^platform: breaking/m);
+  });
+
+  it("the same change passes with a new version whose Breaking list names both", () => {
+    const result = runs.brokenAndNamed;
+    expect(result.output).toMatch(/credit: \d+ breaking change\(s\), all named under ### Breaking of 0\.2\.0/);
+    expect(result.code).toBe(0);
+  });
+
+  it("an additive change passes without a CHANGELOG entry: an optional response field and a new operation", () => {
+    const result = runs.additive;
     expect(result.output).toContain("credit: no breaking change against 0.1.0");
     expect(result.code).toBe(0);
-  }, 90_000);
+  });
+
+  it("shares optic's results between the runs: one optic diff per distinct pair of documents", () => {
+    // Each repository document that differs from its release (the platform one is the same in every
+    // tree), then the broken credit document (two trees) and the one with the additions.
+    const changed = ["platform", "credit"].filter(
+      (name) => readFileSync(join(ROOT, "spec", "released", `${name}.openapi.yaml`), "utf8") !== readFileSync(join(ROOT, "generated", "openapi", `${name}.openapi.yaml`), "utf8"),
+    );
+    expect(readdirSync(OPTIC_CACHE).filter((name) => name.endsWith(".json"))).toHaveLength(changed.length + 2);
+  });
 });
 
 describe("contract gate: the CHANGELOG rule", () => {

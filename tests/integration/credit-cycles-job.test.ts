@@ -1,25 +1,18 @@
 /**
- * The recurring `credit-cycles` Agenda job (src/app.ts `CREDIT_CYCLES_JOB`; issue 9 "Jobs"): it runs
+ * The recurring `credit-cycles` Agenda job (src/app.ts `CREDIT_CYCLES_JOB`; docs/credit-engine.md): it runs
  * the due daily closes, grace ends and cuts of the real-time tenants' wallets through `runDueSteps`,
  * and leaves the wallets of a tenant with a sandbox clock to that clock.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { CREDIT_CYCLES_JOB } from "../../src/app.js";
 import { advance, createWallet, charge, startOfUtcDay, type CreditProductRules, type Outcome } from "../../src/domain/credit/index.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { useTestApp } from "../support/app.js";
 import { insertProduct, loadEvents, loadWallet, persistWallet, seedTenant } from "../support/credit-seed.js";
 import { waitFor } from "../support/wait.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
+const t = useTestApp();
 
 const DAY = 86_400_000;
 const PRODUCT: CreditProductRules = { ...GOLDEN_PRODUCT, variableSpecs: false };
@@ -62,7 +55,7 @@ it("runs the due steps of a real-time tenant's wallets and skips a tenant with a
   }, 20_000);
   const stored = await loadWallet(t.orm.em.fork(), live.walletId);
   expect(stored.state.statements).toEqual(expected.state.statements);
-  // real time: as_of stays at the last step run (cycles.ts `settle`), everything else is the engine's
+  // real time: as_of stays at the last step run (src/modules/credit/cycles/service.ts `settle`), everything else is the engine's
   expect(stored.state).toEqual({ ...expected.state, asOf: stored.state.asOf });
   expect(stored.state.asOf.getTime()).toBeLessThanOrEqual(Date.now());
   expect((await loadEvents(t.orm.em.fork(), live.walletId)).map((e) => [e.sequence, e.type, e.amount])).toEqual(

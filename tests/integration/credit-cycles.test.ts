@@ -1,15 +1,16 @@
 /**
- * The set-based cycle batches (src/modules/credit/cycles.ts `runDueSteps`) against the pure engine
- * (src/domain/credit `advance`) on a real PostgreSQL (issue 9, "The cycle engine", "Jobs"): wallets are
+ * The set-based cycle batches (src/modules/credit/cycles/service.ts `runDueSteps`) against the pure engine
+ * (src/domain/credit `advance`) on a real PostgreSQL (docs/credit-engine.md): wallets are
  * seeded in the database as the engine makes them (charges, payments and overrides applied by the
  * engine and persisted, as the operation endpoints do), the batches walk months, and every wallet,
  * statement and event is compared with the engine's. Golden vector and default-and-cure example of
- * decisions.md §6, random products and operations (fast-check, bounded), reruns and interrupted runs.
+ * docs/decisions/credit.md, random products and operations (fast-check, bounded), reruns and interrupted runs.
  */
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
+import { ENTITIES } from "../../src/modules/entities.js";
 import {
   advance,
   blockWallet,
@@ -28,10 +29,14 @@ import {
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { closeSql, graceSql, nextCutSql, rescheduleWallets, rheDivSql, runDueSteps, type CycleScope } from "../../src/modules/credit/cycles.js";
+import { closeSql, graceSql } from "../../src/modules/credit/cycles/close-grace-sql.js";
+import { rescheduleWallets } from "../../src/modules/credit/cycles/queries.js";
+import { runDueSteps, type CycleScope } from "../../src/modules/credit/cycles/service.js";
+import { nextCutSql, rheDivSql } from "../../src/modules/credit/cycles/sql.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
+import { waitFor } from "../support/wait.js";
 
 let orm: MikroORM;
 let drop: () => Promise<void>;
@@ -40,7 +45,7 @@ let seq = 0;
 beforeAll(async () => {
   const db = await createTestDatabase();
   drop = db.drop;
-  orm = await initORM(db.url);
+  orm = await initORM(db.url, ENTITIES);
 });
 afterAll(async () => {
   await orm?.close(true);
@@ -153,7 +158,7 @@ describe("cut schedule and rounding in SQL", () => {
   });
 });
 
-describe("golden vector (decisions.md §6)", () => {
+describe("golden vector (docs/decisions/credit.md)", () => {
   it("ADB interest 1125 and minimum 5500, BAC interest 1350, with statements and events equal to the engine's", async () => {
     const t = await newTenant();
     const adbId = await insertProduct(em(), t.customerId, "100", GOLDEN_PRODUCT);
@@ -187,7 +192,7 @@ describe("golden vector (decisions.md §6)", () => {
   });
 });
 
-describe("default and cure (decisions.md §6)", () => {
+describe("default and cure (docs/decisions/credit.md)", () => {
   it("Jan 31 cut 900 / 4000, Feb 10 grace end: 900 applied, penal 800, in_default; cured by 3000 + 1800", async () => {
     const t = await newTenant();
     const id = await insertProduct(em(), t.customerId, "200", GOLDEN_PRODUCT);
@@ -295,7 +300,11 @@ describe("concurrency", () => {
     });
     await isLocked;
     const run = runDueSteps(em(), t.scope, D("2026-01-31T00:00:00Z"));
-    await new Promise((r) => setTimeout(r, 300));
+    // the step is blocked on the row lock the holder keeps (the only other transaction on this database)
+    await waitFor("the step to wait for the wallet row's lock", async () => {
+      const [waiting] = await em().execute<{ n: string }[]>(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      return Number(waiting?.n) > 0 ? true : undefined;
+    });
     release();
     await holder;
     await run;

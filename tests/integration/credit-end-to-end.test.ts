@@ -1,14 +1,13 @@
 /**
  * The credit core end to end on the real app: a tenant sets its sandbox clock, enlists a real HTTP
- * receiver, opens a wallet on the golden product of decisions.md §6 and charges it through the API;
+ * receiver, opens a wallet on the golden product of docs/decisions/credit.md and charges it through the API;
  * advancing the clock past the cut produces the golden statement (ADB interest 1125, minimum 5500),
  * and every notification reaches the receiver signed (standardwebhooks), in `sequence` order,
  * started by the writers after their commit (the periodic delivery round is set to an hour here,
  * so only that start can deliver them in time).
  */
-import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, TEST_MASTER_KEY, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, TEST_MASTER_KEY, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
@@ -32,7 +31,7 @@ describe("the golden vector through the API, with its notifications delivered", 
     const walk = new Walk(t.express);
     const { customerId, key } = await walk.tenant(`e2e-${Date.now().toString(36)}`);
     const { userId } = await walk.activeUserWithToken(key);
-    const api = () => request(t.express);
+    const api = () => apiOf(t);
 
     expect((await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId))).status).toBe(201);
     const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: receiver.url });

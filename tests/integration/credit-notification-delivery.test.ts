@@ -1,5 +1,5 @@
 /**
- * Delivery of the credit notifications (issue 9 "Notifications"; decisions.md §5 and §6;
+ * Delivery of the credit notifications (docs/decisions/notifications.md, docs/decisions/credit.md, docs/outbox.md;
  * spec/credit/notifications.tsp) on a real PostgreSQL with real HTTP receivers on loopback whose
  * signatures are checked by the independent `standardwebhooks` package. `credit_event` rows are
  * inserted directly (as the writers do, without the delivery columns), then the
@@ -10,11 +10,10 @@
  * crashed round, and the after-commit trigger.
  */
 import { randomUUID } from "node:crypto";
-import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CREDIT_DELIVERY_JOB, PARKED_AT, type CreditNotificationBody } from "../../src/modules/credit/delivery.js";
-import { CreditEvent, CreditWallet } from "../../src/modules/credit/wallet-entities.js";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { CREDIT_DELIVERY_JOB, PARKED_AT, WAITING_AT, type CreditNotificationBody, type CreditNotificationDelivery } from "../../src/modules/credit/notifications/delivery.js";
+import { CreditEvent, CreditWallet } from "../../src/modules/credit/accounts/entities.js";
+import { TEST_MASTER_KEY, apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
 import { startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
 import { sleep, waitFor } from "../support/wait.js";
@@ -63,7 +62,7 @@ async function scene(app: TestApp = t): Promise<Scene> {
   const walk = new Walk(app.express);
   const { customerId, key } = await walk.tenant(`cnd-${++seq}-${Date.now().toString(36)}`);
   const { userId } = await walk.activeUserWithToken(key);
-  const product = await request(app.express).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
+  const product = await apiOf(app).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
   expect(product.status, JSON.stringify(product.body)).toBe(201);
   const [row] = await app.orm.em.fork().execute<{ id: string }[]>(`select id from credit_product where customer_id = ? and code = '001'`, [customerId]);
   return { app, customerId, key, userId, productId: row!.id };
@@ -71,7 +70,7 @@ async function scene(app: TestApp = t): Promise<Scene> {
 
 /** NotificationsEnlist over HTTP; the receiver trusts the new secret. @returns the secret. */
 async function enlist(s: Scene, url = receiver.url, into: Receiver = receiver): Promise<string> {
-  const res = await request(s.app.express).put("/v2/notifications").set("x-api-key", s.key).send({ creditNotificationsURL: url });
+  const res = await apiOf(s.app).put("/v2/notifications").set("x-api-key", s.key).send({ creditNotificationsURL: url });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const secret = res.body.data.signingSecret as string;
   into.trust(secret);
@@ -126,8 +125,36 @@ async function stateOf(app: TestApp, eventId: string): Promise<{ status: string;
   const [row] = await em.execute<{ delivery_status: string; attempt_count: number; next_attempt_at: string | Date | null }[]>(
     `select delivery_status, attempt_count, next_attempt_at from credit_event where id = ?`, [eventId]);
   const attempts = await em.execute<{ http_status: number | null; error: string | null; duration_ms: number }[]>(
-    `select http_status, error, duration_ms from credit_event_attempt where event_id = ? order by attempted_at, id`, [eventId]);
+    `select http_status, error, duration_ms from delivery_attempt where channel = 'credit' and message_id = ? order by attempted_at, id`, [eventId]);
   return { status: row!.delivery_status, attemptCount: row!.attempt_count, nextAttemptAt: row!.next_attempt_at === null ? null : new Date(row!.next_attempt_at), attempts };
+}
+
+/**
+ * Records every delivery round `delivery` starts from now on (the job's body calls `deliverDue`),
+ * so a test can wait for a round to end instead of sleeping. Call `restore()` once done.
+ */
+function trackRounds(delivery: CreditNotificationDelivery): { rounds: Promise<number>[]; restore(): void } {
+  const rounds: Promise<number>[] = [];
+  const original = delivery.deliverDue.bind(delivery);
+  const spy = vi.spyOn(delivery, "deliverDue").mockImplementation((options) => {
+    const round = original(options);
+    rounds.push(round);
+    return round;
+  });
+  return { rounds, restore: () => spy.mockRestore() };
+}
+
+/** NotificationsEnlist, then waits for the delivery round it started (releasing the tenant's parked events) to end. */
+async function enlistAndSettle(s: Scene): Promise<string> {
+  const tracked = trackRounds(s.app.services.creditDelivery);
+  try {
+    const secret = await enlist(s);
+    await waitFor("the round the enlist started", () => (tracked.rounds.length > 0 ? true : undefined));
+    await Promise.all(tracked.rounds);
+    return secret;
+  } finally {
+    tracked.restore();
+  }
 }
 
 const waitForStatus = (app: TestApp, eventId: string, status: string, timeoutMs = 10_000) =>
@@ -270,7 +297,7 @@ describe("the target", () => {
     const [e1, e2] = await insertEvents(s, walletId, 1, 2);
     t.services.creditDelivery.notifyCreditEventsWritten(2);
     const settings = await waitFor("the target to be disabled", async () => {
-      const res = await request(t.express).get("/v2/notifications").set("x-api-key", s.key);
+      const res = await apiOf(t).get("/v2/notifications").set("x-api-key", s.key);
       return res.body.data?.enabled === false ? res.body.data : undefined;
     });
     expect(settings).toMatchObject({ creditNotificationsURL: receiver.url, enabled: false });
@@ -278,14 +305,10 @@ describe("the target", () => {
     expect(row!.disabled_reason).toMatch(/410/);
     await sleep(2_000); // two recurring rounds: nothing more goes out
     expect(sequencesOf(walletId)).toEqual([1]);
-    // both wait, parked out of the claims' way: event 1 by its 410, event 2 by the next sweep
+    // both wait out of the claims' way: event 1 parked by its 410, event 2 behind event 1 since it was written
     expect(await stateOf(t, e1!)).toMatchObject({ status: "pending", attemptCount: 1, nextAttemptAt: PARKED_AT });
     expect((await stateOf(t, e1!)).attempts.map((a) => [a.http_status, a.error])).toEqual([[410, "HTTP 410"]]);
-    const parked = await waitFor("event 2 parked by a sweep", async () => {
-      const state = await stateOf(t, e2!);
-      return state.nextAttemptAt?.getTime() === PARKED_AT.getTime() ? state : undefined;
-    });
-    expect(parked).toMatchObject({ status: "pending", attemptCount: 0, attempts: [] });
+    expect(await stateOf(t, e2!)).toMatchObject({ status: "pending", attemptCount: 0, attempts: [], nextAttemptAt: WAITING_AT });
 
     const fresh = await enlist(s, `${receiver.url}/again`);
     await waitForStatus(t, e2!, "succeeded");
@@ -293,7 +316,7 @@ describe("the target", () => {
     expect(hooks.map((h) => bodyOf(h).sequence)).toEqual([1, 1, 2]);
     expect(hooks.map((h) => h.headers["webhook-id"])).toEqual([e1, e1, e2]);
     expect(hooks.slice(1).every((h) => h.verifiedBy[fresh] && !h.verifiedBy[old])).toBe(true);
-    expect((await request(t.express).get("/v2/notifications").set("x-api-key", s.key)).body.data).toMatchObject({ enabled: true });
+    expect((await apiOf(t).get("/v2/notifications").set("x-api-key", s.key)).body.data).toMatchObject({ enabled: true });
   });
 
   it("a tenant without a target: its events wait, unattempted, and go in order once it enlists", async () => {
@@ -318,7 +341,7 @@ describe("the target", () => {
     await enlist(s);
     const walletId = await wallet(s, 1);
     const op = await new Walk(t.express).operatorToken();
-    expect((await request(t.express).delete(`/api/v1/customers/${s.customerId}`).set("Authorization", `Bearer ${op}`)).status).toBe(204);
+    expect((await apiOf(t).delete(`/api/v1/customers/${s.customerId}`).set("Authorization", `Bearer ${op}`)).status).toBe(204);
     const [e1] = await insertEvents(s, walletId, 1, 1);
     t.services.creditDelivery.notifyCreditEventsWritten(1);
     expect(await waitForStatus(t, e1!, "disabled")).toMatchObject({ attemptCount: 0, attempts: [] });
@@ -338,8 +361,7 @@ describe("the job", () => {
 
   it("notifyCreditEventsWritten starts the credit-notification-delivery job at once; with 0 events it starts nothing", async () => {
     const s = await scene(kickApp);
-    await enlist(s);
-    await sleep(1_000); // the round the enlist started has ended
+    await enlistAndSettle(s);
     const walletId = await wallet(s, 1);
     const [e1] = await insertEvents(s, walletId, 1, 1);
     const kick = vi.spyOn(kickApp.scheduler, "kick");
@@ -359,9 +381,8 @@ describe("the job", () => {
 
   it("the writers trigger it after their commit: ChangeWalletLimit, a charge and a payment through the API arrive in sequence order, equal to List Credit Wallet Events", async () => {
     const s = await scene(kickApp);
-    const secret = await enlist(s);
-    await sleep(1_000); // the round the enlist started has ended
-    const api = () => request(kickApp.express);
+    const secret = await enlistAndSettle(s);
+    const api = () => apiOf(kickApp);
     const created = await api().post("/v2/wallet/credits").set("x-api-key", s.key).send({ userId: s.userId, currency: "USD", limit: 100000, creditProductCode: "001" });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const walletId = created.body.data.walletId as string;

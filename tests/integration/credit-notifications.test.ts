@@ -1,28 +1,22 @@
 /**
- * NotificationsEnlist over HTTP on a real PostgreSQL (decisions.md §5–§6; issue 9):
+ * NotificationsEnlist over HTTP on a real PostgreSQL (docs/decisions/notifications.md, docs/decisions/credit.md):
  * `PUT /v2/notifications` registers the tenant's credit notification URL with a fresh `whsec_`
  * signing secret returned only in that answer and sealed at rest; `GET /v2/notifications` reads the
  * target back without it. The URL rules and the SSRF guard are the platform webhook's, answered as
  * 422 `VALIDATION_ERROR` on `creditNotificationsURL`. The app runs with the guard on
  * (`ALLOW_PRIVATE_NETWORK_TARGETS` unset), so accepted targets are public IP literals (no DNS).
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import type request from "supertest";
+import { describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
+import { clockPast } from "../support/wait.js";
 
-let t: TestApp;
+const t = useTestApp();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
-
 const PATH = "/v2/notifications";
-const api = () => request(t.express);
+const api = t.api;
 const PUBLIC_URL = "https://93.184.215.14/credit-hooks";
 
 /** A new tenant (customer with an owner API key). */
@@ -70,7 +64,7 @@ describe("NotificationsEnlist", () => {
   it("gives a fresh secret on every call (the way to replace a lost one), keeps createdAt, replaces the URL", async () => {
     const { key } = await tenant();
     const first = await enlist(key);
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(first.updatedAt as string);
     const again = await enlist(key);
     expect(again.signingSecret).not.toBe(first.signingSecret);
     expect(again.createdAt).toBe(first.createdAt);

@@ -1,30 +1,24 @@
 /**
  * Credit products over HTTP on a real PostgreSQL (reference: "Credit product (credit core)",
- * "Credit core error envelope", "Limits"; decisions.md §2, §6; issue 9): the operator creates and
+ * "Credit core error envelope", "Limits"; docs/decisions/credentials-and-tokens.md, docs/decisions/credit.md): the operator creates and
  * updates a tenant's products with the master key, a tenant lists and reads its own with its owner
  * API key. Each field's bounds answer 422 `VALIDATION_ERROR` naming the camelCase field; both
  * spellings of the accrual method are accepted and the short one is returned; a used code is 409;
  * the wrong kind of credential is 403; another tenant's product is 404. Every response is checked
  * against the credit document by the test app (a mismatch would answer 500).
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import type request from "supertest";
+import { describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { goldenProductBody } from "../support/credit-golden.js";
+import { clockPast } from "../support/wait.js";
 
-let t: TestApp;
+const t = useTestApp();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
-
 const PRODUCTS = "/v2/credit-products";
-const api = () => request(t.express);
+const api = t.api;
 const asMaster = (r: request.Test) => r.set("x-api-key", TEST_MASTER_KEY);
 
 /** A new tenant (customer with an owner API key). */
@@ -148,6 +142,15 @@ describe("create (operator, master key)", () => {
     expectInvalid(res, "baseMinimumPaymentRate");
   });
 
+  it("an update answers 422 on such a rate too, and changes nothing", async () => {
+    const { customerId } = await tenant();
+    await create(goldenProductBody(customerId));
+    const text = `{"customerId":${JSON.stringify(customerId)},"morosidadRate":12.000000000000000001}`;
+    expectInvalid(await asMaster(api().patch(`${PRODUCTS}/001`)).set("content-type", "application/json").send(text), "morosidadRate");
+    const read = await asMaster(api().patch(`${PRODUCTS}/001`)).send({ customerId });
+    expect(read.body.data.morosidadRate).toBe(goldenProductBody(customerId).morosidadRate);
+  });
+
   it("answers 422 naming each missing field, and on an unknown key", async () => {
     const { customerId } = await tenant();
     for (const field of Object.keys(goldenProductBody(customerId))) {
@@ -260,7 +263,7 @@ describe("Update Credit Product Settings (operator, master key)", () => {
   it("changes only the fields sent and returns the whole product; a read shows the change", async () => {
     const { customerId, key } = await tenant();
     const created = await create(goldenProductBody(customerId));
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(created.updatedAt as string);
     const res = await asMaster(api().patch(`${PRODUCTS}/001`)).send({ customerId, gracePeriod: 15, baseInterestRate: 24.5, cutFrequency: "biweekly", revolving: false });
     expect(res.status).toBe(200);
     const { updatedAt, ...rest } = res.body.data as Record<string, unknown>;

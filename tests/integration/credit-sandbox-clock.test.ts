@@ -1,5 +1,5 @@
 /**
- * The credit core's sandbox clock over HTTP on a real PostgreSQL (decisions.md §3;
+ * The credit core's sandbox clock over HTTP on a real PostgreSQL (docs/decisions/provider-and-sandbox.md;
  * spec/credit/sandbox-clock.tsp): Get (the tenant's clock, else real time), Set (any instant while the
  * tenant has no credit wallet, past included; with wallets only forward, 409 otherwise, running what
  * falls due), Advance (`days` or `to`, exactly one, else 422; runs the due steps and answers with the
@@ -7,29 +7,22 @@
  * operation endpoints are built elsewhere); the notifications are compared with the engine's events.
  */
 import { randomUUID } from "node:crypto";
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type request from "supertest";
+import { describe, expect, it } from "vitest";
 import { advance, charge, createWallet, notificationPayload, pay, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
 import { sandboxClockHandlers } from "../../src/http/credit/clock-handlers.js";
 import { DomainError } from "../../src/domain/errors.js";
-import { SandboxClockService } from "../../src/modules/credit/sandbox-clock.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { SandboxClockService } from "../../src/modules/credit/clock/service.js";
+import { useTestApp } from "../support/app.js";
 import { insertProduct, loadEvents, loadWallet, persistWallet, type WalletHome } from "../support/credit-seed.js";
 import { Walk } from "../support/fixtures.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
-let t: TestApp;
+const t = useTestApp();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
-
 const CLOCK = "/v2/sandbox/clock";
-const api = () => request(t.express);
+const api = t.api;
 const em = () => t.orm.em.fork();
 const D = (iso: string): Date => new Date(iso);
 

@@ -12,12 +12,12 @@
  * some 130 days later).
  */
 import { randomUUID } from "node:crypto";
-import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
+import { ENTITIES } from "../../src/modules/entities.js";
 import { advance, charge, createWallet, type CreditEvent, type CreditProductRules, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
-import { REAL_TIME, runDueSteps } from "../../src/modules/credit/cycles.js";
-import { createTestDatabase, startTestApp, type TestApp } from "../support/app.js";
+import { REAL_TIME, runDueSteps } from "../../src/modules/credit/cycles/service.js";
+import { createTestDatabase, useTestApp } from "../support/app.js";
 import { eventView, insertProduct, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 import { Walk } from "../support/fixtures.js";
@@ -86,7 +86,7 @@ describe("the real-time batch (runDueSteps REAL_TIME, the credit-cycles job)", (
   beforeAll(async () => {
     const db = await createTestDatabase();
     drop = db.drop;
-    orm = await initORM(db.url);
+    orm = await initORM(db.url, ENTITIES);
   });
   afterAll(async () => {
     await orm?.close(true);
@@ -166,14 +166,8 @@ describe("the real-time batch (runDueSteps REAL_TIME, the credit-cycles job)", (
 });
 
 describe("the sandbox clock over HTTP", () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t?.dispose();
-  });
-  const api = () => request(t.express);
+  const t = useTestApp();
+  const api = t.api;
   const em = () => t.orm.em.fork();
 
   /** A tenant with an owner key, a user and a sandbox clock at 2026-01-01. */

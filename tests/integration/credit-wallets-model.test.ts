@@ -1,5 +1,5 @@
 /**
- * Model test of the credit wallet operations over HTTP on a real PostgreSQL (issue 9): random
+ * Model test of the credit wallet operations over HTTP on a real PostgreSQL (docs/credit-engine.md): random
  * products and random sequences of charges, payments, limit raises, overrides, block, unblock,
  * dissolve and clock moves are sent to the API and applied to the pure reference model
  * (src/domain/credit/simulate.ts) side by side. After every operation the stored wallet equals the
@@ -11,8 +11,8 @@
  * `CREDIT_MODEL_SEED` picks another seed to explore).
  */
 import fc from "fast-check";
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type request from "supertest";
+import { describe, expect, it } from "vitest";
 import {
   advance,
   amountOverdraft,
@@ -34,21 +34,14 @@ import {
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
 
-let t: TestApp;
+const t = useTestApp();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
-
 const WALLETS = "/v2/wallet/credits";
-const api = () => request(t.express);
+const api = t.api;
 const START = Date.parse("2026-01-01T00:00:00Z");
 const MINUTE = 60_000;
 
@@ -87,7 +80,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("dissolve" as const), dt }) },
 );
 
-/** HTTP status of an engine refusal (src/modules/credit/wallets.ts `refusalError`). */
+/** HTTP status of an engine refusal (src/modules/credit/accounts/refusals.ts `refusalError`). */
 const statusOf = (code: RefusalCode): number =>
   ["AMOUNT_NOT_POSITIVE", "PAYMENT_EXCEEDS_DEBT", "CHARGE_EXCEEDS_AVAILABLE", "LIMIT_NOT_RAISED", "FIRST_CUT_NOT_AFTER_CREATION"].includes(code) ? 422 : 409;
 

@@ -1,6 +1,6 @@
 /**
- * Credit wallets over HTTP on a real PostgreSQL (issue 9; reference "Credit wallet (credit core)",
- * "States and transitions › Credit wallet"; decisions.md §3, §6; spec/credit/wallets.tsp,
+ * Credit wallets over HTTP on a real PostgreSQL (reference "Credit wallet (credit core)",
+ * "States and transitions › Credit wallet"; docs/decisions/provider-and-sandbox.md, docs/decisions/credit.md; spec/credit/wallets.tsp,
  * charges.tsp, payments.tsp, statements.tsp, events.tsp): create, read, list, PayOutCredit,
  * ReportPayCredit, ChangeWalletLimit, ChangeInterestCreditCapital, block, unblock, dissolve,
  * statements and events, Idempotency-Key, tenant isolation and concurrency. Every response is
@@ -10,24 +10,17 @@
  * (what the sandbox clock does; `tenantNow` then returns it) and moves it forward between
  * operations, so the next operation on a wallet runs the closes, cuts and grace ends due before it.
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import type request from "supertest";
+import { describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 
-let t: TestApp;
+const t = useTestApp();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.dispose();
-});
-
 const WALLETS = "/v2/wallet/credits";
-const api = () => request(t.express);
+const api = t.api;
 type Body = Record<string, unknown>;
 
 
@@ -262,7 +255,7 @@ describe("charges and payments", () => {
   });
 });
 
-describe("the cycle through the API (decisions.md §6)", () => {
+describe("the cycle through the API (docs/decisions/credit.md)", () => {
   it("golden vector: charges 30000 on Jan 1 and 15000 on Jan 16 → the Jan 31 statement has interest 1125 and minimum 5500", async () => {
     const tn = await tenant({ clock: "2026-01-01T00:00:00Z" });
     const w = await createWallet(tn, { firstCutDate: "2026-01-31T00:00:00Z" });
@@ -468,6 +461,14 @@ describe("ChangeInterestCreditCapital", () => {
     expectError(unknownOnly, 422, "VALIDATION_ERROR");
     const precise = await api().put(`${WALLETS}/${String(w.walletId)}/interest`).set("x-api-key", tn.key).send({ interestRateNominal: 12.34567 });
     expectError(precise, 422, "VALIDATION_ERROR", "interestRateNominal");
+  });
+
+  it("422 for a rate whose extra decimal places a double cannot hold (counted on the JSON text)", async () => {
+    const tn = await tenant();
+    const w = await createWallet(tn);
+    const text = `{"interestRateNominal":12.00000000000000000001,"fixedInterestNominal":100}`;
+    const res = await api().put(`${WALLETS}/${String(w.walletId)}/interest`).set("x-api-key", tn.key).set("content-type", "application/json").send(text);
+    expectError(res, 422, "VALIDATION_ERROR", "interestRateNominal");
   });
 });
 

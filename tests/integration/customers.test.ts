@@ -1,26 +1,23 @@
 /**
  * Sessions, customers and credentials over HTTP on a real PostgreSQL (reference: "Customer
- * management"; decisions.md §2–§3): every success path and every error row.
+ * management"; docs/decisions/credentials-and-tokens.md, docs/decisions/customers-users-and-wallets.md
+ * "Customers", docs/decisions/provider-and-sandbox.md "Customer registry"): every success path and every error row.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 
-let t: TestApp;
+const t = useTestApp();
 let walk: Walk;
 let operator: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   walk = new Walk(t.express);
   operator = await walk.operatorToken();
 });
-afterAll(async () => {
-  await t.dispose();
-});
 
-const api = () => request(t.express);
+const api = t.api;
 const asOperator = (r: request.Test) => r.set("Authorization", `Bearer ${operator}`);
 
 describe("POST /sessions", () => {
@@ -228,7 +225,7 @@ describe("credentials", () => {
   });
 });
 
-describe("bad input on customers (issue 8 items)", () => {
+describe("bad input on customers (docs/decisions/requests-and-validation.md)", () => {
   it("a business object nested 20 000 levels deep answers 400; stray keys and __proto__ in business answer 422", async () => {
     await walk.customer("deep-co", operator);
     const nested = '{"a":'.repeat(20_000) + '"x"' + "}".repeat(20_000);
@@ -244,7 +241,7 @@ describe("bad input on customers (issue 8 items)", () => {
   });
 });
 
-describe("customer phone and names (issue 8: the user's rules)", () => {
+describe("customer phone and names follow the user's rules (docs/decisions/customers-users-and-wallets.md#customers, docs/decisions/names.md)", () => {
   /** A mobile number of each country the sandbox registry fills customers with (its own numbers). */
   const MOBILE: Record<string, string> = { US: "2025550143", GB: "7400123456", MX: "5512345678", ES: "612345678" };
   const put = (id: string, body: Record<string, unknown>) => asOperator(api().put(`${BASE}/customers/${id}`)).send(body);

@@ -1,5 +1,5 @@
 /**
- * The reference page at `/docs` (issue 11) in a real browser: Debian's Chromium driven by
+ * The reference page at `/docs` (docs/decisions/surfaces-and-process.md "The `/docs` page") in a real browser: Debian's Chromium driven by
  * playwright-core loads the page from the real test app on an ephemeral port, finds an operation
  * of each surface (the platform document first, then the credit document through Scalar's document
  * selector), search, the code samples and "Try it" aimed at the serving host (a request sent from the
@@ -13,19 +13,18 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { useTestApp } from "../support/app.js";
 
 /** Debian's Chromium (package `chromium`). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const STEP_TIMEOUT_MS = 20_000;
 
-let app: TestApp;
+const app = useTestApp();
 let server: Server;
 let origin: string;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  app = await startTestApp();
   server = app.express.listen(0, "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -37,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await app?.dispose();
 });
 
 describe("/docs in a real browser", () => {

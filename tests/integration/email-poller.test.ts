@@ -1,14 +1,14 @@
 /**
  * The email poller over HTTP on a real PostgreSQL against a real IMAP server (Debian's Dovecot,
  * tests/support/dovecot.ts) (reference: "Email poller", "States and transitions › Email poller";
- * decisions.md §4–§5; issue 7): configuration and its 404/409/422 rules, the derived mailbox and
+ * docs/decisions/withdrawals.md "The email poller", docs/decisions/notifications.md "The SSRF guard"): configuration and its 404/409/422 rules, the derived mailbox and
  * masked password, a live verify, the recurring job reading a PIN email that then confirms a
  * pending withdrawal end to end, messages marked seen, statistics, bad messages skipped, disable
  * and enable by `poller_id`, delete, and the SSRF guard on the IMAP host.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { startDovecot, type Dovecot } from "../support/dovecot.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { sleep, waitFor } from "../support/wait.js";
@@ -39,14 +39,14 @@ async function tenant(): Promise<{ customerId: string; key: string; mailbox: str
 }
 
 async function createPoller(customerId: string, imap: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  return asOperator(request(t.express).post(pollerPath(customerId))).send({
+  return asOperator(apiOf(t).post(pollerPath(customerId))).send({
     imap: { host: dovecot.host, port: dovecot.port, tls: false, password: PASSWORD, ...imap },
     ...extra,
   });
 }
 
 async function getPoller(customerId: string): Promise<Record<string, unknown>> {
-  const res = await asOperator(request(t.express).get(pollerPath(customerId)));
+  const res = await asOperator(apiOf(t).get(pollerPath(customerId)));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as Record<string, unknown>;
 }
@@ -104,18 +104,18 @@ describe("configuration", () => {
     const { customerId } = await tenant();
     expectPlatformError(await createPoller(customerId, {}, { description: "d".repeat(256) }), 422, "UNPROCESSABLE_ENTITY");
     expect((await createPoller(customerId, {}, { description: "d".repeat(255) })).status).toBe(201);
-    expectPlatformError(await asOperator(request(t.express).put(pollerPath(customerId))).send({ description: "d".repeat(256) }), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).put(pollerPath(customerId))).send({ description: "d".repeat(256) }), 422, "UNPROCESSABLE_ENTITY");
   });
 
   it("update changes description, imap and enabled, keeping the rest; the password stays masked", async () => {
     const { customerId } = await tenant();
     const created = await createPoller(customerId, {}, { description: "first" });
     const pollerId = created.body.data.poller_id as string;
-    const res = await asOperator(request(t.express).put(pollerPath(customerId))).send({ description: "second", enabled: false });
+    const res = await asOperator(apiOf(t).put(pollerPath(customerId))).send({ description: "second", enabled: false });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ poller_id: pollerId, description: "second", enabled: false, imap: { port: dovecot.port, password: "***masked***" }, total_emails_processed: 0 });
     expect(await pollJobs(pollerId)).toHaveLength(0);
-    const again = await asOperator(request(t.express).put(pollerPath(customerId))).send({ enabled: true, imap: { host: dovecot.host, port: dovecot.port, tls: false, password: "other" } });
+    const again = await asOperator(apiOf(t).put(pollerPath(customerId))).send({ enabled: true, imap: { host: dovecot.host, port: dovecot.port, tls: false, password: "other" } });
     expect(again.status).toBe(200);
     expect(again.body.data).toMatchObject({ description: "second", enabled: true });
     expect(await pollJobs(pollerId)).toHaveLength(1);
@@ -123,10 +123,10 @@ describe("configuration", () => {
 
   it("without a poller: get, update, delete, verify answer 404 POLLER_NOT_FOUND; an unknown customer 404 CUSTOMER_NOT_FOUND", async () => {
     const { customerId } = await tenant();
-    expectPlatformError(await asOperator(request(t.express).get(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).put(pollerPath(customerId))).send({ enabled: true }), 404, "POLLER_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).delete(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).post(`${pollerPath(customerId)}/verify`)), 404, "POLLER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).get(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).put(pollerPath(customerId))).send({ enabled: true }), 404, "POLLER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).delete(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${pollerPath(customerId)}/verify`)), 404, "POLLER_NOT_FOUND");
     expectPlatformError(await createPoller("never-created-co"), 404, "CUSTOMER_NOT_FOUND");
   });
 
@@ -136,36 +136,36 @@ describe("configuration", () => {
     await createPoller(mine.customerId);
     const theirs = (await createPoller(other.customerId)).body.data.poller_id as string;
     for (const id of ["0b9f2c4e-8a61-4d3b-9c7e-5f1a2b3c4d5e", "not-a-uuid", theirs]) {
-      expectPlatformError(await asOperator(request(t.express).post(`${pollerPath(mine.customerId)}/${id}/disable`)), 404, "POLLER_NOT_FOUND");
-      expectPlatformError(await asOperator(request(t.express).post(`${pollerPath(mine.customerId)}/${id}/enable`)), 404, "POLLER_NOT_FOUND");
+      expectPlatformError(await asOperator(apiOf(t).post(`${pollerPath(mine.customerId)}/${id}/disable`)), 404, "POLLER_NOT_FOUND");
+      expectPlatformError(await asOperator(apiOf(t).post(`${pollerPath(mine.customerId)}/${id}/enable`)), 404, "POLLER_NOT_FOUND");
     }
   });
 
   it("a customer session manages its own poller and gets 403 on another customer's", async () => {
     const mine = await tenant();
     const other = await tenant();
-    const session = await request(t.express).post(`${BASE}/sessions`).send({ customer_id: mine.customerId, customer_secret: mine.key });
+    const session = await apiOf(t).post(`${BASE}/sessions`).send({ customer_id: mine.customerId, customer_secret: mine.key });
     const token = session.body.data.token as string;
-    const own = await request(t.express).post(pollerPath(mine.customerId)).set("Authorization", `Bearer ${token}`)
+    const own = await apiOf(t).post(pollerPath(mine.customerId)).set("Authorization", `Bearer ${token}`)
       .send({ imap: { host: dovecot.host, port: dovecot.port, tls: false, password: PASSWORD } });
     expect(own.status, JSON.stringify(own.body)).toBe(201);
-    expectPlatformError(await request(t.express).get(pollerPath(other.customerId)).set("Authorization", `Bearer ${token}`), 403, "FORBIDDEN");
-    expectPlatformError(await request(t.express).get(pollerPath(mine.customerId)).set("x-api-key", mine.key), 403, "FORBIDDEN");
+    expectPlatformError(await apiOf(t).get(pollerPath(other.customerId)).set("Authorization", `Bearer ${token}`), 403, "FORBIDDEN");
+    expectPlatformError(await apiOf(t).get(pollerPath(mine.customerId)).set("x-api-key", mine.key), 403, "FORBIDDEN");
   });
 
   it("delete answers 204, removes the job, and the poller is gone", async () => {
     const { customerId } = await tenant();
     const pollerId = (await createPoller(customerId)).body.data.poller_id as string;
-    const res = await asOperator(request(t.express).delete(pollerPath(customerId)));
+    const res = await asOperator(apiOf(t).delete(pollerPath(customerId)));
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
     expect(await pollJobs(pollerId)).toHaveLength(0);
-    expectPlatformError(await asOperator(request(t.express).get(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).get(pollerPath(customerId))), 404, "POLLER_NOT_FOUND");
     expect((await createPoller(customerId)).status).toBe(201);
   });
 });
 
-describe("SSRF guard on the IMAP host (decisions.md §5)", () => {
+describe("SSRF guard on the IMAP host (docs/decisions/notifications.md#the-ssrf-guard)", () => {
   let strict: TestApp;
   beforeAll(async () => {
     strict = await startTestApp();
@@ -179,7 +179,7 @@ describe("SSRF guard on the IMAP host (decisions.md §5)", () => {
     const customerId = `poll-ssrf-${++seq}`;
     await walk.tenant(customerId);
     const token = await walk.operatorToken();
-    const res = await request(strict.express).post(pollerPath(customerId)).set("Authorization", `Bearer ${token}`)
+    const res = await apiOf(strict).post(pollerPath(customerId)).set("Authorization", `Bearer ${token}`)
       .send({ imap: { host, port: 993, password: PASSWORD } });
     expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
     expect(res.body.errors[0].field).toBe("imap.host");
@@ -191,7 +191,7 @@ describe("verify", () => {
     const { customerId, mailbox } = await tenant();
     dovecot.addUser(mailbox, PASSWORD);
     await createPoller(customerId);
-    const res = await asOperator(request(t.express).post(`${pollerPath(customerId)}/verify`));
+    const res = await asOperator(apiOf(t).post(`${pollerPath(customerId)}/verify`));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toEqual({ success: true, message: expect.stringContaining(mailbox) });
   });
@@ -200,7 +200,7 @@ describe("verify", () => {
     const { customerId, mailbox } = await tenant();
     dovecot.addUser(mailbox, PASSWORD);
     await createPoller(customerId, { port: 9 });
-    const res = await asOperator(request(t.express).post(`${pollerPath(customerId)}/verify`));
+    const res = await asOperator(apiOf(t).post(`${pollerPath(customerId)}/verify`));
     expectPlatformError(res, 401, "UNAUTHORIZED");
     expect(res.body.errors[0].message).toMatch(/refused/);
   });
@@ -209,7 +209,7 @@ describe("verify", () => {
     const { customerId, mailbox } = await tenant();
     dovecot.addUser(mailbox, PASSWORD);
     await createPoller(customerId, { password: "not-the-password" });
-    const res = await asOperator(request(t.express).post(`${pollerPath(customerId)}/verify`));
+    const res = await asOperator(apiOf(t).post(`${pollerPath(customerId)}/verify`));
     expectPlatformError(res, 401, "UNAUTHORIZED");
     expect(res.body.errors[0].message).toMatch(/login refused/i);
     expect(JSON.stringify(res.body)).not.toContain("not-the-password");
@@ -222,7 +222,7 @@ describe("polling", () => {
     dovecot.addUser(mailbox, PASSWORD);
     const user = await fundedBtcUser(t.express, key);
     const withdrawalId = await initiateBtcWithdrawal(t.express, key, user.userId);
-    const outbox = await request(t.express).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
+    const outbox = await apiOf(t).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
     const issued = /Confirmation code: (\d{6})/.exec(outbox.body.data[0].text as string)![1]!;
 
     // Delivered before the poller exists: its first poll reads it.
@@ -239,12 +239,12 @@ describe("polling", () => {
     expect((await dovecot.flags(mailbox, PASSWORD)).get(uid)).toContain("\\Seen");
 
     // The user got the PIN like an issued code.
-    const mails = await request(t.express).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
+    const mails = await apiOf(t).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
     expect(mails.body.data).toHaveLength(2);
     expect(mails.body.data[0].text).toContain("Confirmation code: 73051946");
 
     const confirm = (code: string) =>
-      request(t.express).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/confirm`).set("x-api-key", key).send({ code });
+      apiOf(t).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/confirm`).set("x-api-key", key).send({ code });
     expectPlatformError(await confirm(issued), 400, "CONFIRMATION_CODE_INVALID");
     const ok = await confirm("73051946");
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
@@ -276,9 +276,9 @@ describe("polling", () => {
     const flags = await dovecot.flags(mailbox, PASSWORD);
     for (const uid of uids) expect(flags.get(uid), `message ${uid}`).toContain("\\Seen");
     // another customer's withdrawal kept its own code
-    const theirMail = await request(t.express).get(`${BASE}/sandbox/mail`).query({ to: otherUser.email }).set("x-api-key", other.key);
+    const theirMail = await apiOf(t).get(`${BASE}/sandbox/mail`).query({ to: otherUser.email }).set("x-api-key", other.key);
     expect(theirMail.body.data).toHaveLength(1);
-    const ok = await request(t.express).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${mine}/confirm`).set("x-api-key", key).send({ code: "246810" });
+    const ok = await apiOf(t).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${mine}/confirm`).set("x-api-key", key).send({ code: "246810" });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
@@ -287,18 +287,20 @@ describe("polling", () => {
     dovecot.addUser(mailbox, PASSWORD);
     const pollerId = (await createPoller(customerId)).body.data.poller_id as string;
     await waitFor("a first poll", async () => ((await getPoller(customerId)).last_successful_poll_at ? true : undefined), 10_000);
-    const disabled = await asOperator(request(t.express).post(`${pollerPath(customerId)}/${pollerId}/disable`));
+    const disabled = await asOperator(apiOf(t).post(`${pollerPath(customerId)}/${pollerId}/disable`));
     expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
     expect(disabled.body.data.message).toMatch(/disabled/i);
     expect((await getPoller(customerId)).enabled).toBe(false);
     expect(await pollJobs(pollerId)).toHaveLength(0);
 
     const uid = await dovecot.deliver(mailbox, PASSWORD, { subject: "After disable", text: "hello" });
+    // A window in which nothing must happen (a fixed time on purpose): three poll intervals
+    // (POLLER_INTERVAL_S=1) in which the disabled poller must not read the message.
     await sleep(3_000);
     expect((await dovecot.flags(mailbox, PASSWORD)).get(uid)).not.toContain("\\Seen");
     expect((await getPoller(customerId)).total_emails_processed).toBe(0);
 
-    const enabled = await asOperator(request(t.express).post(`${pollerPath(customerId)}/${pollerId.toUpperCase()}/enable`));
+    const enabled = await asOperator(apiOf(t).post(`${pollerPath(customerId)}/${pollerId.toUpperCase()}/enable`));
     expect(enabled.status, JSON.stringify(enabled.body)).toBe(200);
     expect((await getPoller(customerId)).enabled).toBe(true);
     await waitFor("the message to be read after enable", async () => ((await dovecot.flags(mailbox, PASSWORD)).get(uid)?.includes("\\Seen") ? true : undefined), 10_000);
@@ -329,7 +331,7 @@ describe("polling", () => {
     dovecot.addUser(mailbox, PASSWORD);
     const pollerId = (await createPoller(customerId)).body.data.poller_id as string;
     await waitFor("a first poll", async () => ((await getPoller(customerId)).last_successful_poll_at ? true : undefined), 10_000);
-    expect((await asOperator(request(t.express).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
+    expect((await asOperator(apiOf(t).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
     const uid = await dovecot.deliver(mailbox, PASSWORD, { subject: "after the customer was deleted", text: "PIN 1234" });
     await waitFor("the poll job to be removed", async () => ((await pollJobs(pollerId)).length === 0 ? true : undefined), 10_000);
     expect((await dovecot.flags(mailbox, PASSWORD)).get(uid)).not.toContain("\\Seen");

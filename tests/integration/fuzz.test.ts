@@ -1,5 +1,5 @@
 /**
- * Property-based requests for every operation of both emitted documents (issue 8): valid requests
+ * Property-based requests for every operation of both emitted documents (docs/testing.md "`tests/integration/`"): valid requests
  * generated from each operation's schemas (json-schema-faker, seeded by fast-check), then broken by
  * fast-check (a required field dropped, a wrong type, a string at or past its bounds, unicode and
  * control characters, stray keys, a body of the wrong shape, a fuzzed path or query value, and the
@@ -16,11 +16,10 @@ import fc from "fast-check";
 import { generateSync } from "json-schema-faker";
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import ajvFormats from "ajv-formats";
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadDocument } from "../../src/http/docs.js";
 import { creditAccess } from "../../src/http/credit/wiring.js";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -135,13 +134,12 @@ function slots(value: unknown, out: [Record<string, unknown>, string][] = []): [
   return out;
 }
 
-let t: TestApp;
+const t = useTestApp();
 /** Seeded values for path parameters, so most requests reach past the not-found checks. */
 const ids: Record<string, string> = {};
 const creds: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await startTestApp();
   const walk = new Walk(t.express);
   const tenant = await walk.tenant("fuzz-co");
   const user = await fundedBtcUser(t.express, tenant.key);
@@ -150,9 +148,6 @@ beforeAll(async () => {
   creds.operator = await walk.operatorToken();
   creds.owner = tenant.key;
 }, 120_000);
-afterAll(async () => {
-  await t?.dispose();
-});
 
 /** The headers of the operation's first security scheme (one credential: the service refuses two). */
 function credentialOf(op: Operation): Record<string, string> {
@@ -241,7 +236,7 @@ for (const surface of ["platform", "credit"] as const) {
               text = `{${JSON.stringify(first)}:0,${text.slice(1)}`;
             }
 
-            let req = request(t.express)[op.method as "get"](base + path).query(query).set(headers);
+            let req = t.api()[op.method as "get"](base + path).query(query).set(headers);
             if (text !== undefined) req = req.set("Content-Type", "application/json").send(text);
             const res = await req;
             const what = `${op.method.toUpperCase()} ${base}${path} ${JSON.stringify(query)} ${text?.slice(0, 300)} → ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;

@@ -10,21 +10,25 @@ import type { Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, apiOf, startTestApp, useTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, userBody } from "../support/fixtures.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 import { createHttpServer } from "../../src/http/client-errors.js";
+import { sleep, waitFor } from "../support/wait.js";
 
-let t: TestApp;
+/** The connections `server` holds open now. */
+const connectionsOf = (server: Server): Promise<number> =>
+  new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+
+const t = useTestApp();
 let key: string;
 let customerId: string;
 let userId: string;
 let walletId: string;
 
-const api = () => request(t.express);
+const api = t.api;
 
 beforeAll(async () => {
-  t = await startTestApp();
   const walk = new Walk(t.express);
   ({ customerId, key } = await walk.tenant(`hard-${Date.now().toString(36)}`));
   ({ userId } = await walk.activeUserWithToken(key));
@@ -35,9 +39,6 @@ beforeAll(async () => {
   const wallet = await api().post("/v2/wallet/credits").set("x-api-key", key).send({ userId, currency: "USD", limit: 100000, creditProductCode: "001" });
   expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
   walletId = wallet.body.data.walletId as string;
-});
-afterAll(async () => {
-  await t?.dispose();
 });
 
 /** A JSON text of `count` numbers `1.0` in one array: ~4 bytes each. */
@@ -241,8 +242,14 @@ describe("time and connections (a real listener with small bounds)", () => {
     const small = open(`${head(body.length)}${body}`);
     const chunks: Buffer[] = [];
     small.socket.on("data", (c: Buffer) => chunks.push(c));
-    await new Promise((r) => setTimeout(r, 300));
-    const text = Buffer.concat(chunks).toString("utf8");
+    const text = await waitFor("the whole answer to the small request", () => {
+      const received = Buffer.concat(chunks).toString("utf8");
+      const end = received.indexOf("\r\n\r\n");
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(received)?.[1] ?? Number.NaN);
+      return end >= 0 && Buffer.byteLength(received.slice(end + 4)) >= length ? received : undefined;
+    });
+    // A window in which the server must NOT close the kept-alive connection (a fixed time on purpose).
+    await sleep(100);
     expect(text).toMatch(/^HTTP\/1\.1 401 /);
     expect(text).toMatch(/\r\nConnection: keep-alive\r\n/i);
     expect(small.socket.destroyed).toBe(false);
@@ -260,14 +267,14 @@ describe("time and connections (a real listener with small bounds)", () => {
   it("one address holds at most MAX_CONNECTIONS_PER_ADDRESS connections: the next is answered 429 and closed; a freed slot is reusable", async () => {
     const held = Array.from({ length: LIMITS.maxConnectionsPerAddress }, () => open(""));
     await Promise.all(held.map(({ socket }) => once(socket, "connect")));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the server to hold the connections", async () => ((await connectionsOf(server)) >= LIMITS.maxConnectionsPerAddress ? true : undefined));
     const extra = open("");
     const text = await extra.answer;
     expect(text).toMatch(/^HTTP\/1\.1 429 /);
     expect(text).toContain('"RATE_LIMIT_EXCEEDED"');
     held[0]?.socket.destroy();
     await held[0]?.answer;
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the server to free the closed connection's slot", async () => ((await connectionsOf(server)) < LIMITS.maxConnectionsPerAddress ? true : undefined));
     const again = open(`GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(await again.answer).toMatch(/^HTTP\/1\.1 200 /);
     for (const { socket } of held) socket.destroy();
@@ -287,9 +294,9 @@ describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them",
     const tenant = await walk.tenant(`budget-${Date.now().toString(36)}`);
     ownerKey = tenant.key;
     const { userId: holder } = await walk.activeUserWithToken(ownerKey);
-    expect((await request(small.express).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId))).status).toBe(201);
-    expect((await request(small.express).put("/v2/notifications").set("x-api-key", ownerKey).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" })).status).toBe(200);
-    const created = await request(small.express).post("/v2/wallet/credits").set("x-api-key", ownerKey).send({ userId: holder, currency: "USD", limit: 100000, creditProductCode: "001" });
+    expect((await apiOf(small).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId))).status).toBe(201);
+    expect((await apiOf(small).put("/v2/notifications").set("x-api-key", ownerKey).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" })).status).toBe(200);
+    const created = await apiOf(small).post("/v2/wallet/credits").set("x-api-key", ownerKey).send({ userId: holder, currency: "USD", limit: 100000, creditProductCode: "001" });
     wallet = created.body.data.walletId as string;
     server = createHttpServer(small.express, { headersTimeoutS: 10, requestTimeoutS: 30, maxConnectionsPerAddress: 0 });
     server.listen(0, "127.0.0.1");
@@ -310,14 +317,22 @@ describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them",
       return socket;
     };
     const stalled = [stall(), stall()];
-    await new Promise((r) => setTimeout(r, 300));
-    const refused = await request(server).post(`/v2/wallet/credits/${wallet}/charges`).set("x-api-key", ownerKey).send({ amount: 100, description: "x" });
+    const charge = () => request(server).post(`/v2/wallet/credits/${wallet}/charges`).set("x-api-key", ownerKey).send({ amount: 100, description: "x" });
+    // The stalled bodies reserve the budget once their callers are authenticated: until then a
+    // charge may still be served, so ask again until one is refused.
+    const refused = await waitFor("a charge refused while the stalled bodies hold the budget", async () => {
+      const res = await charge();
+      return res.status === 201 ? undefined : res;
+    });
     expect(refused.status).toBe(503);
     expect(refused.headers["retry-after"]).toBe("1");
     expect(refused.body).toMatchObject({ success: false, errors: [{ code: "SERVICE_UNAVAILABLE" }] });
     stalled[0]?.destroy();
-    await new Promise((r) => setTimeout(r, 300));
-    const served = await request(server).post(`/v2/wallet/credits/${wallet}/charges`).set("x-api-key", ownerKey).send({ amount: 100, description: "x" });
+    // The closed connection gives its reservation back when the server sees the close: ask again until a charge is served.
+    const served = await waitFor("a charge served once a reservation was given back", async () => {
+      const res = await charge();
+      return res.status === 503 ? undefined : res;
+    });
     expect(served.status, JSON.stringify(served.body)).toBe(201);
     stalled[1]?.destroy();
   });

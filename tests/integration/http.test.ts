@@ -1,28 +1,24 @@
 /**
- * Behaviour shared by every route (reference: "Errors", "Versioning", decisions.md §1): envelopes,
+ * Behaviour shared by every route (reference: "Errors", "Versioning"; docs/decisions/surfaces-and-process.md,
+ * docs/decisions/requests-and-validation.md): envelopes,
  * trace ids, 404/405/413/415/400, 501 only for operations not built yet (none today), documents
  * (servers, metadata), docs page, health.
  */
 import { randomUUID } from "node:crypto";
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, userBody } from "../support/fixtures.js";
 import { loadDocument } from "../../src/http/docs.js";
 import { platformNotImplemented } from "../../src/http/platform/handlers.js";
 import { creditNotImplemented } from "../../src/http/credit/wiring.js";
 
-let t: TestApp;
+const t = useTestApp({ BODY_LIMIT_BYTES: "2048" });
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ BODY_LIMIT_BYTES: "2048" });
   key = (await new Walk(t.express).tenant("http-co")).key;
 });
-afterAll(async () => {
-  await t.dispose();
-});
-const api = () => request(t.express);
+const api = t.api;
 
 /** Every operation of a document, as [METHOD, path, operationId]. */
 function operationsOf(name: "platform" | "credit"): [string, string, string][] {
@@ -92,7 +88,7 @@ describe("platform envelope and trace ids", () => {
   });
 });
 
-describe("bad input answers 4xx, never 500 (issue 8 items)", () => {
+describe("bad input answers 4xx, never 500 (docs/decisions/requests-and-validation.md)", () => {
   it("a user email of 300 characters answers 422 on create and update (column limit 255)", async () => {
     const email = `${"a".repeat(288)}@example.com`;
     const created = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({ email }));
@@ -257,7 +253,7 @@ describe("every operation of both documents is served", () => {
     for (const name of ["platform", "credit"] as const) {
       for (const [method, path] of operationsOf(name)) {
         const url = (name === "platform" ? BASE : "") + path.replace(/\{[^}]+\}/g, "x1");
-        const res = await request(t.express)[method.toLowerCase() as "get"](url);
+        const res = await t.api()[method.toLowerCase() as "get"](url);
         expect([401, 403, 404, 422], `${method} ${url}`).toContain(res.status);
         expect(res.body.errors?.[0]?.code, `${method} ${url}`).not.toBe("NOT_FOUND");
       }

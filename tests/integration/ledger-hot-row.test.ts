@@ -1,5 +1,5 @@
 /**
- * No shared hot row in a withdrawal or a deposit (issue 10, "Ledger"): every deposit and every
+ * No shared hot row in a withdrawal or a deposit (docs/decisions/customers-users-and-wallets.md "The custody ledger"; docs/performance.md "What keeps the request path cheap"): every deposit and every
  * confirmed withdrawal posts to the external account of its network (`external:networks/bitcoin:btc`),
  * which used to be locked `FOR UPDATE` and rewritten by each of them, so all withdrawals of a
  * network were serialised on that row. External accounts are now append-only (their balance is
@@ -14,21 +14,17 @@
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { money } from "../../src/domain/money.js";
 import type { PostRequest } from "../../src/modules/ledger/service.js";
-import { TEST_SECRETS_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk, fundedBtcUser, initiateBtcWithdrawal, type FundedUser } from "../support/fixtures.js";
 
-let t: TestApp;
+const t = useTestApp();
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
   ({ key } = await new Walk(t.express).tenant("hot-row"));
-});
-afterAll(async () => {
-  await t?.dispose();
 });
 
 const EXTERNAL_BTC = "external:networks/bitcoin:btc";
@@ -38,7 +34,7 @@ const UNBLOCKED_MS = 10_000;
 
 /** The code of withdrawal `id`, read from the sandbox outbox. */
 async function codeOf(user: FundedUser, id: string): Promise<string> {
-  const res = await request(t.express).get(`${BASE}/sandbox/mail`).set("x-api-key", key).query({ to: user.email });
+  const res = await t.api().get(`${BASE}/sandbox/mail`).set("x-api-key", key).query({ to: user.email });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const text = (res.body.data as { text: string }[]).map((m) => m.text).find((m) => m.includes(id));
   const code = text?.match(/Confirmation code: (\d{6})/)?.[1];
@@ -47,7 +43,7 @@ async function codeOf(user: FundedUser, id: string): Promise<string> {
 }
 
 function confirm(user: FundedUser, id: string, code: string): Promise<request.Response> {
-  return request(t.express)
+  return t.api()
     .post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${id}/confirm`)
     .set("x-api-key", key)
     .send({ code })
@@ -55,7 +51,7 @@ function confirm(user: FundedUser, id: string, code: string): Promise<request.Re
 }
 
 function deposit(walletId: string, amount: number): Promise<request.Response> {
-  return request(t.express)
+  return t.api()
     .post(`${BASE}/sandbox/deposits`)
     .set("x-api-key", key)
     .send({ wallet_id: walletId, network: "networks/bitcoin", currency: "btc", amount })
@@ -117,7 +113,7 @@ async function externalRow(): Promise<{ balance: string | null; xmin: string }> 
   return row as { balance: string | null; xmin: string };
 }
 
-describe("no shared hot row in a withdrawal or a deposit (issue 10)", () => {
+describe("no shared hot row in a withdrawal or a deposit (docs/decisions/customers-users-and-wallets.md#the-custody-ledger)", () => {
   it("a withdrawal confirm held open on its ledger posting blocks neither another wallet's confirm nor a deposit on the same network", { timeout: 60_000 }, async () => {
     const [a, b, c] = await Promise.all([fundedBtcUser(t.express, key), fundedBtcUser(t.express, key), fundedBtcUser(t.express, key)]);
     const wa = await initiateBtcWithdrawal(t.express, key, a.userId, 0.1);

@@ -1,5 +1,5 @@
 /**
- * The custody ledger checks itself (issue 3, architecture.md "A ledger that checks itself"): a
+ * The custody ledger checks itself (docs/decisions/customers-users-and-wallets.md "The custody ledger"; docs/architecture.md "Patterns worth knowing"): a
  * property-based test (fast-check) runs random sequences of deposits, holds, releases and debits —
  * some sequential, some concurrent on one wallet and currency — against the real PostgreSQL, each
  * operation in its own transaction, next to a model in plain decimal arithmetic (the project's
@@ -10,23 +10,20 @@
  */
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../../src/domain/errors.js";
 import type { EntryKind } from "../../src/domain/ledger.js";
 import { Money, money, type Money as MoneyValue } from "../../src/domain/money.js";
 import type { LedgerCheck, LedgerService, PostRequest, WalletCurrencyBalance } from "../../src/modules/ledger/service.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { useTestApp } from "../support/app.js";
+import { waitFor } from "../support/wait.js";
 
-let t: TestApp;
+const t = useTestApp();
 let ledger: LedgerService;
 
 beforeAll(async () => {
-  t = await startTestApp();
   ledger = t.services.ledger;
-});
-afterAll(async () => {
-  await t.dispose();
 });
 
 const CURRENCIES = ["btc", "eth", "usdt"] as const;
@@ -62,6 +59,14 @@ async function attempt(request: PostRequest): Promise<Outcome> {
     if (error instanceof DomainError && error.code === "INSUFFICIENT_BALANCE") return { accepted: false };
     throw error;
   }
+}
+
+/** How many sessions on this file's database wait for a lock now. */
+async function lockWaiters(): Promise<number> {
+  const [row] = await withEm((em) =>
+    em.execute<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+  );
+  return row?.n ?? 0;
 }
 
 /** Runs every promise to completion before failing on the first rejection (no run leaks into the next). */
@@ -556,14 +561,21 @@ describe("regressions", () => {
     await inTransaction((tx) => ledger.post(tx, { kind: "deposit", walletId, network, currency, amount: money(10) }));
     const code = `wallet:${walletId}:available:${currency}`;
     await withEm((em) => em.execute(`update ledger_account set balance = 10.5 where code = ?`, [code]));
-    // A hold that keeps its locks for a while, and a rebuild that starts meanwhile.
+    // A hold that keeps its locks until the rebuild started meanwhile waits for them (or ended).
+    let posted!: () => void;
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (posted = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
     const hold = inTransaction(async (tx) => {
       const result = await ledger.post(tx, { kind: "hold", walletId, network, currency, amount: money(5) });
-      await new Promise((done) => setTimeout(done, 200));
+      posted();
+      await released;
       return result;
     });
-    await new Promise((done) => setTimeout(done, 50));
-    const rebuild = inTransaction((tx) => ledger.rebuildBalanceCache(tx));
+    await Promise.race([holding, hold]);
+    let rebuildEnded = false;
+    const rebuild = inTransaction((tx) => ledger.rebuildBalanceCache(tx)).finally(() => (rebuildEnded = true));
+    await waitFor("the rebuild to wait for the hold's locks", async () => (rebuildEnded || (await lockWaiters()) > 0 ? true : undefined), 10_000).finally(release);
     await settleAll<unknown>([hold, rebuild]);
     const [after] = await withEm((em) => ledger.walletBalances(em, walletId, [currency]));
     expect(after?.available.toFixed()).toBe("5");

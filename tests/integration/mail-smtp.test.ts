@@ -1,21 +1,21 @@
 /**
- * Withdrawal-code emails over REAL SMTP (issue 4; src/modules/mail/service.ts): a local
+ * Withdrawal-code emails over REAL SMTP (docs/decisions/withdrawals.md; src/modules/mail/service.ts): a local
  * `smtp-server` receives what nodemailer sends, `mailparser` reads it. Covers delivery on initiate
  * and on Resend Code, that the code is not kept at rest after delivery, that the sandbox outbox
  * stays empty while SMTP is configured, what a failed delivery records (and that the withdrawal
  * survives it), a later round delivering once SMTP is back, that concurrent delivery rounds
- * never send one email twice, and that the recurring Agenda job (`mail-delivery`, issue 7) retries a
+ * never send one email twice, and that the recurring Agenda job (`mail-delivery`, docs/outbox.md) retries a
  * pending email by itself.
  */
 import { type AddressInfo } from "node:net";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { DELIVERED_TEXT, MAX_DELIVERY_ATTEMPTS, type MailService } from "../../src/modules/mail/service.js";
+import { MAIL_RETRY_POLICY } from "../../src/domain/outbox.js";
+import { DELIVERED_TEXT, type MailService } from "../../src/modules/mail/service.js";
 import { OutboxEmail } from "../../src/modules/mail/entities.js";
 import { freePort } from "../../src/db/embedded.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 import { waitFor } from "../support/wait.js";
 
@@ -144,15 +144,15 @@ async function fundedScene(app: TestApp, prefix: string, btc = 1): Promise<Scene
   const user = await walk.user(key, { phone_number: `20255${String(++phoneSeq * 13).padStart(5, "0")}` });
   const userId = user.user_id as string;
   const email = user.email as string;
-  const activated = await request(app.express).post(`${BASE}/users/${userId}/activate`).set("x-api-key", key);
+  const activated = await apiOf(app).post(`${BASE}/users/${userId}/activate`).set("x-api-key", key);
   expect(activated.status, JSON.stringify(activated.body)).toBe(200);
-  const wallet = await request(app.express)
+  const wallet = await apiOf(app)
     .post(`${BASE}/users/${userId}/wallets`)
     .set("x-api-key", key)
     .send({ name: `BTC ${prefix}`, networks: [{ name: "networks/bitcoin", currency: "btc" }] });
   expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
   const walletId = wallet.body.data.wallet_id as string;
-  const deposit = await request(app.express)
+  const deposit = await apiOf(app)
     .post(`${BASE}/sandbox/deposits`)
     .set("x-api-key", key)
     .send({ wallet_id: walletId, network: "networks/bitcoin", currency: "btc", amount: btc });
@@ -163,20 +163,20 @@ async function fundedScene(app: TestApp, prefix: string, btc = 1): Promise<Scene
 const withdrawalsPath = (s: Scene) => `${BASE}/users/${s.userId}/accounts/crypto/withdrawals`;
 
 async function initiate(app: TestApp, s: Scene, amount = 0.001): Promise<string> {
-  const res = await request(app.express).post(withdrawalsPath(s)).set("x-api-key", s.key).send({ currency: "btc", amount, address: DESTINATION });
+  const res = await apiOf(app).post(withdrawalsPath(s)).set("x-api-key", s.key).send({ currency: "btc", amount, address: DESTINATION });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(res.body.data.withdraw.status).toBe("PENDING");
   return res.body.data.id as string;
 }
 
 const confirm = (app: TestApp, s: Scene, withdrawalId: string, code: string) =>
-  request(app.express).post(`${withdrawalsPath(s)}/${withdrawalId}/confirm`).set("x-api-key", s.key).send({ code });
+  apiOf(app).post(`${withdrawalsPath(s)}/${withdrawalId}/confirm`).set("x-api-key", s.key).send({ code });
 
 const resend = (app: TestApp, s: Scene, withdrawalId: string) =>
-  request(app.express).post(`${withdrawalsPath(s)}/${withdrawalId}/verification/codes`).set("x-api-key", s.key);
+  apiOf(app).post(`${withdrawalsPath(s)}/${withdrawalId}/verification/codes`).set("x-api-key", s.key);
 
 async function btcBalance(app: TestApp, s: Scene): Promise<{ balance: string; available: string; held: string }> {
-  const res = await request(app.express).get(`${BASE}/wallets/${s.walletId}/balance`).set("x-api-key", s.key);
+  const res = await apiOf(app).get(`${BASE}/wallets/${s.walletId}/balance`).set("x-api-key", s.key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const item = (res.body.data.balance as { currency: string; balance: string; available: string; held: string }[]).find((b) => b.currency === "btc");
   expect(item).toBeDefined();
@@ -267,7 +267,7 @@ describe("withdrawal code emails with SMTP configured", () => {
     expect(leaked[0]?.n).toBe("0");
 
     for (const query of [{}, { to: s.email }]) {
-      const mailbox = await request(t.express).get(`${BASE}/sandbox/mail`).query(query).set("x-api-key", s.key);
+      const mailbox = await apiOf(t).get(`${BASE}/sandbox/mail`).query(query).set("x-api-key", s.key);
       expect(mailbox.status, JSON.stringify(mailbox.body)).toBe(200);
       expect(mailbox.body.data).toEqual([]);
     }
@@ -372,12 +372,12 @@ describe("withdrawal code emails while SMTP is down", () => {
     expect(["pending", "failed"]).toContain(row.status); // which of the two: next test
 
     // The withdrawal was not rolled back by the mail failure.
-    const got = await request(t.express).get(`${withdrawalsPath(s)}/${id}`).set("x-api-key", s.key);
+    const got = await apiOf(t).get(`${withdrawalsPath(s)}/${id}`).set("x-api-key", s.key);
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect(got.body.data).toMatchObject({ id, status: "PENDING", currency: "btc", amount: 0.25, address: DESTINATION });
     expect(await btcBalance(t, s)).toMatchObject({ balance: "1.00000000", available: "0.75000000", held: "0.25000000" });
     // Nor was the email put in the sandbox outbox instead.
-    const mailbox = await request(t.express).get(`${BASE}/sandbox/mail`).set("x-api-key", s.key);
+    const mailbox = await apiOf(t).get(`${BASE}/sandbox/mail`).set("x-api-key", s.key);
     expect(mailbox.status).toBe(200);
     expect(mailbox.body.data).toEqual([]);
   });
@@ -385,8 +385,8 @@ describe("withdrawal code emails while SMTP is down", () => {
   it("one round against a dead server does not use up the email's attempts: it stays pending for a later round", async () => {
     expect(id, "the previous test initiated the withdrawal").toMatch(UUID);
     const [row] = await outboxOf(t, id);
-    // MailService: "A failure is recorded and retried on a later round, up to MAX_DELIVERY_ATTEMPTS".
-    expect(row?.status, `after one round: attempts=${row?.attempts} of ${MAX_DELIVERY_ATTEMPTS}`).toBe("pending");
+    // MailService: "A failure is recorded and retried on a later round, up to MAIL_RETRY_POLICY.maxAttempts".
+    expect(row?.status, `after one round: attempts=${row?.attempts} of ${MAIL_RETRY_POLICY.maxAttempts}`).toBe("pending");
     expect(row?.attempts).toBe(1);
     // the retry waits its backoff (15 s after the first failure) instead of hammering a dead server
     const [due] = await t.orm.em.fork().execute<{ wait_s: string }[]>(

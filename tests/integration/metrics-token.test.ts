@@ -1,12 +1,12 @@
 /**
- * `/metrics` protection (issue 8, "Secrets at rest"): with `METRICS_TOKEN` set, `/metrics` answers
+ * `/metrics` protection (docs/operations.md "Observability" and "What an operator must set in
+ * production"): with `METRICS_TOKEN` set, `/metrics` answers
  * only `Authorization: Bearer <token>` (401 otherwise, the token compared in constant time); without
  * it, `/metrics` stays open. `/healthz` and `/readyz` are never protected.
  */
-import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerMatches } from "../../src/http/ops.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, type TestApp } from "../support/app.js";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 let guarded: TestApp;
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe("/metrics with METRICS_TOKEN", () => {
   it("answers 200 with the Prometheus text to Authorization: Bearer <token>", async () => {
-    const res = await request(guarded.express).get("/metrics").set("Authorization", `Bearer ${TOKEN}`);
+    const res = await apiOf(guarded).get("/metrics").set("Authorization", `Bearer ${TOKEN}`);
     expect(res.status).toBe(200);
     expect(res.text).toContain("http_requests_total");
   });
@@ -35,7 +35,7 @@ describe("/metrics with METRICS_TOKEN", () => {
     ["Basic credentials", `Basic ${Buffer.from(`metrics:${TOKEN}`).toString("base64")}`],
     ["an empty bearer", "Bearer "],
   ])("answers 401 with WWW-Authenticate and no metrics to %s", async (_name, header) => {
-    const req = request(guarded.express).get("/metrics");
+    const req = apiOf(guarded).get("/metrics");
     const res = header === undefined ? await req : await req.set("Authorization", header);
     expect(res.status).toBe(401);
     expect(res.headers["www-authenticate"]).toBe('Bearer realm="metrics"');
@@ -44,14 +44,14 @@ describe("/metrics with METRICS_TOKEN", () => {
   });
 
   it("leaves /healthz and /readyz open", async () => {
-    expect((await request(guarded.express).get("/healthz")).status).toBe(200);
-    expect((await request(guarded.express).get("/readyz")).status).toBe(200);
+    expect((await apiOf(guarded).get("/healthz")).status).toBe(200);
+    expect((await apiOf(guarded).get("/readyz")).status).toBe(200);
   });
 });
 
 describe("/metrics without METRICS_TOKEN", () => {
   it("stays open, as before", async () => {
-    const res = await request(open.express).get("/metrics");
+    const res = await apiOf(open).get("/metrics");
     expect(res.status).toBe(200);
     expect(res.text).toContain("http_requests_total");
   });

@@ -1,6 +1,6 @@
 /**
  * Names people compare and user tokens (docs/security.md "Names people compare", "Tokens and
- * rate-limit headers"), beyond what users.test.ts and wallets.test.ts hold:
+ * rate-limit headers"), beyond what users-*.test.ts and wallets-*.test.ts hold:
  * - customer names follow the mixed-script rule of every name;
  * - Migration20261126030000_names_tokens on a database that already holds data: wallets whose
  *   names collide under the new comparison ("Main", "main", "ＭＡＩＮ" of one user) do not make it
@@ -8,25 +8,21 @@
  *   wallet can take the name. Users deactivated before it keep refusing the tokens issued before it.
  */
 import request from "supertest";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { SecretBox } from "../../src/modules/identity/secrets.js";
-import { TEST_SECRETS_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 
 const MIGRATION = "Migration20261126030000_names_tokens";
 
-let t: TestApp;
+const t = useTestApp();
 let walk: Walk;
 
 beforeAll(async () => {
-  t = await startTestApp();
   walk = new Walk(t.express);
 });
-afterAll(async () => {
-  await t?.dispose();
-});
 
-const api = () => request(t.express);
+const api = t.api;
 const sql = <Row extends object>(text: string, params: unknown[] = []) => t.orm.em.getConnection().execute<Row[]>(text, params);
 const BTC = { name: "networks/bitcoin", currency: "btc" };
 

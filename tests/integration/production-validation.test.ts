@@ -1,24 +1,19 @@
 /**
  * Request validation in the production build of the app (`validateResponses` off): each
  * operation's request validator is compiled on its first request instead of at start
- * (src/http/openapi-compiled.ts, issue 10), so the first bad request of an operation and the ones
+ * (src/http/openapi-compiled.ts, docs/operations.md "Start and memory"), so the first bad request of an operation and the ones
  * after it answer the same 422 in the surface's envelope, and a valid request still passes.
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 
-let t: TestApp;
-const api = () => request(t.express);
+const t = useTestApp({}, { validateResponses: false });
+const api = t.api;
 
 beforeAll(async () => {
-  t = await startTestApp({}, { validateResponses: false });
   await new Walk(t.express).tenant("lazy-co");
-});
-afterAll(async () => {
-  await t?.dispose();
 });
 
 describe("request validators compiled on first use", () => {

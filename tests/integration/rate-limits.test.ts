@@ -1,5 +1,5 @@
 /**
- * Rate limits (issue 8; src/http/rate-limits.ts) over HTTP on a real PostgreSQL: each bucket trips
+ * Rate limits (docs/decisions/requests-and-validation.md "Rate limits"; src/http/rate-limits.ts) over HTTP on a real PostgreSQL: each bucket trips
  * with 429 in its surface's envelope, `Retry-After` and the `RateLimit-Policy`/`RateLimit` headers,
  * and refills after its window. The limited app is a second replica on the database of an
  * unlimited one (which seeds the tenants), so the buckets shown are the shared PostgreSQL ones.
@@ -9,12 +9,12 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { TEST_MASTER_KEY, TEST_SECRETS_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, TEST_SECRETS_KEY, apiOf, useTestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { waitFor } from "../support/wait.js";
 
 /** Seeds tenants; no limits. */
-let seed: TestApp;
+const seed = useTestApp();
 /** Small buckets (2 s windows) on the same database. */
 let limited: App;
 /** Another replica with the same buckets on the same database. */
@@ -35,16 +35,14 @@ const replicaOf = (databaseUrl: string) =>
   });
 
 beforeAll(async () => {
-  seed = await startTestApp();
   [limited, replica] = await Promise.all([replicaOf(seed.config.databaseUrl as string), replicaOf(seed.config.databaseUrl as string)]);
 });
 afterAll(async () => {
   await Promise.all([limited?.close(), replica?.close()]);
-  await seed?.dispose();
 });
 
 /** `GET /currencies` with the owner key `key` from client address `ip`. */
-const currencies = (app: App, ip: string, key: string) => request(app.express).get(`${BASE}/currencies`).set("x-forwarded-for", ip).set("x-api-key", key);
+const currencies = (app: App, ip: string, key: string) => apiOf(app).get(`${BASE}/currencies`).set("x-forwarded-for", ip).set("x-api-key", key);
 
 /** Asserts a 429 of the platform surface with `Retry-After` within the window and the bucket's headers. */
 function expectLimited(res: request.Response, bucket: string, quota: string): void {
@@ -78,7 +76,7 @@ describe("ip bucket (RATE_LIMIT_IP=5/2)", () => {
     expectLimited(await currencies(limited, "203.0.113.10", key), "ip", "q=5;w=2");
     expectLimited(await currencies(replica, "203.0.113.10", key), "ip", "q=5;w=2");
 
-    const credit = await request(limited.express).get("/v2/credit-products").set("x-forwarded-for", "203.0.113.10").set("x-api-key", key);
+    const credit = await apiOf(limited).get("/v2/credit-products").set("x-forwarded-for", "203.0.113.10").set("x-api-key", key);
     expect(credit.status).toBe(429);
     expect(credit.body).toMatchObject({ success: false, errors: [{ code: "TOO_MANY_REQUESTS" }], meta: { version: "v2" } });
     expect(credit.headers["x-trace-id"]).toBe(credit.body.meta.traceId);
@@ -107,9 +105,9 @@ describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2)", () => {
     const { key, customerId } = await walk.tenant("rl-auth");
     const ip = "192.0.2.50";
     expectPlatformError(await currencies(limited, ip, "sk_wrong-key-0000000000000000"), 401, "UNAUTHORIZED");
-    expectPlatformError(await request(limited.express).post(`${BASE}/sessions`).set("x-forwarded-for", ip).set("x-master-api-key", "not-the-master-key"), 401, "UNAUTHORIZED");
+    expectPlatformError(await apiOf(limited).post(`${BASE}/sessions`).set("x-forwarded-for", ip).set("x-master-api-key", "not-the-master-key"), 401, "UNAUTHORIZED");
     expectPlatformError(
-      await request(limited.express).post(`${BASE}/sessions`).set("x-forwarded-for", ip).send({ customer_id: customerId, customer_secret: "sk_wrong-secret-000000000000" }),
+      await apiOf(limited).post(`${BASE}/sessions`).set("x-forwarded-for", ip).send({ customer_id: customerId, customer_secret: "sk_wrong-secret-000000000000" }),
       401,
       "UNAUTHORIZED",
     );
@@ -123,7 +121,7 @@ describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2)", () => {
   it("never counts a success, and counts every 401, a missing credential included", async () => {
     const { key } = await new Walk(seed.express).tenant("rl-auth-ok");
     for (let i = 0; i < 4; i++) expect((await currencies(limited, "192.0.2.60", key)).status).toBe(200);
-    const bare = () => request(limited.express).get(`${BASE}/currencies`).set("x-forwarded-for", "192.0.2.61");
+    const bare = () => apiOf(limited).get(`${BASE}/currencies`).set("x-forwarded-for", "192.0.2.61");
     for (let i = 0; i < 3; i++) expectPlatformError(await bare(), 401, "UNAUTHORIZED");
     expectLimited(await currencies(limited, "192.0.2.61", key), "auth-failures", "q=3;w=2");
   });
@@ -169,7 +167,7 @@ describe("codes bucket (RATE_LIMIT_CODES=3/2)", () => {
     const user = await fundedBtcUser(seed.express, key);
     const withdrawalId = await initiateBtcWithdrawal(seed.express, key, user.userId);
     const confirm = (ip: string) =>
-      request(limited.express)
+      apiOf(limited)
         .post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/confirm`)
         .set("x-forwarded-for", ip)
         .set("x-api-key", key)
@@ -179,14 +177,14 @@ describe("codes bucket (RATE_LIMIT_CODES=3/2)", () => {
       // a wrong code (one chance in a million of the right one)
       expect([400, 200]).toContain(res.status);
     }
-    const resend = await request(limited.express)
+    const resend = await apiOf(limited)
       .post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/verification/codes`)
       .set("x-forwarded-for", "100.64.0.3")
       .set("x-api-key", key);
     expect(resend.status, JSON.stringify(resend.body)).toBe(200);
     expectLimited(await confirm("100.64.0.4"), "codes", "q=3;w=2");
     // other operations of the same user are not in this bucket
-    const read = await request(limited.express)
+    const read = await apiOf(limited)
       .get(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}`)
       .set("x-forwarded-for", "100.64.0.5")
       .set("x-api-key", key);

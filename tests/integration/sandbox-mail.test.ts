@@ -1,18 +1,17 @@
 /**
- * Sandbox Mail (`GET /api/v1/sandbox/mail`, decisions.md §3) on the real app and PostgreSQL: the
+ * Sandbox Mail (`GET /api/v1/sandbox/mail`, docs/decisions/provider-and-sandbox.md) on the real app and PostgreSQL: the
  * address filter is a case-insensitive equality (no pattern: `%` and `_` match themselves), newest
  * first, the customer's own sandbox emails only; and both of its statements are answered by their
  * partial indexes in order (no sort, no scan of the customer's whole outbox), so the read that the
- * withdrawal walk-through makes between initiate and confirm does not grow with the outbox (issue 10).
+ * withdrawal walk-through makes between initiate and confirm does not grow with the outbox (docs/performance.md).
  */
-import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_MAIL, SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
 import type { PreparedStatement } from "../../src/db/statements.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 
-let t: TestApp;
+const t = useTestApp();
 let key: string;
 
 /** Writes one sandbox email of `customerId` to `to`, committed, `order` milliseconds after a fixed instant. */
@@ -24,7 +23,6 @@ async function email(customerId: string, to: string, subject: string, order: num
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
   ({ key } = await new Walk(t.express).tenant("mailbox"));
   await new Walk(t.express).tenant("mailbox-other");
   await email("mailbox", "Ann.Lee@Example.com", "first to ann", 1);
@@ -33,13 +31,10 @@ beforeAll(async () => {
   await email("mailbox", "a_n%@example.com", "to a pattern-like address", 4);
   await email("mailbox-other", "ann.lee@example.com", "another customer's", 5);
 });
-afterAll(async () => {
-  await t?.dispose();
-});
 
 /** The subjects Sandbox Mail lists for `to` (all addresses when undefined), in its order. */
 async function subjects(to?: string): Promise<string[]> {
-  const r = request(t.express).get(`${BASE}/sandbox/mail`).set("x-api-key", key);
+  const r = t.api().get(`${BASE}/sandbox/mail`).set("x-api-key", key);
   const res = await (to === undefined ? r : r.query({ to }));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return (res.body.data as { subject: string }[]).map((m) => m.subject);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
+import { ENTITIES } from "../../src/modules/entities.js";
 import { createTestDatabase } from "../support/app.js";
 
 let orm: MikroORM;
@@ -13,7 +14,7 @@ let drop: () => Promise<void>;
 beforeAll(async () => {
   const db = await createTestDatabase();
   drop = db.drop;
-  orm = await initORM(db.url);
+  orm = await initORM(db.url, ENTITIES);
 });
 afterAll(async () => {
   await orm.close(true);

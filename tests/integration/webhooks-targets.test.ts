@@ -8,10 +8,10 @@
  * `data.message`; a stored configuration that cannot be built into a request (written before
  * these rules) gives its delivery up at once with an attempt that says why.
  */
-import request from "supertest";
+import type request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../src/modules/identity/secrets.js";
-import { TEST_SECRETS_KEY, startTestApp, type TestApp } from "../support/app.js";
+import { TEST_SECRETS_KEY, apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { sleep, waitFor } from "../support/wait.js";
@@ -51,7 +51,7 @@ async function tenant(app: TestApp = t): Promise<{ customerId: string; key: stri
 
 /** Create (POST) or Update (PUT) Webhook. */
 function putHook(app: TestApp, who: { customerId: string; operator: string }, method: "post" | "put", body: unknown): request.Test {
-  return request(app.express)[method](hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`).send(body as object);
+  return apiOf(app)[method](hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`).send(body as object);
 }
 
 /** Expects the platform's 400 `BAD_REQUEST` naming `field`. */
@@ -80,7 +80,7 @@ async function storeRaw(app: TestApp, customerId: string, url: string, headers: 
 }
 
 const verify = (app: TestApp, who: { customerId: string; operator: string }) =>
-  request(app.express).post(`${hooksPath(who.customerId)}/verify`).set("Authorization", `Bearer ${who.operator}`);
+  apiOf(app).post(`${hooksPath(who.customerId)}/verify`).set("Authorization", `Bearer ${who.operator}`);
 
 describe("configured headers that could never be sent answer 400 at registration", () => {
   it.each([
@@ -100,7 +100,7 @@ describe("configured headers that could never be sent answer 400 at registration
   ])("%s: 400 BAD_REQUEST naming the field on create and update, nothing stored", async (_what, header, field) => {
     const who = await tenant();
     expectBadField(await putHook(t, who, "post", { url: receiver.url, headers: [header] }), field);
-    expectPlatformError(await request(t.express).get(hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await apiOf(t).get(hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`), 404, "WEBHOOK_NOT_FOUND");
     expect((await putHook(t, who, "post", { url: receiver.url })).status).toBe(201);
     expectBadField(await putHook(t, who, "put", { url: receiver.url, headers: [{ key: "X-Fine", value: "ok" }, header] }), field.replace(".0.", ".1."));
   });
@@ -162,7 +162,7 @@ describe("a stored configuration that cannot be built into a request", () => {
     const user = await fundedBtcUser(t.express, who.key);
     const before = receiver.received.length;
     const withdrawalId = await initiateBtcWithdrawal(t.express, who.key, user.userId);
-    const list = () => request(t.express).get(`${hooksPath(who.customerId)}/deliveries`).set("Authorization", `Bearer ${who.operator}`);
+    const list = () => apiOf(t).get(`${hooksPath(who.customerId)}/deliveries`).set("Authorization", `Bearer ${who.operator}`);
     const row = await waitFor("the delivery to end", async () => {
       const [first] = (await list()).body.data as { status: string }[];
       return first && first.status !== "pending" ? first : undefined;
@@ -202,10 +202,10 @@ describe("one URL rule for both surfaces", () => {
         expect(res.status, `${what} on ${method}: ${JSON.stringify(res.body)}`).toBe(400);
         expectBadField(res, "url");
       }
-      expectCreditInvalid(await request(t.express).put("/v2/notifications").set("x-api-key", who.key).send({ creditNotificationsURL: url }));
+      expectCreditInvalid(await apiOf(t).put("/v2/notifications").set("x-api-key", who.key).send({ creditNotificationsURL: url }));
     }
     // the webhook kept its registration
-    const got = await request(t.express).get(hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`);
+    const got = await apiOf(t).get(hooksPath(who.customerId)).set("Authorization", `Bearer ${who.operator}`);
     expect(got.body.data.url).toBe(receiver.url);
   });
 
@@ -223,7 +223,7 @@ describe("one URL rule for both surfaces", () => {
     const res = await putHook(strict, who, "post", { url });
     expectBadField(res, "url");
     expect(res.body.errors[0].message).toMatch(/private|loopback|link-local|reserved/);
-    expectCreditInvalid(await request(strict.express).put("/v2/notifications").set("x-api-key", who.key).send({ creditNotificationsURL: url }));
+    expectCreditInvalid(await apiOf(strict).put("/v2/notifications").set("x-api-key", who.key).send({ creditNotificationsURL: url }));
   });
 });
 
@@ -236,7 +236,7 @@ describe("the SSRF guard at connect time", () => {
     const user = await fundedBtcUser(strict.express, who.key);
     await initiateBtcWithdrawal(strict.express, who.key, user.userId);
     const row = await waitFor("a failed attempt", async () => {
-      const res = await request(strict.express).get(`${hooksPath(who.customerId)}/deliveries`).set("Authorization", `Bearer ${who.operator}`);
+      const res = await apiOf(strict).get(`${hooksPath(who.customerId)}/deliveries`).set("Authorization", `Bearer ${who.operator}`);
       const [first] = res.body.data as { attempt_count: number; attempts: { error: string | null }[] }[];
       return first && first.attempt_count >= 1 ? first : undefined;
     });

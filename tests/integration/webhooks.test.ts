@@ -1,15 +1,15 @@
 /**
  * The customer webhook over HTTP on a real PostgreSQL with real HTTP receivers on loopback
  * (reference: "Customer webhook", "Webhook configuration", "Events › Withdrawal PIN
- * notifications"; decisions.md §4–§5; issue 7): configuration and its 400/404/422 rules, masked
+ * notifications"; docs/decisions/withdrawals.md, docs/decisions/notifications.md): configuration and its 400/404/422 rules, masked
  * reads, Standard Webhooks signatures checked by the independent `standardwebhooks` package,
  * `withdrawal.pin` on initiate and resend, the outbox with retries and the same `webhook-id`,
  * HTTP 410, timeouts and redirects, secret rotation, the delivery log and manual retry, delete,
  * the SSRF guard at registration and at connect time, and secrets sealed at rest.
  */
-import request from "supertest";
+import type request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 import { startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
 import { sleep, waitFor } from "../support/wait.js";
@@ -44,7 +44,7 @@ async function tenant(): Promise<{ customerId: string; key: string }> {
 
 /** Registers `url` for `customerId`; returns the signing secret, trusted by the receiver. */
 async function register(customerId: string, url = receiver.url, headers: { key: string; value: string }[] = []): Promise<string> {
-  const res = await asOperator(request(t.express).post(hooksPath(customerId))).send({ url, headers });
+  const res = await asOperator(apiOf(t).post(hooksPath(customerId))).send({ url, headers });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const secret = res.body.data.signing_secret as string;
   receiver.trust(secret);
@@ -62,7 +62,7 @@ const waitForPins = (withdrawalId: string, count: number, timeoutMs = 8_000) =>
   }, timeoutMs);
 
 async function deliveries(customerId: string, query = ""): Promise<Record<string, unknown>[]> {
-  const res = await asOperator(request(t.express).get(`${hooksPath(customerId)}/deliveries${query}`));
+  const res = await asOperator(apiOf(t).get(`${hooksPath(customerId)}/deliveries${query}`));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as Record<string, unknown>[];
 }
@@ -70,7 +70,7 @@ async function deliveries(customerId: string, query = ""): Promise<Record<string
 describe("configuration", () => {
   it("create answers 201 with the url and a whsec_ secret shown once; get masks every header value", async () => {
     const { customerId } = await tenant();
-    const res = await asOperator(request(t.express).post(hooksPath(customerId))).send({
+    const res = await asOperator(apiOf(t).post(hooksPath(customerId))).send({
       url: receiver.url,
       headers: [{ key: "X-Acme-Token", value: "top-secret-value" }, { key: "x_trace_source", value: "custody" }],
     });
@@ -79,7 +79,7 @@ describe("configuration", () => {
     expect(res.body.data.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(typeof res.body.data.message).toBe("string");
 
-    const got = await asOperator(request(t.express).get(hooksPath(customerId)));
+    const got = await asOperator(apiOf(t).get(hooksPath(customerId)));
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual({
       url: receiver.url,
@@ -96,11 +96,11 @@ describe("configuration", () => {
     const first = await register(customerId, `${receiver.url}/a`);
     const second = await register(customerId, `${receiver.url}/b`, [{ key: "X-One", value: "1" }]);
     expect(second).not.toBe(first);
-    const updated = await asOperator(request(t.express).put(hooksPath(customerId))).send({ url: `${receiver.url}/c` });
+    const updated = await asOperator(apiOf(t).put(hooksPath(customerId))).send({ url: `${receiver.url}/c` });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body.data).toEqual({ message: expect.any(String), url: `${receiver.url}/c` });
     expect(updated.body.data.signing_secret).toBeUndefined();
-    const got = await asOperator(request(t.express).get(hooksPath(customerId)));
+    const got = await asOperator(apiOf(t).get(hooksPath(customerId)));
     expect(got.body.data).toMatchObject({ url: `${receiver.url}/c`, headers: [] });
   });
 
@@ -116,46 +116,46 @@ describe("configuration", () => {
     ["a header value with a line break", { url: "https://hooks.example.com", headers: [{ key: "X-A", value: "1\r\nX-B: 2" }] }, "headers.0.value"],
   ])("%s answers 400 BAD_REQUEST on create and update", async (_what, body, field) => {
     const { customerId } = await tenant();
-    const created = await asOperator(request(t.express).post(hooksPath(customerId))).send(body);
+    const created = await asOperator(apiOf(t).post(hooksPath(customerId))).send(body);
     expectPlatformError(created, 400, "BAD_REQUEST");
     expect(created.body.errors[0].field ?? field).toBe(field);
     await register(customerId);
-    const updated = await asOperator(request(t.express).put(hooksPath(customerId))).send(body);
+    const updated = await asOperator(apiOf(t).put(hooksPath(customerId))).send(body);
     expectPlatformError(updated, 400, "BAD_REQUEST");
   });
 
   it("a missing url, a url over 2048 characters, or more than 20 headers answers 422", async () => {
     const { customerId } = await tenant();
-    expectPlatformError(await asOperator(request(t.express).post(hooksPath(customerId))).send({ headers: [] }), 422, "UNPROCESSABLE_ENTITY");
-    expectPlatformError(await asOperator(request(t.express).post(hooksPath(customerId))).send({ url: `https://x.example/${"a".repeat(2048)}` }), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).post(hooksPath(customerId))).send({ headers: [] }), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).post(hooksPath(customerId))).send({ url: `https://x.example/${"a".repeat(2048)}` }), 422, "UNPROCESSABLE_ENTITY");
     const headers = Array.from({ length: 21 }, (_, i) => ({ key: `X-H${i}`, value: "v" }));
-    expectPlatformError(await asOperator(request(t.express).post(hooksPath(customerId))).send({ url: receiver.url, headers }), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).post(hooksPath(customerId))).send({ url: receiver.url, headers }), 422, "UNPROCESSABLE_ENTITY");
     await register(customerId);
-    expectPlatformError(await asOperator(request(t.express).put(hooksPath(customerId))).send({}), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).put(hooksPath(customerId))).send({}), 422, "UNPROCESSABLE_ENTITY");
   });
 
   it("without a webhook, get, update, delete, verify and rotate answer 404 WEBHOOK_NOT_FOUND; an unknown customer 404 CUSTOMER_NOT_FOUND", async () => {
     const { customerId } = await tenant();
-    expectPlatformError(await asOperator(request(t.express).get(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).put(hooksPath(customerId))).send({ url: receiver.url }), 404, "WEBHOOK_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).delete(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`)), 404, "WEBHOOK_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).post(`${hooksPath(customerId)}/secret`)), 404, "WEBHOOK_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).get(hooksPath("never-created-customer"))), 404, "CUSTOMER_NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).post(hooksPath("never-created-customer"))).send({ url: receiver.url }), 404, "CUSTOMER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).get(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).put(hooksPath(customerId))).send({ url: receiver.url }), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).delete(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`)), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${hooksPath(customerId)}/secret`)), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).get(hooksPath("never-created-customer"))), 404, "CUSTOMER_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(hooksPath("never-created-customer"))).send({ url: receiver.url }), 404, "CUSTOMER_NOT_FOUND");
   });
 
   it("a customer session manages its own webhook and gets 403 on another customer's; an owner key gets 403", async () => {
     const mine = await tenant();
     const other = await tenant();
-    const session = await request(t.express).post(`${BASE}/sessions`).send({ customer_id: mine.customerId, customer_secret: mine.key });
+    const session = await apiOf(t).post(`${BASE}/sessions`).send({ customer_id: mine.customerId, customer_secret: mine.key });
     expect(session.status, JSON.stringify(session.body)).toBe(201);
     const token = session.body.data.token as string;
-    const own = await request(t.express).post(hooksPath(mine.customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url });
+    const own = await apiOf(t).post(hooksPath(mine.customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url });
     expect(own.status, JSON.stringify(own.body)).toBe(201);
-    expectPlatformError(await request(t.express).post(hooksPath(other.customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url }), 403, "FORBIDDEN");
-    expectPlatformError(await request(t.express).get(`${hooksPath(other.customerId)}/deliveries`).set("Authorization", `Bearer ${token}`), 403, "FORBIDDEN");
-    expectPlatformError(await request(t.express).get(hooksPath(mine.customerId)).set("x-api-key", mine.key), 403, "FORBIDDEN");
+    expectPlatformError(await apiOf(t).post(hooksPath(other.customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url }), 403, "FORBIDDEN");
+    expectPlatformError(await apiOf(t).get(`${hooksPath(other.customerId)}/deliveries`).set("Authorization", `Bearer ${token}`), 403, "FORBIDDEN");
+    expectPlatformError(await apiOf(t).get(hooksPath(mine.customerId)).set("x-api-key", mine.key), 403, "FORBIDDEN");
   });
 
   it("secrets and header values are sealed at rest: the database holds neither in clear", async () => {
@@ -169,7 +169,7 @@ describe("configuration", () => {
   });
 });
 
-describe("SSRF guard (decisions.md §5)", () => {
+describe("SSRF guard (docs/decisions/notifications.md)", () => {
   let strict: TestApp;
   let strictOperator: string;
   beforeAll(async () => {
@@ -190,7 +190,7 @@ describe("SSRF guard (decisions.md §5)", () => {
     ["the unspecified address", "http://0.0.0.0:9/hooks"],
   ])("%s is refused at registration with 400", async (_what, url) => {
     const { customerId } = await new Walk(strict.express).tenant(`ssrf-${++seq}`);
-    const res = await request(strict.express).post(hooksPath(customerId)).set("Authorization", `Bearer ${strictOperator}`).send({ url });
+    const res = await apiOf(strict).post(hooksPath(customerId)).set("Authorization", `Bearer ${strictOperator}`).send({ url });
     expectPlatformError(res, 400, "BAD_REQUEST");
     expect(res.body.errors[0].message).toMatch(/private|loopback|link-local|reserved/);
   });
@@ -199,14 +199,14 @@ describe("SSRF guard (decisions.md §5)", () => {
     // Registered with a public address; then the target moves to loopback (as a DNS answer that
     // changes after registration would make it): the stored URL is pointed at the receiver.
     const { customerId, key } = await new Walk(strict.express).tenant(`rebind-${++seq}`);
-    const registered = await request(strict.express).post(hooksPath(customerId)).set("Authorization", `Bearer ${strictOperator}`).send({ url: "http://93.184.215.14/hooks" });
+    const registered = await apiOf(strict).post(hooksPath(customerId)).set("Authorization", `Bearer ${strictOperator}`).send({ url: "http://93.184.215.14/hooks" });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     await strict.orm.em.fork().execute(`update webhook set url = ? where customer_id = ?`, [receiver.url, customerId]);
     const user = await fundedBtcUser(strict.express, key);
     const before = receiver.received.length;
     const withdrawalId = await initiateBtcWithdrawal(strict.express, key, user.userId);
     const log = await waitFor("a failed attempt", async () => {
-      const res = await request(strict.express).get(`${hooksPath(customerId)}/deliveries`).set("Authorization", `Bearer ${strictOperator}`);
+      const res = await apiOf(strict).get(`${hooksPath(customerId)}/deliveries`).set("Authorization", `Bearer ${strictOperator}`);
       const [first] = res.body.data as { attempt_count: number; attempts: { error: string | null; http_status: number | null }[]; payload: { data: { withdrawal_id: string } } }[];
       return first && first.attempt_count >= 1 ? first : undefined;
     });
@@ -222,7 +222,7 @@ describe("verify", () => {
     const { customerId } = await tenant();
     const secret = await register(customerId, receiver.url, [{ key: "X-Acme-Token", value: "abc" }]);
     const before = receiver.received.length;
-    const res = await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`));
+    const res = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.message).toMatch(/delivered.*200/);
     expect(res.body.data.response_data).toBeUndefined();
@@ -243,11 +243,11 @@ describe("verify", () => {
     const { customerId } = await tenant();
     await register(customerId);
     receiver.answers.push({ status: 500, body: '{"error":"boom"}' }, { status: 403, body: "<html>nope</html>", headers: { "content-type": "text/html" } });
-    const json = await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`));
+    const json = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`));
     expect(json.status).toBe(200);
     expect(json.body.data.message).toMatch(/failed.*500/);
     expect(json.body.data.response_data).toEqual({ error: "boom" });
-    const text = await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`));
+    const text = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`));
     expect(text.body.data.message).toMatch(/failed.*403/);
     expect(text.body.data.response_data).toBe("<html>nope</html>");
   });
@@ -258,7 +258,7 @@ describe("verify", () => {
     const url = closed.url;
     await closed.close();
     await register(customerId, url);
-    const res = await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`));
+    const res = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`));
     expect(res.status).toBe(200);
     expect(res.body.data.message).toMatch(/failed.*ECONNREFUSED/);
   });
@@ -282,11 +282,11 @@ describe("withdrawal.pin notifications", () => {
     expect(expiresIn).toBeGreaterThan(500_000);
     expect(expiresIn).toBeLessThanOrEqual(600_000);
 
-    const mail = await request(t.express).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
+    const mail = await apiOf(t).get(`${BASE}/sandbox/mail`).query({ to: user.email }).set("x-api-key", key);
     expect(mail.body.data).toHaveLength(1);
     expect(mail.body.data[0].text).toContain(first!.json.data.code as string);
 
-    const resent = await request(t.express).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/verification/codes`).set("x-api-key", key);
+    const resent = await apiOf(t).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/verification/codes`).set("x-api-key", key);
     expect(resent.status, JSON.stringify(resent.body)).toBe(200);
     const [, second] = await waitForPins(withdrawalId, 2);
     expect(second!.verifiedBy[secret]).toBe(true);
@@ -294,7 +294,7 @@ describe("withdrawal.pin notifications", () => {
     expect(second!.json.data.code).toMatch(/^\d{6}$/);
 
     const confirm = (code: unknown) =>
-      request(t.express).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/confirm`).set("x-api-key", key).send({ code });
+      apiOf(t).post(`${BASE}/users/${user.userId}/accounts/crypto/withdrawals/${withdrawalId}/confirm`).set("x-api-key", key).send({ code });
     if (first!.json.data.code !== second!.json.data.code) expectPlatformError(await confirm(first!.json.data.code), 400, "CONFIRMATION_CODE_INVALID");
     const ok = await confirm(second!.json.data.code);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
@@ -371,7 +371,7 @@ describe("withdrawal.pin notifications", () => {
     const first = await initiateBtcWithdrawal(t.express, key, user.userId);
     await waitForPins(first, 1);
     const got = await waitFor("the webhook to be disabled", async () => {
-      const res = await asOperator(request(t.express).get(hooksPath(customerId)));
+      const res = await asOperator(apiOf(t).get(hooksPath(customerId)));
       return res.body.data.enabled === false ? res.body.data : undefined;
     });
     expect(got.disabled_reason).toMatch(/410/);
@@ -381,12 +381,12 @@ describe("withdrawal.pin notifications", () => {
     await sleep(1_500);
     expect(pinsFor(second)).toEqual([]);
     expect(await deliveries(customerId)).toHaveLength(1);
-    const [retried] = await Promise.all([asOperator(request(t.express).post(`${hooksPath(customerId)}/deliveries/${(await deliveries(customerId))[0]!.delivery_id as string}/retry`))]);
+    const [retried] = await Promise.all([asOperator(apiOf(t).post(`${hooksPath(customerId)}/deliveries/${(await deliveries(customerId))[0]!.delivery_id as string}/retry`))]);
     expectPlatformError(retried!, 400, "BAD_REQUEST");
 
-    const updated = await asOperator(request(t.express).put(hooksPath(customerId))).send({ url: receiver.url });
+    const updated = await asOperator(apiOf(t).put(hooksPath(customerId))).send({ url: receiver.url });
     expect(updated.status).toBe(200);
-    expect((await asOperator(request(t.express).get(hooksPath(customerId)))).body.data).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await asOperator(apiOf(t).get(hooksPath(customerId)))).body.data).toMatchObject({ enabled: true, disabled_reason: null });
     const third = await initiateBtcWithdrawal(t.express, key, user.userId);
     await waitForPins(third, 1);
   });
@@ -397,10 +397,10 @@ describe("withdrawal.pin notifications", () => {
     const user = await fundedBtcUser(t.express, key);
     const first = await initiateBtcWithdrawal(t.express, key, user.userId);
     await waitForPins(first, 1);
-    const deleted = await asOperator(request(t.express).delete(hooksPath(customerId)));
+    const deleted = await asOperator(apiOf(t).delete(hooksPath(customerId)));
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe("");
-    expectPlatformError(await asOperator(request(t.express).get(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).get(hooksPath(customerId))), 404, "WEBHOOK_NOT_FOUND");
     const second = await initiateBtcWithdrawal(t.express, key, user.userId);
     await sleep(1_500);
     expect(pinsFor(second)).toEqual([]);
@@ -421,7 +421,7 @@ describe("withdrawal.pin notifications", () => {
       const [row] = await t.orm.em.fork().execute<{ attempt_count: number }[]>(`select attempt_count from webhook_delivery where customer_id = ?`, [customerId]);
       return row && row.attempt_count >= 1 ? true : undefined;
     });
-    expect((await asOperator(request(t.express).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
+    expect((await asOperator(apiOf(t).delete(`${BASE}/customers/${customerId}`))).status).toBe(204);
     const [row] = await waitFor("the delivery to be disabled", async () => {
       const rows = await t.orm.em.fork().execute<{ status: string }[]>(`select status from webhook_delivery where customer_id = ?`, [customerId]);
       return rows[0]?.status === "disabled" ? rows : undefined;
@@ -454,7 +454,7 @@ describe("secret rotation", () => {
   it("after a rotation both secrets sign for 24 hours: two signatures, each verified by standardwebhooks", async () => {
     const { customerId, key } = await tenant();
     const old = await register(customerId);
-    const rotated = await asOperator(request(t.express).post(`${hooksPath(customerId)}/secret`));
+    const rotated = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/secret`));
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     const fresh = rotated.body.data.signing_secret as string;
     expect(fresh).toMatch(/^whsec_/);
@@ -475,7 +475,7 @@ describe("secret rotation", () => {
 
     // once the overlap has passed, only the new secret signs
     await t.orm.em.fork().execute(`update webhook set previous_secret_expires_at = now() - interval '1 second' where customer_id = ?`, [customerId]);
-    const verify = await asOperator(request(t.express).post(`${hooksPath(customerId)}/verify`));
+    const verify = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/verify`));
     expect(verify.body.data.message).toMatch(/delivered/);
     const last = receiver.received.at(-1)!;
     expect(String(last.headers["webhook-signature"]).split(" ")).toHaveLength(1);
@@ -498,16 +498,16 @@ describe("delivery log", () => {
     });
     expect(all.map((r) => (r.payload as { data: { withdrawal_id: string } }).data.withdrawal_id)).toEqual([...ids].reverse());
 
-    const page = await asOperator(request(t.express).get(`${hooksPath(customerId)}/deliveries`).query({ "filter[limit]": 2, "filter[skip]": 1 }));
+    const page = await asOperator(apiOf(t).get(`${hooksPath(customerId)}/deliveries`).query({ "filter[limit]": 2, "filter[skip]": 1 }));
     expect(page.status).toBe(200);
     expect(page.body.data.map((r: { delivery_id: string }) => r.delivery_id)).toEqual([all[1]!.delivery_id, all[2]!.delivery_id]);
     expect(page.body.meta.pagination.records).toEqual({ skip: 1, limit: 2, total: 3, has_next: false, has_previous: true });
     expect(await deliveries(customerId, "?filter[where][status]=pending")).toEqual([]);
-    expectPlatformError(await asOperator(request(t.express).get(`${hooksPath(customerId)}/deliveries?filter[where][status]=lost`)), 422, "UNPROCESSABLE_ENTITY");
+    expectPlatformError(await asOperator(apiOf(t).get(`${hooksPath(customerId)}/deliveries?filter[where][status]=lost`)), 422, "UNPROCESSABLE_ENTITY");
 
     const target = all[2]!;
     const before = receiver.byId(target.webhook_id as string).length;
-    const retried = await asOperator(request(t.express).post(`${hooksPath(customerId)}/deliveries/${target.delivery_id as string}/retry`));
+    const retried = await asOperator(apiOf(t).post(`${hooksPath(customerId)}/deliveries/${target.delivery_id as string}/retry`));
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body.data).toMatchObject({ delivery_id: target.delivery_id, webhook_id: target.webhook_id, status: "succeeded", attempt_count: 2 });
     const again = receiver.byId(target.webhook_id as string);
@@ -515,10 +515,10 @@ describe("delivery log", () => {
     expect(again.at(-1)!.body).toBe(again[0]!.body);
     expect(again.at(-1)!.verifiedBy[secret]).toBe(true);
 
-    expectPlatformError(await asOperator(request(t.express).post(`${hooksPath(customerId)}/deliveries/0b9f2c4e-8a61-4d3b-9c7e-5f1a2b3c4d5e/retry`)), 404, "NOT_FOUND");
-    expectPlatformError(await asOperator(request(t.express).post(`${hooksPath(customerId)}/deliveries/not-a-uuid/retry`)), 404, "NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${hooksPath(customerId)}/deliveries/0b9f2c4e-8a61-4d3b-9c7e-5f1a2b3c4d5e/retry`)), 404, "NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${hooksPath(customerId)}/deliveries/not-a-uuid/retry`)), 404, "NOT_FOUND");
     const other = await tenant();
     await register(other.customerId);
-    expectPlatformError(await asOperator(request(t.express).post(`${hooksPath(other.customerId)}/deliveries/${target.delivery_id as string}/retry`)), 404, "NOT_FOUND");
+    expectPlatformError(await asOperator(apiOf(t).post(`${hooksPath(other.customerId)}/deliveries/${target.delivery_id as string}/retry`)), 404, "NOT_FOUND");
   });
 });

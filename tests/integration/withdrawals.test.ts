@@ -1,15 +1,15 @@
 /**
  * Two-step crypto withdrawals over HTTP on a real PostgreSQL (reference: "Withdrawal", "Withdrawals
  * (owner API key or user token)", "States and transitions › Withdrawal", the Withdrawal codes,
- * "Authentication"; decisions.md §4; issue 4): initiate with its checks in order, caps,
+ * "Authentication"; docs/decisions/withdrawals.md): initiate with its checks in order, caps,
  * Idempotency-Key, the code email in the sandbox outbox, confirm / resend / cancel and their state
  * rules, read and list, the user-token rule, and the concurrency the issue asks for (parallel
  * confirms, initiates over the balance, initiates with one key). Every response is validated
  * against the contract by the test app.
  */
-import request from "supertest";
+import type request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
 
 /** The default configuration (code TTL 600 s, 5 attempts, default caps). */
@@ -96,7 +96,7 @@ class Api {
   }
 
   http() {
-    return request(this.app.express);
+    return apiOf(this.app);
   }
 
   base(userId: string): string {
@@ -336,7 +336,7 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
     expect(balances.sol?.held).toBe("0.01000000");
   });
 
-  describe("every error of decisions.md §4, in its order", () => {
+  describe("every error of docs/decisions/withdrawals.md, in its order", () => {
     it("answers 404 USER_NOT_FOUND for an unknown user and RESOURCE_NOT_FOUND for a PENDING, SUSPENDED or deleted user", async () => {
       const api = A();
       const s = await api.scene("init-users");
@@ -360,7 +360,7 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       expect(await api.mails(s.key)).toHaveLength(0);
     });
 
-    it("reads the amount from the JSON text: digits beyond a double's precision still answer INVALID_AMOUNT, trailing zeros do not (issue 8)", async () => {
+    it("reads the amount from the JSON text: digits beyond a double's precision still answer INVALID_AMOUNT, trailing zeros do not (docs/security.md#money-stays-exact)", async () => {
       const api = A();
       const s = await api.scene("init-raw-amount");
       const raw = (amount: string) =>
@@ -435,7 +435,7 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       const started = performance.now();
       const [res, meanwhile] = await Promise.all([
         api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: 0.1, address }),
-        request(t.express).get(`${BASE}/currencies`).set("x-api-key", s.key),
+        apiOf(t).get(`${BASE}/currencies`).set("x-api-key", s.key),
       ]);
       const elapsed = performance.now() - started;
       expectPlatformError(res, 422, "UNPROCESSABLE_ENTITY");
@@ -459,7 +459,7 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
     });
   });
 
-  describe("the wallet withdrawn from (decisions.md §4)", () => {
+  describe("the wallet withdrawn from (docs/decisions/withdrawals.md)", () => {
     it("takes wallet_id when given, else the oldest wallet with enough available; never splits across wallets", async () => {
       const api = A();
       const s = await api.scene("choose", [BTC], [[BTC, 0.5]]);
@@ -843,7 +843,7 @@ describe("POST …/{withdrawal_id}/verification/codes (resendWithdrawalCode)", (
   });
 });
 
-describe("code limits: resends spaced and counted, wrong codes counted over the withdrawal's life (issue 8)", () => {
+describe("code limits: resends spaced and counted, wrong codes counted over the withdrawal's life (docs/decisions/withdrawals.md)", () => {
   /** Moves the current code's issue time `s` seconds into the past (the service reads the real clock). */
   const age = (api: Api, id: string, s = 31) =>
     api.sql(`update withdrawal set code_issued_at = code_issued_at - make_interval(secs => ?) where id = ?`, [s, id]);
@@ -1150,7 +1150,7 @@ describe("who may act (reference: Authentication; a user token acts only on its 
   });
 });
 
-describe("concurrency on the real database (issue 4, Done when)", () => {
+describe("concurrency on the real database (docs/decisions/withdrawals.md)", () => {
   it("50 parallel confirms with the right code: exactly one 200 COMPLETED, one debit, the others ALREADY_CONFIRMED", async () => {
     const api = A();
     const s = await api.scene("race-confirm");

@@ -1,10 +1,13 @@
 /**
  * Test-app builder: the real app on a fresh database of the run's PostgreSQL, with every response
  * validated against the contract (a mismatch answers 500, so any test touching it fails).
+ * `useTestApp()` is the usual set-up of a test file (docs/testing.md); `startTestApp()` builds
+ * further apps inside a test.
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
+import request from "supertest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createApp, type App } from "../../src/app.js";
 
@@ -67,4 +70,47 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       await db.drop();
     },
   };
+}
+
+/** What `api()` and `apiOf()` return: a supertest agent whose requests run against the app in this process. */
+export type ApiAgent = ReturnType<typeof request>;
+
+/**
+ * A request builder on `app`'s express app, `apiOf(app).get(path)` (no server, no port): for
+ * the further apps a test builds with `startTestApp()`; the file's own app has `t.api()`.
+ */
+export function apiOf(app: Pick<App, "express">): ApiAgent {
+  return request(app.express);
+}
+
+/** The test app of one test file, as `useTestApp()` hands it out: the app's fields and `api()`. */
+export type TestAppHandle = TestApp & {
+  /** A request builder on the app, `api().post(path)`; may be taken out of the handle. */
+  api(): ApiAgent;
+};
+
+/**
+ * Starts a test app for the calling test file: registers a `beforeAll` that builds it (as
+ * `startTestApp(env, options)`) and copies its fields into the returned handle, and an `afterAll`
+ * that disposes of it. The handle's app fields are unset until that `beforeAll` ran, so read them
+ * inside tests and hooks only. Call it at the top of the file, before the file's own hooks: those
+ * then run with the app started, and it is disposed of after them (vitest runs `afterAll` hooks in
+ * reverse order).
+ */
+export function useTestApp(env: Record<string, string> = {}, options: { validateResponses?: boolean } = {}): TestAppHandle {
+  const handle = {
+    api: () => {
+      if (!handle.express) throw new Error("the test app is not started: call api() inside a test or a hook");
+      return apiOf(handle);
+    },
+  } as TestAppHandle;
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await startTestApp(env, options);
+    Object.assign(handle, started);
+  });
+  afterAll(async () => {
+    await started?.dispose();
+  });
+  return handle;
 }

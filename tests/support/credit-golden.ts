@@ -1,5 +1,5 @@
 /**
- * The golden product of decisions.md §6 (ADB, divisor 360, 36 % a year, minimum 10 % + 1000 cents,
+ * The golden product of docs/decisions/credit.md "The golden vector" (ADB, divisor 360, 36 % a year, minimum 10 % + 1000 cents,
  * monthly cut, grace 10 days) with the penal settings of its default-and-cure example (12 %, 500
  * cents), shared by the credit tests.
  */

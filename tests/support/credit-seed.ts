@@ -1,6 +1,6 @@
 /**
  * Seeding and reading credit wallets directly in the database, as the engine's state maps onto the
- * rows (src/modules/credit/wallet-entities.ts), for the tests of the set-based cycle batches: a
+ * rows (src/modules/credit/accounts/entities.ts), for the tests of the set-based cycle batches: a
  * tenant (customer and user rows), products, a wallet persisted from a `WalletState` (wallet row,
  * statements, events), and the state read back.
  */

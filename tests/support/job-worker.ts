@@ -1,5 +1,5 @@
 /**
- * A worker process for the job tests (tests/integration/jobs-workers.test.ts): the service's own
+ * A worker process for the job tests (tests/process/jobs-workers.test.ts): the service's own
  * scheduler (src/jobs/scheduler.ts) on `DATABASE_URL`, with one test job, `test.record`, whose body
  * records each run in the test-only table `job_runs` (`started`, then `finished` after `sleepMs`).
  * Prints `ready` once it runs jobs; on SIGTERM it drains (running jobs finish) and exits 0.

@@ -4,6 +4,7 @@
  * database of the test run's PostgreSQL, with the test keys and any configuration overrides.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { freePort } from "../../src/db/embedded.js";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY } from "./app.js";
@@ -20,6 +21,42 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether process `pid` holds the server side of the TCP connection from client port `clientPort`
+ * to its port `serverPort`, established: the service has accepted that connection (a request
+ * written on it is the service's to answer). Read from /proc (Linux): the socket's inode in
+ * /proc/net/tcp and tcp6, among the process's open files.
+ */
+export function hasAccepted(pid: number, serverPort: number, clientPort: number): boolean {
+  const hexPort = (port: number) => port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const [, local, remote, state, , , , , , inode] = line.trim().split(/\s+/);
+      const established = state === "01";
+      if (established && local?.endsWith(`:${hexPort(serverPort)}`) && remote?.endsWith(`:${hexPort(clientPort)}`) && inode) inodes.add(inode);
+    }
+  }
+  if (inodes.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? "");
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false; // the process is gone
   }
 }
 

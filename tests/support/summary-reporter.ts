@@ -1,11 +1,12 @@
 /**
  * Prints one plain closing line, `Tests: N passed, N failed[, N skipped]`, after vitest's own
- * summary, so CI logs end with a count any reader (or tool) can parse.
+ * summary, so CI logs end with a count any reader (or tool) can parse. One line for the whole run,
+ * whichever projects ran (vitest.config.ts); an error outside any test counts as a failure.
  */
-import type { Reporter, TestModule } from "vitest/node";
+import type { Reporter, TestModule, TestRunEndReason } from "vitest/node";
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown> = [], reason?: TestRunEndReason): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -18,6 +19,10 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === "failed" && [...module.children.allTests()].length === 0) failed += 1;
     }
+    // Errors outside any test (one thrown after its test ended) fail the run too, and so does a run
+    // that failed with no test failing (a globalSetup that threw, such as a missing system package).
+    failed += unhandledErrors.length;
+    if (reason === "failed" && failed === 0) failed = 1;
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
   }
 }

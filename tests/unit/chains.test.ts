@@ -1,5 +1,5 @@
 /**
- * Sandbox chain addresses (decisions.md §3): deposit addresses derived deterministically from
+ * Sandbox chain addresses (docs/decisions/provider-and-sandbox.md "Deposit addresses"): deposit addresses derived deterministically from
  * SANDBOX_SEED with the chains' own libraries, checked against published vectors of the BIP39 test
  * mnemonic; withdrawal destinations validated per network; transaction hashes in each network's format.
  */
@@ -37,7 +37,7 @@ const SAME_FORMAT = (a: NetworkId, b: NetworkId) =>
   a === b || (["networks/ethereum", "networks/polygon"].includes(a) && ["networks/ethereum", "networks/polygon"].includes(b));
 
 describe("networks", () => {
-  it("lists the five networks of decisions.md §3 and recognises exactly them", () => {
+  it("lists the five networks of docs/decisions/provider-and-sandbox.md#deposit-addresses and recognises exactly them", () => {
     expect(NETWORKS).toEqual([
       "networks/bitcoin",
       "networks/ethereum",
@@ -260,7 +260,7 @@ describe("isValidAddress", () => {
     });
   });
 
-  describe("length guard (issue 8: a 160 000-character address held the event loop for 23 s)", () => {
+  describe("length guard (docs/decisions/requests-and-validation.md#every-string-has-a-maximum-length: a 160 000-character address held the event loop for 23 s)", () => {
     /** Inputs that reach the quadratic decoders of bitcoinjs-lib (bech32, base58) and the others' parsers. */
     const huge = (n: number) => [`tb1q${"q".repeat(n)}`, `tb1p${"p".repeat(n)}`, `2${"1".repeat(n)}`, `m${"z".repeat(n)}`, `T${"1".repeat(n)}`, `0x${"a".repeat(n)}`, "1".repeat(n)];
 

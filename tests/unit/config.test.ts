@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 
 describe("loadConfig", () => {
-  it("applies the documented defaults (decisions.md §1–§2)", () => {
+  it("applies the documented defaults (docs/operations.md#configuration)", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 8080,
@@ -35,7 +35,7 @@ describe("loadConfig", () => {
     expect(c).toMatchObject({ port: 9000, host: "0.0.0.0", role: "api", databaseUrl: "postgres://u:p@db:5432/x", sessionTtlS: 120, userTokenTtlS: 60, allowPrivateNetworkTargets: true });
   });
 
-  it("reads the rate-limit buckets as <requests>/<window seconds> or off, and the withdrawal code limits (issue 8)", () => {
+  it("reads the rate-limit buckets as <requests>/<window seconds> or off, and the withdrawal code limits (docs/decisions/requests-and-validation.md#rate-limits, docs/decisions/withdrawals.md#the-code)", () => {
     const defaults = loadConfig({});
     expect(defaults).toMatchObject({
       rateLimitIp: { points: 6000, windowS: 60 },
@@ -63,14 +63,14 @@ describe("loadConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    // DATABASE_URL without SECRETS_KEY is a seventh (issue 8, "Secrets at rest")
+    // DATABASE_URL without SECRETS_KEY is a seventh (docs/decisions/credentials-and-tokens.md "Secrets at rest")
     expect(problems).toHaveLength(7);
     for (const name of ["PORT", "ROLE", "MASTER_API_KEY", "DATABASE_URL", "SESSION_TTL_S", "ALLOW_PRIVATE_NETWORK_TARGETS", "SECRETS_KEY"]) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
   });
 
-  it("requires SECRETS_KEY (≥ 32 characters) with DATABASE_URL, and only then (issue 8, secrets at rest)", () => {
+  it("requires SECRETS_KEY (≥ 32 characters) with DATABASE_URL, and only then (docs/decisions/credentials-and-tokens.md#secrets-at-rest)", () => {
     let error: unknown;
     try {
       loadConfig({ DATABASE_URL: "postgres://u:p@db:5432/x" });
@@ -85,7 +85,7 @@ describe("loadConfig", () => {
     expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
-  it("reads METRICS_TOKEN: unset by default, at least 16 printable characters without spaces (issue 8)", () => {
+  it("reads METRICS_TOKEN: unset by default, at least 16 printable characters without spaces (docs/operations.md#configuration)", () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: "m".repeat(16) }).metricsToken).toBe("m".repeat(16));
     for (const bad of ["short", `${"m".repeat(16)} x`]) {
@@ -93,7 +93,7 @@ describe("loadConfig", () => {
     }
   });
 
-  it("reads the job, webhook and poller settings with their defaults and bounds (issue 7)", () => {
+  it("reads the job, webhook and poller settings with their defaults and bounds (docs/operations.md#configuration)", () => {
     expect(loadConfig({})).toMatchObject({
       pollerIntervalS: 30,
       imapTimeoutS: 15,

@@ -1,5 +1,5 @@
 /**
- * Interest and minimum payment formulas (src/domain/credit/interest.ts; decisions.md §6): the golden
+ * Interest and minimum payment formulas (src/domain/credit/interest.ts; docs/decisions/credit.md "The cycle", "The golden vector"): the golden
  * vector (ADB 1125, BAC 1350, minimum 5500), the default-and-cure figures (interest 900, minimum 4000,
  * penal 800), half-even rounding once, the compound basis and where applied interest goes.
  */

@@ -1,5 +1,5 @@
 /**
- * Balance movements (src/domain/credit/payments.ts; decisions.md §6 payment split; reference
+ * Balance movements (src/domain/credit/payments.ts; docs/decisions/credit.md "Payments, charges and the overdraft"; reference
  * "ReportPayCredit", "PayOutCredit", "ChangeWalletLimit"): the split with overflow between buckets,
  * the refusal of a payment above the debt, the overdraft (interest beyond the limit, reduced first by
  * payments, absorbed first by a limit raise), revolving reinstatement and charges against AA.

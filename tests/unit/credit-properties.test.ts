@@ -1,7 +1,7 @@
 /**
  * Property test of the reference model (src/domain/credit/simulate.ts) over random products and random
- * charge / payment / advance / limit / override / block / unblock / dissolve / product-update sequences (issue 9, "The
- * cycle engine"): counters never negative, AA + AO + IO ≤ limit + overdraft, payments never create a
+ * charge / payment / advance / limit / override / block / unblock / dissolve / product-update sequences (docs/credit-engine.md
+ * "How equivalence is tested"): counters never negative, AA + AO + IO ≤ limit + overdraft, payments never create a
  * positive balance, each statement's interest calculated and charged exactly once, totals reconcile
  * with the event log, sequences contiguous, and advancing in one go equals advancing in pieces.
  * Bounded (200 runs, fixed seed) so CI stays fast and a failure is reproducible.

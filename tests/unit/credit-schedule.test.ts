@@ -1,5 +1,5 @@
 /**
- * Cut-date schedule and UTC days of the credit cycle (src/domain/credit/schedule.ts; decisions.md §6:
+ * Cut-date schedule and UTC days of the credit cycle (src/domain/credit/schedule.ts; docs/decisions/credit.md "The cycle":
  * cut dates are firstCutDate plus whole multiples of cutFrequency, month/year clamped to the month's
  * last day, biweekly = 14 days; grace end at 00:00 UTC of the cut day + gracePeriod; cycles [prev, cut)).
  */

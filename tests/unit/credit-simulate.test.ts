@@ -1,5 +1,5 @@
 /**
- * The reference model (src/domain/credit/simulate.ts) on the worked examples of decisions.md §6: the
+ * The reference model (src/domain/credit/simulate.ts) on the worked examples of docs/decisions/credit.md "The golden vector": the
  * golden vector (ADB 1125 and minimum 5500; BAC 1350) and "Default and cure" (interest 900, minimum
  * 4000, penal 800, interest_accrued 1700, payments 3000 and 1800 → principal 26900, interest 0, cured
  * on the second payment, events in the documented order); plus compound capitalisation, overrides,
@@ -39,7 +39,7 @@ function run(product: CreditProductRules, start: WalletState, steps: ((s: Wallet
 
 const brief = (events: CreditEvent[]): string[] => events.map((e) => `${e.sequence} ${e.type} ${e.amount} ${e.direction}/${String(e.affectsBalance)}`);
 
-describe("golden vector (decisions.md §6)", () => {
+describe("golden vector (docs/decisions/credit.md#the-golden-vector)", () => {
   it.each([
     { method: "ADB" as const, interest: 1125 },
     { method: "BAC" as const, interest: 1350 },
@@ -72,7 +72,7 @@ describe("golden vector (decisions.md §6)", () => {
   });
 });
 
-describe("default and cure (decisions.md §6 example)", () => {
+describe("default and cure (the example of docs/decisions/credit.md#the-golden-vector)", () => {
   const steps = [
     (s: WalletState) => charge(s, golden, d("2026-01-01T10:00:00Z"), 30000),
     (s: WalletState) => advance(s, golden, d("2026-02-10T00:00:00Z")),

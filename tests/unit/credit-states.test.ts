@@ -1,7 +1,7 @@
 /**
  * Wallet state machine, wallet creation and event kinds (src/domain/credit/states.ts, wallet.ts,
  * events.ts; reference "States and transitions › Credit wallet", "Credit notifications (credit core)";
- * decisions.md §6 "Default and cure").
+ * docs/decisions/credit.md "Wallets" and "Default and cure").
  */
 import { describe, expect, it } from "vitest";
 import { CREDIT_EVENT_TYPES, EVENT_KINDS, makeEvent, notificationPayload, walletDetails } from "../../src/domain/credit/events.js";

@@ -1,12 +1,12 @@
 /**
- * The credit wallet store's mapping (src/modules/credit/wallet-store.ts): percent rates between
+ * The credit wallet store's mapping (src/modules/credit/accounts/mapping.ts): percent rates between
  * `numeric(9,4)` text and engine numbers exactly, and a wallet row plus its open statements back to
  * the same engine state after a round trip through the columns it writes.
  */
 import { describe, expect, it } from "vitest";
 import { charge, createWallet, advance, type CreditProductRules } from "../../src/domain/credit/index.js";
-import type { CreditStatement, CreditWallet } from "../../src/modules/credit/wallet-entities.js";
-import { lastCloseOf, rateNumber, rateText, stateOf, walletColumns } from "../../src/modules/credit/wallet-store.js";
+import type { CreditStatement, CreditWallet } from "../../src/modules/credit/accounts/entities.js";
+import { lastCloseOf, rateNumber, rateText, stateOf, walletColumns } from "../../src/modules/credit/accounts/mapping.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 const golden: CreditProductRules = { ...GOLDEN_PRODUCT, morosidadRate: 12.3456 };

@@ -1,4 +1,4 @@
-/** Which errors mean "the database cannot be reached" (src/db/unavailable.ts; issue 8, "Database down"). */
+/** Which errors mean "the database cannot be reached" (src/db/unavailable.ts; docs/decisions/requests-and-validation.md "When the database cannot be reached"). */
 import { describe, expect, it } from "vitest";
 import { DriverException, UniqueConstraintViolationException } from "@mikro-orm/core";
 import { isDatabaseUnavailable } from "../../src/db/unavailable.js";

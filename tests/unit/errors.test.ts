@@ -1,6 +1,7 @@
 /**
- * `quote` (src/domain/errors.ts): how an error message repeats a caller's value (issue 8: error
- * messages never echo more than a short prefix of a value).
+ * `quote` (src/domain/errors.ts): how an error message repeats a caller's value (docs/decisions/requests-and-validation.md
+ * "Validation answers", docs/decisions/names.md: error messages never echo more than a short prefix
+ * of a value).
  */
 import { describe, expect, it } from "vitest";
 import { QUOTE_MAX, quote } from "../../src/domain/errors.js";

@@ -1,4 +1,4 @@
-/** What the logs keep out (src/logging.ts; issue 8: logs carry no email addresses at info level). */
+/** What the logs keep out (src/logging.ts; docs/operations.md "Observability": logs carry no email addresses at info level). */
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger, redactEmails, redactUrl } from "../../src/logging.js";

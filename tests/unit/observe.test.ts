@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging.js";
 import { markOperation, metricsSurface, observeRequests } from "../../src/http/observe.js";
 import { Metrics } from "../../src/http/ops.js";
+import { sleep, waitFor } from "../support/wait.js";
 
 /** An app whose routes answer `status`, marked as operation `op`, with the observer in front; `lines` receives the log. */
 function observed(level: "info" | "silent" = "info") {
@@ -31,10 +32,17 @@ function observed(level: "info" | "silent" = "info") {
     markOperation(res, "getThing", "/things/{id}");
     res.status(Number(req.query.status ?? 200)).json({});
   });
+  let slowAnswered!: () => void;
+  const slow = new Promise<void>((resolve) => (slowAnswered = resolve));
   app.get("/v2/slow", (_req, res) => {
-    setTimeout(() => res.json({}), 300);
+    setTimeout(() => {
+      res.json({});
+      slowAnswered();
+    }, 300);
   });
-  return { app, lines, metrics };
+  /** Resolves once `/v2/slow` has sent its (late) answer. */
+  const slowDone = (): Promise<void> => slow;
+  return { app, lines, metrics, slowDone };
 }
 
 let server: Server | undefined;
@@ -54,7 +62,7 @@ describe("observeRequests", () => {
   });
 
   it("logs 'request aborted' at warn (status 499) when the client goes away before the answer", async () => {
-    const { app, lines, metrics } = observed();
+    const { app, lines, metrics, slowDone } = observed();
     server = app.listen(0, "127.0.0.1");
     await new Promise((r) => server?.once("listening", r));
     const { port } = server.address() as { port: number };
@@ -67,7 +75,10 @@ describe("observeRequests", () => {
         resolve();
       }, 50);
     });
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor("the abort line", () => (lines.length > 0 ? true : undefined));
+    // the handler answers after the client left; then a window in which no second line may come
+    await slowDone();
+    await sleep(50);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, msg: "request aborted", res: { statusCode: 499 } });
     expect(await metrics.registry.metrics()).toMatch(/http_requests_total\{method="GET",surface="credit",operation="none",status="499"\} 1/);

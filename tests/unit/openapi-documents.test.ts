@@ -1,7 +1,7 @@
 /**
  * Both emitted documents pass openapi-backend's own check against the OpenAPI 3.0 meta-schema. The
- * service skips that check at start (src/http/surface.ts `CheckedInCiBackend`, issue 10: 0.15 s
- * of a 2.1 s start), so it runs here, in CI, on the documents the service serves.
+ * service skips that check at start (src/http/surface.ts `CheckedInCiBackend`, docs/operations.md
+ * "Start and memory": 0.15 s of a 2.1 s start), so it runs here, in CI, on the documents the service serves.
  */
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-/** Reading a withdrawal PIN out of an email (src/domain/pins.ts; decisions.md §4). */
+/** Reading a withdrawal PIN out of an email (src/domain/pins.ts; docs/decisions/withdrawals.md "The email poller"). */
 import { describe, expect, it } from "vitest";
 import { extractPin, htmlToText } from "../../src/domain/pins.js";
 

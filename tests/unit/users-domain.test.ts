@@ -318,7 +318,7 @@ describe("lifecycle", () => {
   });
 });
 
-describe("the sandbox registry's customer phones follow the user's phone rule (customers share it, issue 8)", () => {
+describe("the sandbox registry's customer phones follow the user's phone rule (customers share it: docs/decisions/customers-users-and-wallets.md#customers)", () => {
   it("fills every customer with a mobile number of its phone_country_code, for every country it uses", async () => {
     const provider = new SandboxProvider("sandbox-default-seed");
     const countries = new Set<string>();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { checkTargetUrl, checkWebhookConfig } from "../../src/domain/webhooks.js";
 import { guardLookup, isPublicAddress } from "../../src/modules/net/targets.js";
-import { postJson } from "../../src/modules/webhooks/sender.js";
+import { postJson } from "../../src/modules/outbox/http-sender.js";
 import { expectDomainError } from "../support/assertions.js";
 
 describe("checkTargetUrl: the one URL rule of both surfaces", () => {

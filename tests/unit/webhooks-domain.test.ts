@@ -1,21 +1,13 @@
 /**
  * Pure rules of the customer webhook (src/domain/webhooks.ts; reference: "Webhook configuration";
- * decisions.md §5): configuration checks, the Standard Webhooks signature (checked against the
- * `standardwebhooks` reference library), the retry schedule and the verdict of an answer; and
- * the sealing of secrets at rest (src/modules/identity/secrets.ts).
+ * docs/decisions/notifications.md "The PIN webhook"): configuration checks, the Standard Webhooks signature (checked against the
+ * `standardwebhooks` reference library); and the sealing of secrets at rest
+ * (src/modules/identity/secrets.ts). The retry schedule and the verdict of an answer are the
+ * outbox's (tests/unit/outbox-policy.test.ts).
  */
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import {
-  MAX_DELIVERY_ATTEMPTS,
-  MAX_RETRY_DELAY_MS,
-  checkWebhookConfig,
-  judgeAttempt,
-  newMessageId,
-  newSigningSecret,
-  retryDelayMs,
-  signatureHeader,
-} from "../../src/domain/webhooks.js";
+import { checkWebhookConfig, newMessageId, newSigningSecret, signatureHeader } from "../../src/domain/webhooks.js";
 import { SecretBox } from "../../src/modules/identity/secrets.js";
 import { expectDomainError } from "../support/assertions.js";
 
@@ -76,43 +68,6 @@ describe("Standard Webhooks signature", () => {
     expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32);
     expect(newSigningSecret()).not.toBe(secret);
     expect(newMessageId()).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
-  });
-});
-
-describe("retry schedule", () => {
-  it("triples from the base, is capped at 8 h, and jitters by ±20 %", () => {
-    const base = 5_000;
-    expect([1, 2, 3, 4].map((n) => retryDelayMs(n, base, 0.5))).toEqual([5_000, 15_000, 45_000, 135_000]);
-    expect(retryDelayMs(20, base, 0.5)).toBe(MAX_RETRY_DELAY_MS);
-    expect(retryDelayMs(1, base, 0)).toBe(4_000);
-    expect(retryDelayMs(1, base, 0.999)).toBe(5_998);
-    for (let i = 0; i < 200; i++) {
-      const delay = retryDelayMs(3, base, Math.random());
-      expect(delay).toBeGreaterThanOrEqual(36_000);
-      expect(delay).toBeLessThanOrEqual(54_000);
-    }
-  });
-
-  it("spreads the attempts of a delivery over about three days with the default base", () => {
-    const total = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => retryDelayMs(i + 1, 5_000, 0.5)).reduce((a, b) => a + b, 0);
-    const days = total / 86_400_000;
-    expect(days).toBeGreaterThan(2.5);
-    expect(days).toBeLessThan(3.5);
-    // with the extreme jitters too
-    const low = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => retryDelayMs(i + 1, 5_000, 0)).reduce((a, b) => a + b, 0);
-    const high = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => retryDelayMs(i + 1, 5_000, 0.999)).reduce((a, b) => a + b, 0);
-    expect(low / 86_400_000).toBeGreaterThan(2);
-    expect(high / 86_400_000).toBeLessThan(4);
-  });
-});
-
-describe("judgeAttempt", () => {
-  it.each([
-    [200, "succeeded"], [204, "succeeded"], [299, "succeeded"],
-    [410, "disable"],
-    [301, "retry"], [302, "retry"], [400, "retry"], [404, "retry"], [429, "retry"], [500, "retry"], [503, "retry"], [null, "retry"],
-  ] as const)("HTTP %s → %s", (status, verdict) => {
-    expect(judgeAttempt(status)).toBe(verdict);
   });
 });
 

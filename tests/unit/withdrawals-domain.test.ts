@@ -1,6 +1,6 @@
 /**
  * Pure rules of two-step crypto withdrawals (src/domain/withdrawals.ts; reference: "States and
- * transitions › Withdrawal", the Withdrawal codes; decisions.md §4), no database: the code's
+ * transitions › Withdrawal", the Withdrawal codes; docs/decisions/withdrawals.md "The code"), no database: the code's
  * format, how a confirm attempt is judged and which error each verdict answers, which transitions
  * each status allows, the caps and the UTC periods they count over.
  */

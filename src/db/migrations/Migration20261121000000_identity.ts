@@ -1,6 +1,6 @@
 import { Migration } from "@mikro-orm/migrations";
 
-/** Identity slice: service settings, customers, credentials, users (issue 2). */
+/** Identity slice: service settings, customers, credentials, users (docs/decisions/credentials-and-tokens.md, docs/decisions/customers-users-and-wallets.md). */
 export class Migration20261121000000_identity extends Migration {
   override up(): void {
     this.addSql(`

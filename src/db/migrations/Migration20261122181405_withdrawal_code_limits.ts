@@ -6,7 +6,7 @@ export class Migration20261122181405_withdrawal_code_limits extends Migration {
   override name = 'Migration20261122181405_withdrawal_code_limits';
 
   override up(): void | Promise<void> {
-    // Withdrawal code limits (issue 8): life-time wrong codes, resends and their spacing. Rows of
+    // Withdrawal code limits (docs/decisions/withdrawals.md "The code"): life-time wrong codes, resends and their spacing. Rows of
     // earlier versions take their creation time as the issue time of their current code.
     this.addSql(`alter table "withdrawal" add "code_failures_total" int not null default 0, add "code_resends" int not null default 0, add "code_issued_at" timestamptz null, add "cancel_reason" varchar(32) null;`);
     this.addSql(`update "withdrawal" set "code_issued_at" = "created_at";`);

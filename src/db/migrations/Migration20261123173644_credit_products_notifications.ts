@@ -1,8 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 9: the tenants' credit products (unique three-digit code per tenant) and each tenant's
- * credit notification target (NotificationsEnlist), its signing secret sealed.
+ * The tenants' credit products (unique three-digit code per tenant; docs/decisions/credit.md "Products")
+ * and each tenant's credit notification target (NotificationsEnlist), its signing secret sealed
+ * (docs/decisions/notifications.md "Credit notifications").
  */
 export class Migration20261123173644_credit_products_notifications extends Migration {
 

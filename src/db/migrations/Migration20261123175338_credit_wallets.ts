@@ -1,7 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 9: credit wallets and what hangs off them (src/modules/credit/wallet-entities.ts): statements
+ * Credit wallets and what hangs off them (docs/decisions/credit.md "Wallets";
+ * src/modules/credit/accounts/entities.ts): statements
  * unique per (wallet, cut), the event log and notification outbox unique per (wallet, sequence),
  * charges, payments, idempotency keys per tenant, and the tenants' sandbox clocks.
  */

@@ -1,7 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 9, credit notifications delivered like the platform webhooks (src/modules/credit/delivery.ts):
+ * Credit notifications delivered like the platform webhooks (docs/decisions/notifications.md "Credit
+ * notifications"; src/modules/credit/notifications/delivery.ts):
  * each `credit_event` gets its delivery state (status `pending` by default, so every event written
  * is a pending delivery without its writer knowing; attempts; the next attempt or the lease), a
  * partial index on the pending events per (wallet, sequence) to find each wallet's next event, and

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 9, credit notification delivery (src/modules/credit/delivery.ts): the pending events by
+ * Credit notification delivery (docs/outbox.md; src/modules/credit/notifications/delivery.ts): the pending events by
  * `next_attempt_at`, never-attempted (null) first, so a claim walks to the first due wallet head
  * instead of sorting every pending event (0.1 ms instead of 440 ms with 100 000 pending events).
  */

@@ -1,7 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 10, "Ledger": external (network) accounts keep no cached balance. Every deposit and every
+ * docs/decisions/customers-users-and-wallets.md "The custody ledger": external (network) accounts keep
+ * no cached balance. Every deposit and every
  * confirmed withdrawal posted to its network's external account and locked and rewrote that one row,
  * so the network's withdrawals ran one at a time. Their balance is now the sum of their postings
  * (src/domain/ledger.ts `balanceCached`); `balance` becomes null for them and stays required for

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Sandbox Mail (`GET /sandbox/mail`, decisions.md §3) reads a customer's sandbox outbox newest first,
+ * Sandbox Mail (`GET /sandbox/mail`, docs/decisions/provider-and-sandbox.md "Test helpers") reads a customer's sandbox outbox newest first,
  * optionally for one address compared case-insensitively. The old ("customer_id", "to") index served
  * neither: the address filter was an `ilike` (no index use) and the order needed a sort of every
  * sandbox email of the customer, so the read grew with the outbox. Two partial indexes over the

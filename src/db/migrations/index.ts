@@ -17,6 +17,8 @@ import { Migration20261123194005_ledger_external_derived } from "./Migration2026
 import { Migration20261123223000_sandbox_mail_indexes } from "./Migration20261123223000_sandbox_mail_indexes.js";
 import { Migration20261126020000_credit_set_aside } from "./Migration20261126020000_credit_set_aside.js";
 import { Migration20261126030000_names_tokens } from "./Migration20261126030000_names_tokens.js";
+import { Migration20261126040000_outbox } from "./Migration20261126040000_outbox.js";
+import { Migration20261126050000_idempotency_keys } from "./Migration20261126050000_idempotency_keys.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -33,4 +35,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261123223000_sandbox_mail_indexes", class: Migration20261123223000_sandbox_mail_indexes },
   { name: "Migration20261126020000_credit_set_aside", class: Migration20261126020000_credit_set_aside },
   { name: "Migration20261126030000_names_tokens", class: Migration20261126030000_names_tokens },
+  { name: "Migration20261126040000_outbox", class: Migration20261126040000_outbox },
+  { name: "Migration20261126050000_idempotency_keys", class: Migration20261126050000_idempotency_keys },
 ];

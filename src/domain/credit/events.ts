@@ -1,7 +1,8 @@
 /**
  * Credit notification types, their `direction` and `affectsBalance`, and the per-wallet sequence
  * (reference "Credit notifications (credit core)" table and "Further notification names";
- * decisions.md §6 "Default and cure" and "Every notification carries a per-wallet `sequence`";
+ * docs/decisions/credit.md "Default and cure" and "Notification types"; docs/decisions/notifications.md
+ * "Credit notifications" for the per-wallet `sequence`;
  * spec/credit/notifications.tsp `CreditNotificationType`, whose table this module follows).
  */
 import type { InterestSpecs, MinimumPaymentSpecs } from "./interest.js";
@@ -29,7 +30,7 @@ export type Direction = "debit" | "credit";
 
 /**
  * Direction and balance effect of each type. The first six rows are the reference's table. For the
- * four further names the reference says "not shown"; the values are decisions.md §6 "Default and cure"
+ * four further names the reference says "not shown"; the values are docs/decisions/credit.md "Notification types"
  * (`Interes Moroso Calculado` debit/false, `Interes Moroso Aplicado` debit/true, `Interes moroso ejecutado`
  * debit/false, `Interes cancelado` credit/false, `Credito Reintegrado` credit/true) and, for
  * `Cambio Interest ejecutado` (named by neither), spec/credit/notifications.tsp: credit/false, amount 0
@@ -64,7 +65,7 @@ export interface WalletDetails {
 
 /**
  * One credit notification as the engine emits it: the payload fields of the reference plus
- * `sequence` (1, 2, 3, … per wallet, decisions.md §6), the instant `at` (UTC, the event's `createdAt`)
+ * `sequence` (1, 2, 3, … per wallet, docs/decisions/notifications.md "Credit notifications"), the instant `at` (UTC, the event's `createdAt`)
  * and, for cycle events, `statementCut` (the cut date of the statement it belongs to; not part of the
  * payload, used by the batches' unique (wallet, cut) keys and by the tests).
  */

@@ -1,5 +1,5 @@
 /**
- * The pure interest-cycle engine of the credit core (issue 9, "The cycle engine"; decisions.md §6;
+ * The pure interest-cycle engine of the credit core (docs/credit-engine.md; docs/decisions/credit.md;
  * reference "Credit product", "Credit wallet", "States and transitions › Credit wallet", "Credit
  * notifications"). No I/O: no database, no clock — every instant is passed in.
  *

@@ -1,5 +1,5 @@
 /**
- * Interest and minimum payment rules of the credit cycle (decisions.md §6; reference "Credit product
+ * Interest and minimum payment rules of the credit cycle (docs/decisions/credit.md "The cycle"; reference "Credit product
  * (credit core)" calculation rules). Amounts are integer cents (JS safe integers); rates are percent
  * (36 means 36 % a year). Every intermediate product is exact (decimal.js, the project's `Money`
  * configuration of src/domain/money.ts) and rounded half-even to whole cents once, at the end of each
@@ -36,8 +36,8 @@ export interface MinimumPaymentSpecs {
 /**
  * Parses an accrual method, accepting both spellings of the reference ("a second description names
  * the values `average_daily_balance` and `balance_at_cut`"), case-insensitively, and returning the
- * short one; null for anything else (issue 9: "both spellings of the accrual method accepted and one
- * returned consistently").
+ * short one; null for anything else (docs/decisions/credit.md "Products": both spellings are accepted
+ * and the short one is returned).
  */
 export function parseAccrualMethod(value: string): InterestAccrualMethod | null {
   const v = value.trim().toLowerCase();
@@ -46,14 +46,14 @@ export function parseAccrualMethod(value: string): InterestAccrualMethod | null 
   return null;
 }
 
-/** Rounds an exact amount of cents half-even to a whole number of cents (decisions.md §6: "rounded half-even to whole cents once"). */
+/** Rounds an exact amount of cents half-even to a whole number of cents (docs/decisions/credit.md "The cycle": rounded half-even to whole cents once per formula). */
 export function roundCents(exact: Decimal): number {
   return cents(exact.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber(), "rounded amount");
 }
 
 /**
- * The balance a daily close adds to `sumOfDailyBalance`, in cents (decisions.md §6: "adds the wallet's
- * principal at the end of the day"). With `compound` the basis is principal + outstanding interest
+ * The balance a daily close adds to `sumOfDailyBalance`, in cents (docs/decisions/credit.md "The cycle": each
+ * daily close adds the principal the wallet held when the previous day ended). With `compound` the basis is principal + outstanding interest
  * (reference "Credit product", `compound`: "interest at statement closing is based on amount owed plus
  * interest owed"); without it, principal only. On a compound product applied nominal interest is already
  * capitalised into principal, so the extra term is the applied penal interest (never capitalised).
@@ -64,7 +64,7 @@ export function dailyBalanceBasis(principalOutstanding: number, interestOutstand
 }
 
 /**
- * Interest basis of a statement, in cent-days (decisions.md §6): ADB → `sumOfDailyBalance` (the sum of
+ * Interest basis of a statement, in cent-days (docs/decisions/credit.md "The cycle"): ADB → `sumOfDailyBalance` (the sum of
  * the daily closes of the cycle); BAC → days in the cycle × the balance at the cut (principal, plus
  * outstanding interest on compound products: see `dailyBalanceBasis`). The penal interest of a default
  * uses the same basis. Golden vector: ADB 1 125 000; BAC 30 × 45 000 = 1 350 000.
@@ -75,7 +75,7 @@ export function interestBasis(method: InterestAccrualMethod, sumOfDailyBalance: 
 
 /**
  * Interest of a basis, in cents: round_half_even(`ratePercent`/100/`divisor` × `basis`) + `fixed`
- * (decisions.md §6 ADB and BAC formulas; the same formula gives the penal interest with
+ * (docs/decisions/credit.md "The cycle", ADB and BAC formulas; the same formula gives the penal interest with
  * `morosidadRate` and `baseInterestMorosidad`). `basis` in cent-days (see `interestBasis`).
  * Golden vector: 36/100/360 × 1 125 000 + 0 = 1125 (ADB), × 1 350 000 = 1350 (BAC);
  * default-and-cure example: 12/100/360 × 900 000 + 500 = 800.
@@ -87,7 +87,7 @@ export function interestOn(basis: number, ratePercent: number, divisor: DailyRat
 
 /**
  * Nominal interest of a statement at its cut (`Interes Nominal Calculado`), in cents: the basis of
- * `interestBasis` with the wallet's `interestRateNominal` and `fixedInterestNominal` (decisions.md §6).
+ * `interestBasis` with the wallet's `interestRateNominal` and `fixedInterestNominal` (docs/decisions/credit.md "The cycle").
  * The fixed amount is added on every cut, as the formula says, even when the basis is 0.
  */
 export function nominalInterest(method: InterestAccrualMethod, divisor: DailyRateDivisor, specs: InterestSpecs, sumOfDailyBalance: number, daysInCycle: number, balanceAtCut: number): number {
@@ -95,7 +95,7 @@ export function nominalInterest(method: InterestAccrualMethod, divisor: DailyRat
 }
 
 /**
- * Penal interest of a defaulted statement (`Interes Moroso Calculado`), in cents (decisions.md §6
+ * Penal interest of a defaulted statement (`Interes Moroso Calculado`), in cents (docs/decisions/credit.md
  * "Default and cure"): `interestRateMoroso`/100/divisor × the statement's interest basis +
  * `fixedInterestMoroso`, rounded half-even once. The specs are those in force at the default.
  */
@@ -104,7 +104,7 @@ export function penalInterest(statementInterestBasis: number, divisor: DailyRate
 }
 
 /**
- * Minimum payment of a statement, in cents (decisions.md §6): round_half_even(`minimumPaymentRate` % ×
+ * Minimum payment of a statement, in cents (docs/decisions/credit.md "The cycle"): round_half_even(`minimumPaymentRate` % ×
  * principal at the cut) + `fixedMinimumPayment`, at most the total debt at the cut (principal +
  * outstanding applied interest; the interest just calculated is not debt until applied at the grace end).
  * Golden vector: 10 % × 45 000 + 1000 = 5500; default-and-cure example: 10 % × 30 000 + 1000 = 4000.
@@ -118,7 +118,7 @@ export function minimumPayment(specs: MinimumPaymentSpecs, principalAtCut: numbe
  * Where applied nominal interest goes at the grace end (reference "Credit product", `compound`:
  * "whether applied interest is capitalized into `amountOwed` (true) or added to `interestOwed` (false)"):
  * `principal` on compound products, `interest` otherwise. Penal interest always goes to `interest`
- * (decisions.md §6: "booked at once into interest_accrued (never capitalised)").
+ * (docs/decisions/credit.md "Default and cure": booked at once into `interest_accrued`, never capitalised).
  */
 export function nominalInterestBucket(compound: boolean): "principal" | "interest" {
   return compound ? "principal" : "interest";

@@ -1,6 +1,6 @@
 /**
  * Typed outcomes of the credit engine: every rule that can refuse returns a `Refusal` instead of
- * throwing, so the HTTP layer maps each `code` to its status (decisions.md §6, reference "Credit core
+ * throwing, so the HTTP layer maps each `code` to its status (docs/decisions/credit.md "Wallets", reference "Credit core
  * error envelope") and the SQL batches and the test clock can compare refusals as plain data.
  * Thrown errors are kept for programming errors only (an amount that is not a safe integer).
  */

@@ -1,6 +1,6 @@
 /**
  * Balance movements of a credit wallet: charges, payments and their split, interest booking, the
- * overdraft, revolving reinstatement of the available amount and limit raises (decisions.md §6;
+ * overdraft, revolving reinstatement of the available amount and limit raises (docs/decisions/credit.md "Payments, charges and the overdraft";
  * reference "Credit wallet (credit core)", "Credit core" day-to-day operations; spec/credit/payments.tsp,
  * charges.tsp, wallets.tsp). Pure functions over `Balances`; amounts are integer cents (JS safe integers).
  *
@@ -53,7 +53,7 @@ export interface PaymentSplit {
 }
 
 /**
- * Splits a payment (decisions.md §6): `capitalInterestSplit` % of it, rounded half-even to cents, to
+ * Splits a payment (docs/decisions/credit.md "Payments, charges and the overdraft"): `capitalInterestSplit` % of it, rounded half-even to cents, to
  * the outstanding interest, the rest to principal; what one bucket cannot take goes to the other.
  * Example (default-and-cure): 3000 at 50 % on IO 1700 → 1500 / 1500; 1800 on IO 200 → 200 / 1600.
  * Refusals: `AMOUNT_NOT_POSITIVE` (amount ≤ 0), `PAYMENT_EXCEEDS_DEBT` (amount > IO + AO: a credit
@@ -79,7 +79,7 @@ export function splitPayment(amount: number, interestOutstanding: number, princi
  * Applies a payment to the balances (reference "ReportPayCredit": "lowers AO and, if interest has been
  * executed, IO, and restores the same amount to AA"; spec/credit/payments.tsp). The split is
  * `splitPayment`'s; the overdraft is reduced first; when `restore` is true (revolving product, wallet
- * not in default — decisions.md §6 "payments do not restore the available amount" while in default) AA
+ * not in default — docs/decisions/credit.md "Default and cure": an `in_default` wallet's payments give back no available amount) AA
  * grows by the payment less what reduced the overdraft, never above limit − totalDebt.
  * Refusals: those of `splitPayment`.
  */
@@ -126,8 +126,8 @@ export function bookInterest(b: Balances, amount: number, bucket: "principal" | 
 }
 
 /**
- * Revolving reinstatement at the cure of a default (decisions.md §6: "`Credito Reintegrado` … amount =
- * the available amount restored"): AA becomes max(0, limit − totalDebt) if that is more. Returns the
+ * Revolving reinstatement at the cure of a default (docs/decisions/credit.md "Default and cure": `Credito Reintegrado`
+ * is for the available amount given back): AA becomes max(0, limit − totalDebt) if that is more. Returns the
  * new balances and `restored` (≥ 0), in cents. Non-revolving products never call it.
  */
 export function reinstate(b: Balances): { balances: Balances; restored: number } {

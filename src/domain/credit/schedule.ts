@@ -1,7 +1,7 @@
 /**
- * Cut-date schedule and UTC day arithmetic of the credit cycle (decisions.md §6 "Days are UTC days",
- * "A cycle is the half-open span [previous cut, cut)", "cut dates are `firstCutDate` plus whole
- * multiples of `cutFrequency`"; reference "States and transitions › Credit wallet", "Cycle").
+ * Cut-date schedule and UTC day arithmetic of the credit cycle (docs/decisions/credit.md "The cycle": days are UTC
+ * days, a cycle is the half-open span [previous cut, cut), cut dates are `firstCutDate` plus whole
+ * multiples of `cutFrequency`; reference "States and transitions › Credit wallet", "Cycle").
  *
  * Every instant is a `Date` read as UTC; no function reads the clock. The SQL batches mirror these
  * formulas with `date_trunc('day', t AT TIME ZONE 'UTC')` and `interval` arithmetic on the anchor
@@ -15,7 +15,7 @@ export type CutFrequency = "daily" | "weekly" | "biweekly" | "month" | "year";
 /** Milliseconds of one UTC day. */
 export const DAY_MS = 86_400_000;
 
-/** Days of the fixed-length frequencies (decisions.md §6: `biweekly` is 14 days). */
+/** Days of the fixed-length frequencies (docs/decisions/credit.md "The cycle": `biweekly` is 14 days). */
 const FIXED_DAYS: Partial<Record<CutFrequency, number>> = { daily: 1, weekly: 7, biweekly: 14 };
 
 /** Number of the UTC day containing `t`: whole days since 1970-01-01T00:00:00Z (floor, also before 1970). */
@@ -40,7 +40,7 @@ export function daysInMonth(year: number, month: number): number {
 
 /**
  * The `n`-th cut date (n = 0, 1, 2, …; n = 0 is `firstCutDate` itself): `firstCutDate` + n × `frequency`
- * (decisions.md §6). `daily`/`weekly`/`biweekly` add 1/7/14 × n days; `month` and `year` add n months
+ * (docs/decisions/credit.md "The cycle"). `daily`/`weekly`/`biweekly` add 1/7/14 × n days; `month` and `year` add n months
  * or years keeping the day of month and the time of day of `firstCutDate`, clamped to the target month's
  * last day — always from the anchor, never from the previous (possibly clamped) cut: with an anchor of
  * Jan 31 the cuts are Jan 31, Feb 28 (29 in a leap year), Mar 31, Apr 30, …
@@ -80,7 +80,7 @@ export function nextCutAfter(firstCutDate: Date, frequency: CutFrequency, instan
 }
 
 /**
- * End of the grace period of a cut (decisions.md §6): 00:00 UTC of the cut's day + `gracePeriod` days.
+ * End of the grace period of a cut (docs/decisions/credit.md "The cycle"): 00:00 UTC of the cut's day + `gracePeriod` days.
  * Payments reported in [cut, grace end) count toward the statement's minimum payment; at the grace end
  * the statement's interest is applied and its default is decided.
  * @throws RangeError when `gracePeriodDays` is not a positive integer (reference: `gracePeriod` > 0).
@@ -94,7 +94,8 @@ export function graceEnd(cut: Date, gracePeriodDays: number): Date {
  * Days in the cycle [cycleStart, cycleEnd): the number of daily closes (00:00 UTC instants) in
  * (cycleStart, cycleEnd], i.e. `utcDayNumber(cycleEnd) − utcDayNumber(cycleStart)`. A close at the
  * cycle's start belongs to the previous cycle (or, at creation, to no cycle); a close at the cut
- * belongs to the cycle (decisions.md §6: "the close runs first, so the cycle's last day counts").
+ * belongs to the cycle (docs/decisions/credit.md "The cycle": at one instant the daily close runs first, so a cycle's last
+ * day counts).
  * The first cycle starts at wallet creation, so the creation day counts as a whole day.
  * Golden vector: created 2026-01-01, cut 2026-01-31T00:00Z → 30 days.
  */
@@ -103,8 +104,8 @@ export function daysInCycle(cycleStart: Date, cycleEnd: Date): number {
 }
 
 /**
- * The first daily close (00:00 UTC) strictly after `instant` (decisions.md §6: "The daily close at
- * 00:00 UTC adds the wallet's principal at the end of the day just ended").
+ * The first daily close (00:00 UTC) strictly after `instant` (docs/decisions/credit.md "The cycle": each
+ * daily close, at 00:00 UTC, adds the principal the wallet held when the previous day ended).
  */
 export function nextDailyClose(instant: Date): Date {
   return new Date((utcDayNumber(instant) + 1) * DAY_MS);

@@ -3,16 +3,16 @@
  * instant, and `charge`, `pay`, `changeLimit`, `overrideSpecs`, `blockWallet`, `unblockWallet`,
  * `dissolveWallet` apply one operation at an instant (after advancing to it). Each returns the new state,
  * the events emitted (in `sequence` order) and the statements created or changed. The SQL batches and the
- * sandbox test clock are checked against this model (issue 9, "The cycle engine").
+ * sandbox test clock are checked against this model (docs/credit-engine.md).
  *
- * Order of the steps (decisions.md §6, plus the engine's choices where it is silent):
+ * Order of the steps (docs/decisions/credit.md "The cycle", plus the engine's choices where it is silent):
  * 1. Steps run in time order (the next cut is the first cut of the product's current schedule after
  *    the wallet's clock, so a `cutFrequency` update applies from the next cut and never reaches back).
  *    At one instant: the daily close (00:00 UTC) first, then the grace ends due at that instant (oldest
- *    cut first), then the cut; an operation at that instant (charge, payment, …) runs after all three. The close before the cut is decisions.md's
- *    ("the close runs first, so the cycle's last day counts"); the grace end before the cut is the
- *    engine's choice, so that a statement's interest, default and penal interest are booked before the
- *    next statement reads the balances.
+ *    cut first), then the cut; an operation at that instant (charge, payment, …) runs after all three. The close comes first so that the
+ *    cycle's last day counts, and the grace end before the cut so that a statement's interest, default
+ *    and penal interest are booked before the next statement reads the balances (docs/decisions/credit.md
+ *    "The cycle").
  * 2. Daily close: `sumOfDailyBalance` += principal (+ outstanding interest on compound products).
  * 3. Cut: the wallet's interest and minimum payment settings are refreshed from the product unless an
  *    override has activated (so a product update applies from the next cut); the statement is computed
@@ -20,11 +20,11 @@
  *    is pending, it takes effect and `Cambio Interest ejecutado` (amount 0) is emitted (spec: "that cut is
  *    still computed with the previous settings"); the next cycle starts at the cut with a zero sum.
  * 4. Grace end: `Interes Nominal Aplicado` (into principal on compound products, else into interest;
- *    applied whatever was paid — decisions.md's example applies it to a defaulted statement, and the
+ *    applied whatever was paid — docs/decisions/credit.md "The golden vector" applies it to a defaulted statement, and the
  *    reference has no interest-free grace);
  *    if the payments since the cut fall short of the minimum: the statement defaults, the wallet goes
  *    `in_default`, then `Interes Moroso Calculado`, `Interes Moroso Aplicado`, `Interes moroso ejecutado`
- *    (decisions.md §6 "Default and cure").
+ *    (docs/decisions/credit.md "Default and cure").
  * 5. Payment: `Reporte de Pago`; when it cures the wallet: `Interes cancelado`, then on revolving
  *    products `Credito Reintegrado` (emitted even when it restores 0, so the order is always the same).
  * A dissolved wallet runs no step at all (reference: "no new transactions or interest"): interest

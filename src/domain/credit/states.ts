@@ -1,6 +1,6 @@
 /**
- * The credit wallet state machine (reference "States and transitions › Credit wallet"; decisions.md §6
- * "Default and cure"; spec/credit/wallets.tsp `CreditWalletStatus` and the block/unblock/dissolve
+ * The credit wallet state machine (reference "States and transitions › Credit wallet"; docs/decisions/credit.md
+ * "Wallets" and "Default and cure"; spec/credit/wallets.tsp `CreditWalletStatus` and the block/unblock/dissolve
  * operations). Pure decisions; simulate.ts applies them and emits the events.
  *
  * | from | trigger | condition | to |
@@ -39,7 +39,7 @@ export function dissolve(status: WalletStatus): Outcome<WalletStatus> {
 
 /**
  * Whether a charge may be made at `at` (reference table: blocked → "all card authorizations … are
- * declined"; decisions.md §6 "While a wallet is `in_default`, charges are declined"; dissolved → "no new
+ * declined"; docs/decisions/credit.md "Default and cure": an `in_default` wallet refuses charges; dissolved → "no new
  * transactions"; "A wallet created with `time` stops accepting new transactions after that many days").
  * Refusals (409): `WALLET_BLOCKED`, `WALLET_IN_DEFAULT`, `WALLET_DISSOLVED`, `WALLET_EXPIRED` (at ≥ expiresAt).
  */
@@ -60,8 +60,8 @@ export function settingsChangeAllowed(status: WalletStatus): Outcome<true> {
 }
 
 /**
- * Whether a statement defaults at its grace end (decisions.md §6: "the payments reported since its cut
- * are compared with its minimum payment. If they fall short, the statement is `defaulted`"): true when
+ * Whether a statement defaults at its grace end (docs/decisions/credit.md "Default and cure": what was paid
+ * since its cut is compared with its minimum payment; less makes the statement `defaulted`): true when
  * `paidInCycle` < `minimumPayment`.
  */
 export function defaultsAtGraceEnd(statement: Pick<Statement, "paidInCycle" | "minimumPayment">): boolean {
@@ -69,8 +69,8 @@ export function defaultsAtGraceEnd(statement: Pick<Statement, "paidInCycle" | "m
 }
 
 /**
- * Whether a defaulted statement is covered (decisions.md §6: "cured when the payments reported since the
- * defaulted statement's cut reach its minimum payment plus the penal interest booked for it").
+ * Whether a defaulted statement is covered (docs/decisions/credit.md "Default and cure": cured when the
+ * payments since the defaulted statement's cut reach its minimum payment plus its penal interest).
  * Example: 3000 + 1800 ≥ 4000 + 800.
  */
 export function defaultCovered(statement: Pick<Statement, "paidInCycle" | "minimumPayment" | "penalInterest">): boolean {
@@ -79,8 +79,9 @@ export function defaultCovered(statement: Pick<Statement, "paidInCycle" | "minim
 
 /**
  * Whether an `in_default` wallet is cured: every defaulted, not yet cured statement is covered
- * (`defaultCovered`). With one defaulted statement this is decisions.md §6's rule; with several (a
- * second grace end falling short while in default) all must be covered — the engine's choice.
+ * (`defaultCovered`). This is docs/decisions/credit.md "Default and cure" (and its state table in "Wallets": every
+ * defaulted statement not yet cured is covered), which also covers several defaulted statements (a
+ * second grace end falling short while in default).
  */
 export function cured(status: WalletStatus, statements: readonly Statement[]): boolean {
   if (status !== "in_default") return false;

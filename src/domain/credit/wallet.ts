@@ -169,7 +169,7 @@ export function productSpecs(product: CreditProductRules): { interestSpecs: Inte
 /**
  * A new wallet: `active`, AA = limit, no debt, the product's specs (`productSpecs`; spec wallets.tsp:
  * "its `interestSpecs` and `minimumPaymentSpecs` are the product's"), first cycle starting at creation
- * (decisions.md §6). Refusals: `FIRST_CUT_NOT_AFTER_CREATION` (422 on `firstCutDate`) when the first cut
+ * (docs/decisions/credit.md "Wallets" and "The cycle"). Refusals: `FIRST_CUT_NOT_AFTER_CREATION` (422 on `firstCutDate`) when the first cut
  * is not later than the creation instant.
  */
 export function createWallet(product: CreditProductRules, input: NewWallet): Outcome<WalletState> {

@@ -1,16 +1,16 @@
 /**
- * Handlers of the credit core's sandbox clock (decisions.md §3; spec/credit/sandbox-clock.tsp): Get,
+ * Handlers of the credit core's sandbox clock (docs/decisions/provider-and-sandbox.md "Test helpers"; spec/credit/sandbox-clock.tsp): Get,
  * Set and Advance Sandbox Clock, answered only while the provider is the sandbox (404 otherwise). The
  * caller's tenant is the owner API key's customer.
  */
 import type { operations } from "../../../generated/types/credit.js";
-import type { SandboxClockService } from "../../modules/credit/sandbox-clock.js";
+import type { SandboxClockService } from "../../modules/credit/clock/service.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import { DomainError } from "../../domain/errors.js";
 import type { HandlerMap } from "../types.js";
 import { tenantOf } from "./handlers.js";
 
-/** The clock answers only while the provider is the sandbox (decisions.md §3). @throws DomainError NOT_FOUND (404). */
+/** The clock answers only while the provider is the sandbox (docs/decisions/provider-and-sandbox.md "Test helpers"). @throws DomainError NOT_FOUND (404). */
 function sandboxOnly(provider: Pick<CustodyProvider, "name">): void {
   if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "The sandbox clock exists only while the provider is the sandbox.");
 }

@@ -1,13 +1,16 @@
 /**
- * Handlers of the credit core operations built so far (issue 9): credit products (operator creates
+ * Handlers of the credit products and NotificationsEnlist (docs/decisions/credit.md "Products",
+ * docs/decisions/notifications.md "Credit notifications"): credit products (operator creates
  * and updates, tenant lists and reads) and NotificationsEnlist. The caller's tenant is the owner API
- * key's customer (decisions.md §2); access rules are in ./wiring.ts.
+ * key's customer (docs/decisions/credit.md "Operations and who calls them"); access rules are in ./wiring.ts. The products' percentages go to
+ * the service as the client wrote them (./exact-rates.ts).
  */
 import type { operations } from "../../../generated/types/credit.js";
 import { DomainError } from "../../domain/errors.js";
-import type { CreditNotificationService } from "../../modules/credit/notifications.js";
-import type { CreditProductService } from "../../modules/credit/products.js";
+import type { CreditNotificationService } from "../../modules/credit/notifications/service.js";
+import { RATE_FIELDS, type CreditProductService } from "../../modules/credit/products/service.js";
 import type { Call, HandlerMap } from "../types.js";
+import { withExactRates } from "./exact-rates.js";
 
 /**
  * The tenant (customer id) of an owner-key call.
@@ -28,10 +31,10 @@ export interface CreditServices {
 /** Handlers of the credit products and NotificationsEnlist. */
 export function creditHandlers({ products, notifications }: CreditServices): HandlerMap<operations> {
   return {
-    createCreditProduct: async ({ em, body }) => ({ status: 201, data: await products.create(em, body) }),
+    createCreditProduct: async ({ em, body }) => ({ status: 201, data: await products.create(em, withExactRates(body, RATE_FIELDS)) }),
     updateCreditProductSettings: async ({ em, params, body }) => ({
       status: 200,
-      data: await products.update(em, params.creditProductCode, body),
+      data: await products.update(em, params.creditProductCode, withExactRates(body, RATE_FIELDS)),
     }),
     listCreditProducts: async (call) => {
       const limit = call.query.limit ?? 20;

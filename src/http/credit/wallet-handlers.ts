@@ -1,14 +1,16 @@
 /**
- * Handlers of the credit wallet operations (issue 9; spec/credit/wallets.tsp, charges.tsp,
+ * Handlers of the credit wallet operations (docs/decisions/credit.md "Wallets"; spec/credit/wallets.tsp, charges.tsp,
  * payments.tsp, statements.tsp, events.tsp): create, read, list, PayOutCredit, ReportPayCredit,
  * ChangeWalletLimit, ChangeInterestCreditCapital, block, unblock, dissolve, statements and events.
- * The caller's tenant is the owner API key's customer (decisions.md §2); the rules live in
- * src/modules/credit/wallets.ts.
+ * The caller's tenant is the owner API key's customer (docs/decisions/credit.md "Operations and who calls them"); the rules live in
+ * src/modules/credit/accounts/service.ts. The override's rates go to the service as the client wrote
+ * them (./exact-rates.ts).
  */
 import type { operations } from "../../../generated/types/credit.js";
 import { header } from "../../modules/identity/auth.js";
-import type { CreditWalletService } from "../../modules/credit/wallets.js";
+import { OVERRIDE_RATE_FIELDS, type CreditWalletService } from "../../modules/credit/accounts/service.js";
 import type { HandlerMap } from "../types.js";
+import { withExactRates } from "./exact-rates.js";
 import { tenantOf } from "./handlers.js";
 
 /** `limit`/`offset` of a credit list (spec `CreditPageQuery`: default 20 and 0). */
@@ -35,7 +37,10 @@ export function creditWalletHandlers(wallets: CreditWalletService): HandlerMap<o
       data: await wallets.pay(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key")),
     }),
     changeWalletLimit: async (call) => ({ status: 200, data: await wallets.changeLimit(call.em, tenantOf(call), call.params.walletId, call.body.limit) }),
-    changeInterestCreditCapital: async (call) => ({ status: 200, data: await wallets.changeInterest(call.em, tenantOf(call), call.params.walletId, call.body) }),
+    changeInterestCreditCapital: async (call) => ({
+      status: 200,
+      data: await wallets.changeInterest(call.em, tenantOf(call), call.params.walletId, withExactRates(call.body, OVERRIDE_RATE_FIELDS)),
+    }),
     blockCreditWallet: async (call) => ({ status: 200, data: await wallets.block(call.em, tenantOf(call), call.params.walletId) }),
     unblockCreditWallet: async (call) => ({ status: 200, data: await wallets.unblock(call.em, tenantOf(call), call.params.walletId) }),
     dissolveCreditWallet: async (call) => ({ status: 200, data: await wallets.dissolve(call.em, tenantOf(call), call.params.walletId) }),

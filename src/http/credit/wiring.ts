@@ -1,8 +1,9 @@
 /**
- * Credit core wiring (decisions.md §6): who may call each operation, and the handlers. Tenant
+ * Credit core wiring (docs/decisions/credit.md "Operations and who calls them"): who may call each operation, and the handlers. Tenant
  * operations take the owner API key in `x-api-key`; operator operations (credit products) the
- * master key (a credential of the other kind answers 403). The operations issue 9 has not built
- * yet answer 501 (`creditNotImplemented`).
+ * master key (a credential of the other kind answers 403). An operation left out of the implemented
+ * list answers 501 (`creditNotImplemented`; docs/contract.md "What the documents declare besides the
+ * operations").
  */
 import type { operations } from "../../../generated/types/credit.js";
 import type { Access } from "../surface.js";
@@ -63,5 +64,5 @@ const IMPLEMENTED: readonly (keyof operations)[] = [
   "listCreditWalletEvents",
 ];
 
-/** The other credit operations answer 501 `NOT_IMPLEMENTED` until issue 9 builds them. */
+/** The other credit operations answer 501 `NOT_IMPLEMENTED` (docs/contract.md "What the documents declare besides the operations"). */
 export const creditNotImplemented = (Object.keys(creditAccess) as (keyof operations)[]).filter((id) => !IMPLEMENTED.includes(id));

@@ -1,5 +1,6 @@
 /**
- * Who may call each platform operation (reference: "Authentication"; decisions.md §2). A valid
+ * Who may call each platform operation (reference: "Authentication"; docs/decisions/credentials-and-tokens.md
+ * "401 or 403"). A valid
  * credential of another kind answers 403 `FORBIDDEN`; a missing or bad one 401 `UNAUTHORIZED`.
  */
 import type { operations } from "../../../generated/types/platform.js";
@@ -64,7 +65,7 @@ export const platformAccess: { [K in keyof operations]: Access } = {
 
 /**
  * Path scope checks: a customer session acts only on its own `{customer_id}`; a user token only on
- * its own `{user_id}` (decisions.md §2, reference: "a user token can act only on its own…").
+ * its own `{user_id}` (docs/decisions/credentials-and-tokens.md "The four credentials", reference: "a user token can act only on its own…").
  * @throws DomainError FORBIDDEN (403).
  */
 export function platformScope(_operationId: string, params: Record<string, string>, call: Call<unknown>): void {

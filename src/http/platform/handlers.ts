@@ -7,7 +7,8 @@ import { DomainError } from "../../domain/errors.js";
 import type { Principal } from "../../modules/identity/auth.js";
 import type { IdentityService } from "../../modules/identity/service.js";
 import type { UserService } from "../../modules/users/service.js";
-import { buildPagination, type PageRequest } from "../envelope.js";
+import type { PageRequest } from "../../domain/paging.js";
+import { buildPagination } from "../envelope.js";
 import type { HandlerMap } from "../types.js";
 
 /** Services the platform handlers call. */

@@ -1,5 +1,6 @@
 /**
- * Platform handlers of the email poller (reference: "Email poller"; decisions.md §4; issue 7). A
+ * Platform handlers of the email poller (reference: "Email poller"; docs/decisions/withdrawals.md
+ * "The email poller"). A
  * customer session acts only on its own customer (path scope check).
  */
 import type { operations } from "../../../generated/types/platform.js";

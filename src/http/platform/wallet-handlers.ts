@@ -1,6 +1,6 @@
 /**
  * Platform handlers of wallets, balances, transactions, currencies and the sandbox deposit helper
- * (issue 3). Each resolves who is asking, calls the wallets service and returns the envelope's data.
+ * (docs/decisions/customers-users-and-wallets.md "Wallets"). Each resolves who is asking, calls the wallets service and returns the envelope's data.
  */
 import { exactNumber } from "../json-numbers.js";
 import type { operations } from "../../../generated/types/platform.js";
@@ -22,7 +22,7 @@ export function walletCaller(principal: Principal | null): WalletCaller {
   throw new DomainError("FORBIDDEN", "This operation needs the owner API key or a user token.");
 }
 
-/** Sandbox helpers answer only while the provider is the sandbox (decisions.md §3). @throws DomainError NOT_FOUND (404). */
+/** Sandbox helpers answer only while the provider is the sandbox (docs/decisions/provider-and-sandbox.md "Test helpers"). @throws DomainError NOT_FOUND (404). */
 export function sandboxOnly(provider: CustodyProvider): void {
   if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
 }

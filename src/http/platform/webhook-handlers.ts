@@ -1,6 +1,6 @@
 /**
  * Platform handlers of the customer webhook and its delivery log (reference: "Customer webhook";
- * decisions.md §5; issue 7). A customer session acts only on its own customer (path scope check).
+ * docs/decisions/notifications.md "The PIN webhook"). A customer session acts only on its own customer (path scope check).
  */
 import type { operations } from "../../../generated/types/platform.js";
 import type { WebhookService } from "../../modules/webhooks/service.js";

@@ -1,5 +1,5 @@
 /**
- * Platform handlers of two-step crypto withdrawals and the sandbox mail outbox (issue 4).
+ * Platform handlers of two-step crypto withdrawals and the sandbox mail outbox (docs/decisions/withdrawals.md).
  * A user token acts only on its own account (the path scope check answers 403 otherwise).
  */
 import { exactNumber } from "../json-numbers.js";

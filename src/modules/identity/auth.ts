@@ -1,15 +1,16 @@
 /**
- * Who is calling (decisions.md §2, reference: "Authentication"). Every request resolves its
+ * Who is calling (docs/decisions/credentials-and-tokens.md, reference: "Authentication"). Every request resolves its
  * credential afresh against the database, so a deleted customer, a revoked credential or a
  * deactivated user loses access at once.
  *
- * Hot path (issue 10): one prepared statement per request re-checks credential, customer and (for a
+ * Hot path (docs/performance.md "What keeps the request path cheap"): one prepared statement per request re-checks credential, customer and (for a
  * user token) user together, with the API key's hash as a bound parameter (src/db/statements.ts);
  * no ORM entity is loaded, and an API key is hashed once.
  */
-import type { Statements, PreparedStatement } from "../../db/statements.js";
+import type { Statements } from "../../db/statements.js";
 import { isUuid } from "../../domain/ids.js";
 import type { SecretBox } from "./secrets.js";
+import { CREDENTIAL_BY_HASH, CREDENTIAL_BY_ID, USER_TOKEN, type CredentialRow, type UserTokenRow } from "./queries.js";
 
 /** A resolved caller. */
 export type Principal =
@@ -33,62 +34,6 @@ export type Headers = Record<string, string | string[] | undefined>;
 export const header = (headers: Headers, name: string): string | undefined => {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
-};
-
-/** Status of a credential and its customer, as {@link CREDENTIAL_BY_HASH} and {@link CREDENTIAL_BY_ID} return it. */
-interface CredentialRow {
-  credential_id: string;
-  customer_id: string;
-  credential_active: boolean;
-  /** Null when the customer row is missing. */
-  customer_active: boolean | null;
-}
-
-/** The columns of a {@link CredentialRow}, from `credential c` joined to its customer `cu`. */
-const CREDENTIAL_SELECT = `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active
-           from credential c left join customer cu on cu.customer_id = c.customer_id`;
-
-/** A credential by its secret's keyed hash (an owner API key, or a customer secret opening a session). */
-export const CREDENTIAL_BY_HASH: PreparedStatement = {
-  name: "auth_credential_by_hash",
-  text: `${CREDENTIAL_SELECT}
-          where c.secret_hash = $1`,
-};
-
-/** A credential by id (the credential a customer session or a user token names). */
-const CREDENTIAL_BY_ID: PreparedStatement = {
-  name: "auth_credential_by_id",
-  text: `${CREDENTIAL_SELECT}
-          where c.credential_id = $1`,
-};
-
-/** {@link CredentialRow} plus the token's user (null columns when the user row is missing). */
-interface UserTokenRow extends CredentialRow {
-  user_exists: boolean;
-  user_deleted: boolean | null;
-  user_active: boolean | null;
-  user_status: string | null;
-  /** Whether the token's version is no longer the user's `token_version` (a deactivation came after its issue). */
-  token_revoked: boolean | null;
-}
-
-/**
- * A user token's credential, customer and user in one statement. `$1` credential id, `$2` user id,
- * `$3` the token's customer id, `$4` the token's version (an integer; 0 when the token carries
- * none). Revocation compares versions, not instants: a deactivation bumps the user's
- * `token_version`, so a token issued in the same second after a re-activation still works
- * (docs/security.md "Tokens and rate-limit headers").
- */
-export const USER_TOKEN: PreparedStatement = {
-  name: "auth_user_token",
-  text: `select c.credential_id, c.customer_id, c.is_active as credential_active, cu.is_active as customer_active,
-                u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted, u.is_active as user_active,
-                u.status as user_status,
-                u.token_version <> $4::integer as token_revoked
-           from credential c
-           left join customer cu on cu.customer_id = c.customer_id
-           left join app_user u on u.user_id = $2::uuid and u.customer_id = $3
-          where c.credential_id = $1::uuid`,
 };
 
 /** Largest token version a token may carry (PostgreSQL `integer`). */

@@ -1,5 +1,5 @@
 /**
- * Start-up of the identity secrets (decisions.md §2; issue 8, "Secrets at rest"):
+ * Start-up of the identity secrets (docs/decisions/credentials-and-tokens.md "Secrets at rest"):
  * - the secrets key: `SECRETS_KEY`, or (embedded PostgreSQL only: src/config.ts refuses
  *   `DATABASE_URL` without `SECRETS_KEY`) one generated on first start and kept in the file
  *   `DATA_DIR/secrets.key` (mode 0600), never in the database, so a dump of the database gives
@@ -12,12 +12,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { boundQuery } from "../../db/statements.js";
 import { ServiceSetting } from "./entities.js";
 import { SecretBox, generateMasterKey } from "./secrets.js";
-import { SecretFileError, readSecretFile, writeSecretFileIfAbsent } from "./key-file.js";
+import { SecretFileError, readSecretFile, writeSecretFileIfAbsent } from "../../db/secret-file.js";
+import { deleteSetting, insertSettingIfAbsent, settingValue, upsertSetting } from "./queries.js";
 
-/** Key of the row where versions before issue 8 kept the generated secrets key. */
+/** Key of the row where earlier versions kept the generated secrets key (now in a file under `DATA_DIR`). */
 export const LEGACY_SECRETS_KEY_ROW = "secrets_key";
 const MASTER_KEY_HASH = "master_key_hash";
 /** Shortest secrets key accepted, in characters (the same bound as `SECRETS_KEY`). */
@@ -43,8 +43,7 @@ export interface IdentitySecrets {
  *   invalidate every stored hash).
  */
 async function keyFromFile(em: EntityManager, file: string): Promise<{ key: string; created: boolean; legacy: boolean }> {
-  const rows = await em.getConnection().execute<{ value: string }[]>(`select value from service_setting where key = ?`, [LEGACY_SECRETS_KEY_ROW]);
-  const legacy = rows[0]?.value;
+  const legacy = await settingValue(em, LEGACY_SECRETS_KEY_ROW);
   let created = false;
   if (readSecretFile(file, MIN_SECRETS_KEY) === undefined) {
     created = writeSecretFileIfAbsent(file, legacy ?? randomBytes(48).toString("base64url"));
@@ -56,19 +55,14 @@ async function keyFromFile(em: EntityManager, file: string): Promise<{ key: stri
         `${file} holds another key than the secrets_key row of service_setting (kept by an earlier version); remove the file to move the row's key into it, or delete the row to keep the file's key`,
       );
     }
-    await em.getConnection().execute(`delete from service_setting where key = ?`, [LEGACY_SECRETS_KEY_ROW]);
+    await deleteSetting(em, LEGACY_SECRETS_KEY_ROW);
   }
   return { key, created, legacy: legacy !== undefined };
 }
 
 /** Inserts `key` = `value` unless present; returns the stored value (race-safe across replicas). */
 async function insertIfAbsent(em: EntityManager, key: string, value: string): Promise<{ value: string; inserted: boolean }> {
-  const rows = await boundQuery<{ key: string }>(
-    em,
-    `insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do nothing returning key`,
-    [key, value],
-  );
-  if (rows.length > 0) return { value, inserted: true };
+  if (await insertSettingIfAbsent(em, key, value)) return { value, inserted: true };
   const existing = await em.findOneOrFail(ServiceSetting, { key });
   return { value: existing.value, inserted: false };
 }
@@ -89,8 +83,7 @@ export async function bootstrapIdentitySecrets(
   let legacyRow: IdentitySecrets["legacyRow"] = "none";
   if (config.secretsKey !== undefined) {
     secretsKey = config.secretsKey;
-    const deleted = await em.getConnection().execute<{ key: string }[]>(`delete from service_setting where key = ? returning key`, [LEGACY_SECRETS_KEY_ROW]);
-    if (deleted.length > 0) legacyRow = "deleted";
+    if (await deleteSetting(em, LEGACY_SECRETS_KEY_ROW)) legacyRow = "deleted";
   } else if (config.secretsKeyFile !== undefined) {
     const fromFile = await keyFromFile(em, config.secretsKeyFile);
     secretsKey = fromFile.key;
@@ -104,11 +97,7 @@ export async function bootstrapIdentitySecrets(
   if (config.masterApiKey) {
     const masterHash = box.hash(config.masterApiKey);
     // Bound parameters: the master key's hash never appears in SQL text (src/db/statements.ts).
-    await boundQuery(
-      em,
-      `insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do update set value = excluded.value`,
-      [MASTER_KEY_HASH, masterHash],
-    );
+    await upsertSetting(em, MASTER_KEY_HASH, masterHash);
     return { ...common, masterHash };
   }
   const candidate = generateMasterKey();

@@ -4,13 +4,7 @@
  * committed migrations under src/db/migrations.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import type { components } from "../../../generated/types/platform.js";
-
-/**
- * A customer's business profile (reference: "`business` object"; schema `CustomerBusiness`):
- * `entity_name` and `incorporation_country` always present, the rest optional.
- */
-export type BusinessProfile = components["schemas"]["CustomerBusiness"];
+import type { BusinessProfile } from "../../domain/customers.js";
 
 /** Key/value of service-wide settings: the generated secrets key and the master key's keyed hash. */
 export const ServiceSetting = defineEntity({
@@ -72,3 +66,6 @@ export const Credential = defineEntity({
   },
 });
 export type Credential = InferEntity<typeof Credential>;
+
+/** The identity module's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const IDENTITY_ENTITIES = [ServiceSetting, Customer, Credential];

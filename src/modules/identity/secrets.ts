@@ -1,5 +1,6 @@
 /**
- * Secrets at rest and tokens (decisions.md §2).
+ * Secrets at rest and tokens (docs/decisions/credentials-and-tokens.md "How secrets are made and checked",
+ * "Secrets at rest").
  *
  * - API keys and the master key are stored only as keyed hashes: HMAC-SHA256 under a hashing key
  *   derived (HKDF) from the service's secrets key; comparisons are constant-time.

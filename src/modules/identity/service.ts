@@ -1,20 +1,21 @@
 /**
  * Use cases of the identity slice: sessions, customers and credentials
- * (reference: "Customer management"; decisions.md §2–§3). One transaction per change.
+ * (reference: "Customer management"; docs/decisions/credentials-and-tokens.md,
+ * docs/decisions/provider-and-sandbox.md "Customer registry"). One transaction per change.
  */
 import { randomUUID } from "node:crypto";
-import { boundQuery } from "../../db/statements.js";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, quote, type FieldProblem } from "../../domain/errors.js";
 import { parseMobileNumber } from "../../domain/users.js";
 import { unsafeNameProblems } from "../../domain/text.js";
 import type { CustodyProvider } from "../../providers/provider.js";
-import type { PageRequest } from "../../http/envelope.js";
+import type { PageRequest } from "../../domain/paging.js";
 import type { components } from "../../../generated/types/platform.js";
 import { Credential, Customer } from "./entities.js";
 import type { Authenticator, Principal } from "./auth.js";
 import { generateApiSecret, maskSecret, type SecretBox } from "./secrets.js";
+import { insertOwnerCredential } from "./queries.js";
 import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
@@ -22,7 +23,7 @@ type Schemas = components["schemas"];
 export type CustomerView = Schemas["Customer"];
 /** Credential as List Credentials shows it, secret masked (schema `Credential`). */
 export type CredentialView = Schemas["Credential"];
-/** A session token as Create Session answers it (decisions.md §2; schema `Session`). */
+/** A session token as Create Session answers it (docs/decisions/credentials-and-tokens.md "The four credentials"; schema `Session`). */
 export type SessionView = Schemas["Session"];
 
 /** Body of Update Customer: any subset; `business` merges field by field. */
@@ -72,7 +73,7 @@ export class IdentityService {
   ) {}
 
   /**
-   * Opens a session (decisions.md §2). `caller` is the already-resolved principal when the request
+   * Opens a session (docs/decisions/credentials-and-tokens.md "The four credentials"). `caller` is the already-resolved principal when the request
    * carried a credential header. Master key → operator session; `{customer_id, customer_secret}` →
    * customer session.
    * @throws DomainError UNAUTHORIZED (no or bad credentials), FORBIDDEN (a valid credential that cannot open sessions).
@@ -229,12 +230,14 @@ export class IdentityService {
     const secret = generateApiSecret();
     const credentialId = randomUUID();
     // Bound parameters: the secret's hash never appears in SQL text (MikroORM inlines values; src/db/statements.ts).
-    await boundQuery(
-      em,
-      `insert into credential (credential_id, customer_id, secret_hash, secret_prefix, is_owner, user_email, user_name, is_active, revoked_at, created_at, updated_at)
-       values ($1, $2, $3, $4, true, $5, $6, true, null, now(), now())`,
-      [credentialId, customerId, this.box.hash(secret), maskSecret(secret), customer.email, `${customer.firstName} ${customer.lastName}`.trim()],
-    );
+    await insertOwnerCredential(em, {
+      credentialId,
+      customerId,
+      secretHash: this.box.hash(secret),
+      secretPrefix: maskSecret(secret),
+      userEmail: customer.email,
+      userName: `${customer.firstName} ${customer.lastName}`.trim(),
+    });
     return { customer_id: customerId, customer_secret: secret, credential_id: credentialId };
   }
 

@@ -12,7 +12,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
  * `balance`: for a wallet bucket, the cache of the sum of its postings, kept under a row lock in
  * the same transaction as the postings, never negative and never null (CHECK constraints). For an
  * external account, null: it keeps no cache, so no deposit or withdrawal locks or rewrites its row
- * (issue 10); its balance is the sum of its postings (`LedgerService.externalBalances`). A value
+ * (docs/decisions/customers-users-and-wallets.md "The custody ledger"); its balance is the sum of its postings (`LedgerService.externalBalances`). A value
  * there is stale: `verify()` reports it and `rebuildBalanceCache()` clears it.
  */
 export const LedgerAccount = defineEntity({
@@ -74,3 +74,6 @@ export const LedgerPosting = defineEntity({
   },
 });
 export type LedgerPosting = InferEntity<typeof LedgerPosting>;
+
+/** The ledger module's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const LEDGER_ENTITIES = [LedgerAccount, JournalEntry, LedgerPosting];

@@ -6,7 +6,7 @@
  * Concurrency: {@link LedgerService.post} locks the entry's wallet accounts (`SELECT … FOR UPDATE`,
  * in id order so two entries never deadlock) before reading their balances, so concurrent holds on
  * one wallet are serialised and available money is never spent twice. External (network) accounts
- * are append-only (src/domain/ledger.ts `balanceCached`, issue 10): a post neither locks nor updates
+ * are append-only (src/domain/ledger.ts `balanceCached`; docs/decisions/customers-users-and-wallets.md "The custody ledger"): a post neither locks nor updates
  * their row, so deposits and withdrawals of different wallets never wait for one another. The
  * posting's foreign key takes only PostgreSQL's `FOR KEY SHARE` lock on the external row, which
  * other postings share; nothing in the service locks that row more strongly.
@@ -15,6 +15,20 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../../domain/errors.js";
 import { accountCode, assertBalanced, balanceAllowed, balanceCached, postingsFor, type AccountRef, type EntryKind } from "../../domain/ledger.js";
 import { money, type Money } from "../../domain/money.js";
+import {
+  accountId,
+  cacheMismatchRows,
+  externalBalanceRows,
+  insertAccount,
+  lockAndReadAccounts,
+  negativeAccountRows,
+  rebuildCacheRows,
+  unbalancedCurrencyRows,
+  unbalancedEntryRows,
+  walletAccountRows,
+  writeEntry,
+  type AccountRow,
+} from "./queries.js";
 
 /** A wallet's balance of one currency; amounts as exact decimal strings. */
 export interface WalletCurrencyBalance {
@@ -66,19 +80,6 @@ export interface LedgerCheck {
   unbalancedCurrencies: { currency: string; sum: string }[];
 }
 
-interface AccountRow {
-  id: string;
-  code: string;
-  bucket: "available" | "held" | "external";
-  balance: string | null;
-}
-
-/**
- * SQL: the balance account `a` should cache, given `s.total`, the sum of its postings: that sum for
- * a wallet bucket, null for an external account (src/domain/ledger.ts `balanceCached`).
- */
-const EXPECTED_CACHE = `case when a.bucket = 'external' then null else coalesce(s.total, 0) end`;
-
 /** A balance-cache row of a wallet: one bucket of one currency (columns null on a wallet without accounts). */
 export interface BalanceCacheRow {
   currency: string | null;
@@ -120,10 +121,10 @@ export class LedgerService {
    * Posts one operation: locks its wallet accounts (in id order), checks that no wallet bucket
    * would go below zero, writes the entry and its postings and updates the wallet accounts' cached
    * balances. The external account of a deposit or debit only gets its posting: its row is neither
-   * locked nor updated (issue 10). Must run inside a transaction (`em.transactional`); the caller's
+   * locked nor updated (docs/decisions/customers-users-and-wallets.md "The custody ledger"). Must run inside a transaction (`em.transactional`); the caller's
    * other writes commit or roll back with it.
    *
-   * Two statements when the accounts exist (issue 10, fewer round trips on the withdrawal path):
+   * Two statements when the accounts exist (docs/performance.md "What keeps the request path cheap": fewer round trips on the withdrawal path):
    * one locks the wallet accounts and reads the entry's other accounts and the wallet's other bucket
    * of the currency ({@link accountsOfPost}); one writes the entry, its postings and the new cached
    * balances (data-modifying CTEs). A missing account is created first (race-safe, in code order).
@@ -144,12 +145,12 @@ export class LedgerService {
     if (walletCodes.length === 0) throw new Error(`a ${request.kind} entry posts to no wallet account`);
     const buckets = (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId: request.walletId, currency: request.currency }));
     const readCodes = [...codes.filter((code) => !walletCodes.includes(code)), ...buckets.filter((code) => !walletCodes.includes(code))];
-    let rows = await this.accountsOfPost(em, walletCodes, readCodes);
+    let rows = await lockAndReadAccounts(em, walletCodes, readCodes);
     const missing = codes.filter((code) => !rows.some((row) => row.code === code));
     if (missing.length > 0) {
       // Created in code order, as they are locked, so concurrent posts never deadlock.
       for (const code of missing) await this.ensureAccount(em, refs.get(code) as AccountRef);
-      rows = await this.accountsOfPost(em, walletCodes, readCodes);
+      rows = await lockAndReadAccounts(em, walletCodes, readCodes);
     }
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const next = new Map<string, Money>();
@@ -164,48 +165,18 @@ export class LedgerService {
       }
       next.set(row.code, balance);
     }
-    const postingValues = postings.map(() => "(?::bigint, ?, ?::numeric)").join(", ");
-    const balanceValues = [...next.keys()].map(() => "(?, ?::numeric)").join(", ");
-    const [entry] = await em.execute<{ id: string }[]>(
-      `with entry as (
-         insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (?, ?, ?, ?, ?, ?, now()) returning id
-       ), postings as (
-         insert into ledger_posting (entry_id, account_id, currency, amount)
-         select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingValues}) as v (account_id, currency, amount)
-       ), balances as (
-         update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceValues}) as v (code, balance) where a.code = v.code
-       )
-       select id from entry`,
-      [
-        request.kind,
-        request.walletId,
-        request.network,
-        request.currency,
-        request.amount.toFixed(),
-        request.reference ?? null,
-        ...postings.flatMap((p) => [(byCode.get(accountCode(p.account)) as AccountRow).id, p.account.currency, p.amount.toFixed()]),
-        ...[...next].flatMap(([code, balance]) => [code, balance.toFixed()]),
-      ],
-    );
+    const entryId = await writeEntry(em, {
+      kind: request.kind,
+      walletId: request.walletId,
+      network: request.network,
+      currency: request.currency,
+      amount: request.amount.toFixed(),
+      reference: request.reference ?? null,
+      postings: postings.map((p) => ({ accountId: (byCode.get(accountCode(p.account)) as AccountRow).id, currency: p.account.currency, amount: p.amount.toFixed() })),
+      balances: [...next].map(([code, balance]) => ({ code, balance: balance.toFixed() })),
+    });
     const [available, held] = buckets.map((code) => next.get(code) ?? money(byCode.get(code)?.balance ?? 0)) as [Money, Money];
-    return { entryId: Number(entry?.id), after: { currency: request.currency, available, held, balance: available.plus(held) } };
-  }
-
-  /**
-   * One statement: locks the accounts `lockCodes` (`FOR UPDATE`, in id order) and reads the
-   * accounts `readCodes` without locking them. Accounts that do not exist are absent.
-   */
-  private async accountsOfPost(em: EntityManager, lockCodes: readonly string[], readCodes: readonly string[]): Promise<AccountRow[]> {
-    const list = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-    const locked = `select id, code, bucket, balance from ledger_account where code in (${list(lockCodes.length)}) order by id for update`;
-    if (readCodes.length === 0) return em.execute<AccountRow[]>(locked, [...lockCodes]);
-    return em.execute<AccountRow[]>(
-      `with locked as (${locked})
-       select id, code, bucket, balance from locked
-       union all
-       select id, code, bucket, balance from ledger_account where code in (${list(readCodes.length)})`,
-      [...lockCodes, ...readCodes],
-    );
+    return { entryId, after: { currency: request.currency, available, held, balance: available.plus(held) } };
   }
 
   /**
@@ -213,47 +184,26 @@ export class LedgerService {
    * from the balance cache (reference: "Balances are read from an internal balance cache").
    */
   async walletBalances(em: EntityManager, walletId: string, currencies?: readonly string[]): Promise<WalletCurrencyBalance[]> {
-    const rows = await em.execute<{ currency: string; bucket: string; balance: string }[]>(
-      `select currency, bucket, balance from ledger_account where wallet_id = ? order by currency`,
-      [walletId],
-    );
+    const rows = await walletAccountRows(em, walletId);
     return currencyBalances(currencies ? rows.filter((row) => currencies.includes(row.currency)) : rows);
   }
 
   /**
    * The balances of the external (network) accounts, each summed from its postings when asked
-   * (they keep no cache, issue 10), by account code; only those of `network` and `currency` when
+   * (they keep no cache, docs/decisions/customers-users-and-wallets.md "The custody ledger"), by account code; only those of `network` and `currency` when
    * given. Reads every posting of those accounts: for checks and reports, not for a request path.
    */
   async externalBalances(em: EntityManager, filter: { network?: string; currency?: string } = {}): Promise<ExternalBalance[]> {
-    const rows = await em.execute<{ code: string; network: string; currency: string; balance: string }[]>(
-      `select a.code, a.network, a.currency, coalesce(sum(p.amount), 0)::text as balance
-         from ledger_account a left join ledger_posting p on p.account_id = a.id
-        where a.bucket = 'external' and (?::text is null or a.network = ?) and (?::text is null or a.currency = ?)
-        group by a.id order by a.code`,
-      [filter.network ?? null, filter.network ?? null, filter.currency ?? null, filter.currency ?? null],
-    );
+    const rows = await externalBalanceRows(em, filter);
     return rows.map((r) => ({ code: r.code, network: r.network, currency: r.currency, balance: money(r.balance) }));
   }
 
   /** Checks the ledger's invariants from the postings (read-only). */
   async verify(em: EntityManager): Promise<LedgerCheck> {
-    const unbalancedEntries = await em.execute<{ entry_id: string; currency: string; sum: string }[]>(
-      `select entry_id, currency, sum(amount)::text as sum from ledger_posting group by entry_id, currency having sum(amount) <> 0`,
-    );
-    const cacheMismatches = await em.execute<{ code: string; cached: string; from_postings: string }[]>(
-      `select a.code, coalesce(a.balance::text, 'none') as cached, coalesce(s.total, 0)::text as from_postings
-         from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
-        where a.balance is distinct from ${EXPECTED_CACHE}`,
-    );
-    const negativeAccounts = await em.execute<{ code: string; balance: string }[]>(
-      `select a.code, least(a.balance, coalesce(s.total, 0))::text as balance
-         from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
-        where a.bucket <> 'external' and (a.balance < 0 or coalesce(s.total, 0) < 0)`,
-    );
-    const unbalancedCurrencies = await em.execute<{ currency: string; sum: string }[]>(
-      `select currency, sum(amount)::text as sum from ledger_posting group by currency having sum(amount) <> 0`,
-    );
+    const unbalancedEntries = await unbalancedEntryRows(em);
+    const cacheMismatches = await cacheMismatchRows(em);
+    const negativeAccounts = await negativeAccountRows(em);
+    const unbalancedCurrencies = await unbalancedCurrencyRows(em);
     return {
       unbalancedEntries: unbalancedEntries.map((r) => ({ entryId: Number(r.entry_id), currency: r.currency, sum: r.sum })),
       cacheMismatches: cacheMismatches.map((r) => ({ code: r.code, cached: r.cached, fromPostings: r.from_postings })),
@@ -274,15 +224,7 @@ export class LedgerService {
    */
   async rebuildBalanceCache(em: EntityManager): Promise<number> {
     if (!em.isInTransaction()) throw new Error("LedgerService.rebuildBalanceCache must run inside a transaction");
-    await em.execute(`select id from ledger_account where bucket <> 'external' order by id for update`);
-    const result = await em.execute<{ affectedRows?: number; rowCount?: number }>(
-      `update ledger_account a set balance = ${EXPECTED_CACHE}, updated_at = now()
-         from ledger_account a2 left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a2.id
-        where a.id = a2.id and a.balance is distinct from ${EXPECTED_CACHE}`,
-      [],
-      "run",
-    );
-    return Number(result.affectedRows ?? result.rowCount ?? 0);
+    return rebuildCacheRows(em);
   }
 
   /**
@@ -291,23 +233,19 @@ export class LedgerService {
    */
   private async ensureAccount(em: EntityManager, ref: AccountRef): Promise<string> {
     const code = accountCode(ref);
-    const [found] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);
-    if (found) return String(found.id);
-    const inserted = await em.execute<{ id: string }[]>(
-      `insert into ledger_account (code, bucket, wallet_id, network, currency, balance, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, now(), now()) on conflict (code) do nothing returning id`,
-      [
-        code,
-        ref.bucket,
-        ref.bucket === "external" ? null : ref.walletId,
-        ref.bucket === "external" ? ref.network : null,
-        ref.currency,
-        balanceCached(ref.bucket) ? "0" : null,
-      ],
-    );
-    if (inserted[0]) return String(inserted[0].id);
-    const [existing] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);
-    if (!existing) throw new Error(`ledger account ${code} could not be created`);
-    return String(existing.id);
+    const found = await accountId(em, code);
+    if (found !== undefined) return found;
+    const inserted = await insertAccount(em, {
+      code,
+      bucket: ref.bucket,
+      walletId: ref.bucket === "external" ? null : ref.walletId,
+      network: ref.bucket === "external" ? ref.network : null,
+      currency: ref.currency,
+      balance: balanceCached(ref.bucket) ? "0" : null,
+    });
+    if (inserted !== undefined) return inserted;
+    const existing = await accountId(em, code);
+    if (existing === undefined) throw new Error(`ledger account ${code} could not be created`);
+    return existing;
   }
 }

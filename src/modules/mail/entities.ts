@@ -1,4 +1,7 @@
-/** The email outbox: every email the service sends is written here in the transaction that causes it. */
+/**
+ * The email outbox: every email the service sends is written here in the transaction that causes
+ * it; the outbox's `mail` channel delivers it (docs/outbox.md).
+ */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
@@ -14,6 +17,11 @@ export const OutboxEmail = defineEntity({
   tableName: "outbox_email",
   indexes: [
     { name: "outbox_email_status_index", properties: ["status", "createdAt"] },
+    // The outbox's claim (docs/outbox.md "Claim and lease"): the pending emails by when they are due (migration 20261126040000).
+    {
+      name: "outbox_email_due_index",
+      expression: `create index "outbox_email_due_index" on "outbox_email" ("next_attempt_at") where "status" = 'pending'`,
+    },
     // Sandbox Mail's two reads, newest first, over the sandbox rows only (migration 20261123223000).
     {
       name: "outbox_email_sandbox_index",

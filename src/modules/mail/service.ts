@@ -1,15 +1,21 @@
 /**
- * Outgoing email (issue 4): `enqueue` writes the email to the outbox in the caller's transaction;
- * with `SMTP_URL` set, `kick()` sends it through nodemailer right after commit, and the recurring
- * Agenda job `mail-delivery` (src/app.ts, every `OUTBOX_INTERVAL_S` on worker processes) retries
- * what failed or what a crash left pending; else the email stays in the sandbox outbox that
- * `GET /api/v1/sandbox/mail` lists (decisions.md §3). nodemailer is imported with the first send,
- * so a process without `SMTP_URL`, or one that has nothing to send yet, does not load it (issue 10).
+ * Outgoing email (docs/decisions/withdrawals.md "How a code reaches the user"): `enqueue` writes
+ * the email to the outbox in the caller's transaction; with `SMTP_URL` set, `kick()` sends it
+ * through nodemailer right after commit, and the recurring job `mail-delivery` (every
+ * `OUTBOX_INTERVAL_S` on worker processes, {@link MailService.jobs}) retries what failed or what a
+ * crash left pending; else the email stays in the sandbox outbox that `GET /api/v1/sandbox/mail`
+ * lists. Delivery is the outbox's `mail` channel (docs/outbox.md): its claim, lease, attempt record
+ * and retry policy ({@link MAIL_RETRY_POLICY}). nodemailer is imported with the first send, so a
+ * process without `SMTP_URL`, or one that has nothing to send yet, does not load it.
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
+import { MAIL_LEASE_MS, MAIL_RETRY_POLICY } from "../../domain/outbox.js";
+import type { JobSpec } from "../../jobs/port.js";
+import type { AttemptResult, Claimed, OutboxChannel, OutboxTable, OutcomeKind, Prepared } from "../outbox/channel.js";
+import { Outbox } from "../outbox/outbox.js";
 import { OutboxEmail } from "./entities.js";
 import type { PreparedStatement, Statements } from "../../db/statements.js";
 
@@ -30,18 +36,17 @@ export interface SandboxMailView {
   sent_at: string;
 }
 
-/** Delivery attempts before an email is marked `failed`. */
-export const MAX_DELIVERY_ATTEMPTS = 10;
+/** Name of the email delivery job (retries of the outbox; the first attempt follows the commit). */
+export const MAIL_JOB = "mail-delivery";
 /** Text kept for a delivered email: the original (with its code) is not kept at rest. */
 export const DELIVERED_TEXT = "[delivered by SMTP; the text is not kept]";
 /** Text kept for an email given up on. */
 export const FAILED_TEXT = "[not delivered; the text is not kept]";
-/** How long a round may take to send one email before another round may try it (crash safety). */
-export const SEND_LEASE_MS = 120_000;
-
-/** Wait before attempt `attempts + 1`: 15 s doubling, at most 30 min (about 1.5 h over 10 attempts). */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(15_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+/** An email claimed for one attempt. */
+interface ClaimedEmail {
+  to: string;
+  subject: string;
+  text: string;
 }
 
 /** `sent_at` as `Date.prototype.toISOString` writes it (UTC, milliseconds). */
@@ -70,15 +75,21 @@ export class MailService {
   private transport: Promise<Transporter> | undefined;
   private round: Promise<void> | undefined;
   private again = false;
+  private readonly outbox: Outbox;
+  /** The outbox channel `mail` (docs/outbox.md "Channels"). */
+  readonly channel: OutboxChannel<ClaimedEmail>;
 
   constructor(
-    private readonly orm: MikroORM,
+    orm: MikroORM,
     private readonly smtpUrl: string | undefined,
     private readonly from: string,
     private readonly logger: Logger,
     /** Prepared statements of the reads ({@link listSandbox}). */
     private readonly statements: Statements,
-  ) {}
+  ) {
+    this.outbox = new Outbox(orm, logger);
+    this.channel = mailChannel((email) => this.sendEmail(email));
+  }
 
   /** Whether emails go out by SMTP (else they stay in the sandbox outbox). */
   get smtpEnabled(): boolean {
@@ -89,6 +100,19 @@ export class MailService {
   private smtp(url: string): Promise<Transporter> {
     this.transport ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(url));
     return this.transport;
+  }
+
+  /** One SMTP send of `email`. Never throws: a failure is the result's `error`. */
+  private async sendEmail(email: ClaimedEmail): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const transport = await this.smtp(this.smtpUrl as string);
+      await transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text });
+      return { httpStatus: null, error: null, durationMs: elapsed() };
+    } catch (error) {
+      return { httpStatus: null, error: (error as Error).message, durationMs: elapsed() };
+    }
   }
 
   /** Writes `message` to the outbox in the caller's transaction. */
@@ -110,51 +134,27 @@ export class MailService {
   }
 
   /**
-   * Sends the pending emails that are due, oldest first. Each is claimed in a short transaction
-   * (`FOR UPDATE SKIP LOCKED`, then a lease on `next_attempt_at`), sent with no database connection
-   * held, and then marked: `sent`, or retried later with backoff ({@link retryDelayMs}), or
-   * `failed` after {@link MAX_DELIVERY_ATTEMPTS}. A round stops at the first failure (SMTP is
-   * likely down). Concurrent rounds never send one email twice; a crash mid-send can (at least once).
+   * Sends the pending emails that are due, oldest due first, through the outbox (docs/outbox.md):
+   * each is claimed (`FOR UPDATE SKIP LOCKED`, then a lease of {@link MAIL_LEASE_MS} on
+   * `next_attempt_at`), sent with no database connection held, and then marked: `sent`, or retried
+   * later with the backoff of {@link MAIL_RETRY_POLICY}, or `failed` after its last attempt. A
+   * round stops at the first failure (SMTP is likely down). Concurrent rounds never send one email
+   * twice; a crash mid-send can (at least once).
    * @returns how many were sent.
    */
   async deliverPending(limit = 20): Promise<number> {
-    const url = this.smtpUrl;
-    if (url === undefined) return 0;
-    let sent = 0;
-    for (let i = 0; i < limit; i++) {
-      const email = await this.orm.em.fork().transactional(async (tx) => {
-        const [row] = await tx.execute<{ id: string }[]>(
-          `select id from outbox_email where status = 'pending' and next_attempt_at <= now() order by created_at limit 1 for update skip locked`,
-        );
-        if (!row) return undefined;
-        const claimed = await tx.findOneOrFail(OutboxEmail, { id: row.id });
-        claimed.nextAttemptAt = new Date(Date.now() + SEND_LEASE_MS);
-        return { id: claimed.id, to: claimed.to, subject: claimed.subject, text: claimed.text, attempts: claimed.attempts };
-      });
-      if (!email) break;
-      try {
-        const transport = await this.smtp(url);
-        await transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text });
-        await this.orm.em.fork().nativeUpdate(OutboxEmail, { id: email.id }, { status: "sent", sentAt: new Date(), text: DELIVERED_TEXT });
-        sent += 1;
-      } catch (error) {
-        const attempts = email.attempts + 1;
-        const gaveUp = attempts >= MAX_DELIVERY_ATTEMPTS;
-        await this.orm.em.fork().nativeUpdate(
-          OutboxEmail,
-          { id: email.id },
-          {
-            attempts,
-            lastError: (error as Error).message,
-            nextAttemptAt: new Date(Date.now() + retryDelayMs(attempts)),
-            ...(gaveUp && { status: "failed" as const, text: FAILED_TEXT }),
-          },
-        );
-        this.logger.warn({ emailId: email.id, attempts, gaveUp, err: error }, "email delivery failed");
-        break;
-      }
-    }
-    return sent;
+    if (this.smtpUrl === undefined) return 0;
+    return (await this.outbox.round(this.channel, { limit })).succeeded;
+  }
+
+  /**
+   * The recurring delivery job `mail-delivery` (src/jobs/registry.ts), one round at a time; it
+   * recurs every `intervalS` (`OUTBOX_INTERVAL_S`) only with `SMTP_URL`.
+   */
+  jobs(intervalS: number): JobSpec[] {
+    return [{ name: MAIL_JOB, run: async () => {
+      await this.deliverPending();
+    }, concurrency: 1, ...(this.smtpEnabled && { everyS: intervalS }) }];
   }
 
   /**
@@ -184,7 +184,7 @@ export class MailService {
   /**
    * The sandbox outbox of a customer, newest first (at most 100), optionally for one address
    * (case-insensitive). One prepared statement, rows read as they are (no entity hydration: the
-   * withdrawal walk-through reads it between initiate and confirm; issue 10).
+   * withdrawal walk-through reads it between initiate and confirm; docs/performance.md "What keeps the request path cheap").
    */
   async listSandbox(customerId: string, to?: string): Promise<SandboxMailView[]> {
     return to === undefined
@@ -196,4 +196,41 @@ export class MailService {
   close(): void {
     void this.transport?.then((transport) => transport.close(), () => {});
   }
+}
+
+/** The emails' outbox table, `outbox_email`: `attempts` counts the failed attempts only; `next_attempt_at` is always set. */
+export const MAIL_TABLE: OutboxTable = {
+  name: "outbox_email",
+  status: "status",
+  attempts: "attempts",
+  statuses: { succeeded: "sent", failed: "failed", disabled: "failed" },
+  countsSuccess: false,
+  clearsNextAttempt: false,
+  nullIsDue: false,
+};
+
+/**
+ * The outbox channel of the emails (docs/outbox.md "Channels"): table `outbox_email` (`attempts`
+ * counts the failed attempts only; `next_attempt_at` is always set), {@link MAIL_RETRY_POLICY}, a
+ * lease of {@link MAIL_LEASE_MS}, a round stops at its first failure. A delivered email keeps
+ * {@link DELIVERED_TEXT} instead of its text, one given up {@link FAILED_TEXT}.
+ * @param send one SMTP send.
+ */
+function mailChannel(send: (email: ClaimedEmail) => Promise<AttemptResult>): OutboxChannel<ClaimedEmail> {
+  return {
+    name: "mail",
+    table: MAIL_TABLE,
+    policy: { retry: MAIL_RETRY_POLICY, leaseMs: MAIL_LEASE_MS, onGone: "disable", stopRoundOnFailure: true },
+    returning: ['"to"', "subject", "text"],
+    async prepare(_em: EntityManager, claimed: Claimed): Promise<Prepared<ClaimedEmail>> {
+      const { to, subject, text } = claimed.row as unknown as ClaimedEmail;
+      return { message: { to, subject, text } };
+    },
+    send,
+    settledColumns(outcome: OutcomeKind, error: string | null): Record<string, unknown> {
+      if (outcome === "succeeded") return { sent_at: new Date(), text: DELIVERED_TEXT };
+      if (outcome === "failed") return { last_error: error, text: FAILED_TEXT };
+      return { last_error: error };
+    },
+  };
 }

@@ -1,4 +1,4 @@
-/** The customer's email poller (reference: "Email poller"; decisions.md §4). */
+/** The customer's email poller (reference: "Email poller"; docs/decisions/withdrawals.md "The email poller"). */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../identity/entities.js";
 
@@ -32,3 +32,6 @@ export const EmailPoller = defineEntity({
   },
 });
 export type EmailPoller = InferEntity<typeof EmailPoller>;
+
+/** The email poller module's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const POLLER_ENTITIES = [EmailPoller];

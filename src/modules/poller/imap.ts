@@ -1,10 +1,11 @@
 /**
- * One IMAP session of the email poller (decisions.md §4–§5), on imapflow: the host is resolved and
+ * One IMAP session of the email poller (docs/decisions/withdrawals.md "The email poller",
+ * docs/decisions/notifications.md "The SSRF guard"), on imapflow: the host is resolved and
  * checked by the SSRF guard, and the session connects to the very address that was checked (the
  * host name is kept as TLS server name, so certificates are verified against it). TLS from the
  * first byte when `tls` is true (port 993 style); otherwise STARTTLS whenever the server offers it.
  * Connection, greeting and socket timeouts bound every step. imapflow is imported with the first
- * session, so a process that never polls a mailbox does not load it (issue 10).
+ * session, so a process that never polls a mailbox does not load it (docs/operations.md "Start and memory").
  */
 import type { ImapFlow } from "imapflow";
 import { resolvePublicHost } from "../net/targets.js";

@@ -1,12 +1,12 @@
 /**
  * The email poller (reference: "Email poller", "States and transitions › Email poller";
- * decisions.md §4; issue 7): one per customer, reading withdrawal PINs from the customer's own
+ * docs/decisions/withdrawals.md "The email poller"): one per customer, reading withdrawal PINs from the customer's own
  * mailbox over IMAP. Each enabled poller has its own recurring Agenda job (`email-poll`, data
  * `{pollerId}`), so one poller's failure never touches another's, and a poll runs on one worker
  * at a time. A poll reads the unseen messages of INBOX, takes the withdrawal id and PIN of each
  * ({@link extractPin}), hands them to {@link WithdrawalService.applyMailboxPin}, and marks the
  * message seen, whatever it carried; one bad message never stops the rest. mailparser is imported
- * with the first message read (issue 10: it is not needed to start).
+ * with the first message read (docs/operations.md "Start and memory": it is not needed to start).
  */
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
@@ -17,7 +17,7 @@ import type { components } from "../../../generated/types/platform.js";
 import { DomainError, ValidationFailed, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { extractPin, htmlToText } from "../../domain/pins.js";
-import type { JobScheduler } from "../../jobs/scheduler.js";
+import type { JobQueue } from "../../jobs/port.js";
 import { Credential } from "../identity/entities.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { IdentityService } from "../identity/service.js";
@@ -25,6 +25,7 @@ import { TargetRefused, assertPublicHost } from "../net/targets.js";
 import type { WithdrawalService } from "../withdrawals/service.js";
 import { EmailPoller } from "./entities.js";
 import { ImapFailure, verifyLogin, withMailbox, type ImapSettings } from "./imap.js";
+import { countProcessedMessage, recordPollFailure, recordPollSuccess } from "./queries.js";
 
 type Schemas = components["schemas"];
 /** Body of Create Email Poller. */
@@ -69,7 +70,7 @@ export class EmailPollerService {
     private readonly orm: MikroORM,
     private readonly box: SecretBox,
     private readonly identity: IdentityService,
-    private readonly scheduler: JobScheduler,
+    private readonly scheduler: JobQueue,
     private readonly withdrawals: WithdrawalService,
     private readonly settings: PollerSettings,
     private readonly logger: Logger,
@@ -95,7 +96,7 @@ export class EmailPollerService {
    * login are the `user_email` of the customer's oldest active owner credential (any `email` in the
    * body is ignored); the password is sealed at rest.
    * @throws DomainError CUSTOMER_NOT_FOUND (404: customer, or its owner email), POLLER_ALREADY_EXISTS
-   *   (409); ValidationFailed (422, `imap.host` resolving to a private address, decisions.md §5).
+   *   (409); ValidationFailed (422, `imap.host` resolving to a private address, docs/decisions/notifications.md "The SSRF guard").
    */
   async create(em: EntityManager, customerId: string, input: CreatePollerInput): Promise<PollerView> {
     await this.identity.getActiveCustomer(em, customerId);
@@ -226,23 +227,17 @@ export class EmailPollerService {
             await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
             outcome.processed += 1;
             // counted as it goes, so a poll cut short still counts what it read
-            await em.execute(`update email_poller set total_emails_processed = total_emails_processed + 1 where poller_id = ?`, [pollerId]);
+            await countProcessedMessage(em, pollerId);
           }
         } finally {
           lock.release();
         }
       });
-      await em.execute(
-        `update email_poller set last_polled_at = ?, last_successful_poll_at = ?, total_pins_extracted = total_pins_extracted + ? where poller_id = ?`,
-        [startedAt, new Date(), outcome.pinsApplied, pollerId],
-      );
+      await recordPollSuccess(em, pollerId, startedAt, outcome.pinsApplied);
     } catch (error) {
       const message = error instanceof ImapFailure ? error.message : `poll failed: ${(error as Error).message}`.slice(0, 500);
       this.logger.warn({ pollerId, customerId: poller.customerId, reason: message }, "email poll failed");
-      await em.execute(
-        `update email_poller set last_polled_at = ?, last_error_at = ?, last_error = ?, total_pins_extracted = total_pins_extracted + ? where poller_id = ?`,
-        [startedAt, new Date(), message, outcome.pinsApplied, pollerId],
-      );
+      await recordPollFailure(em, pollerId, startedAt, message, outcome.pinsApplied);
     }
     return outcome;
   }

@@ -1,10 +1,7 @@
 /** The end-user entity (reference: "User"); soft-deleted users keep their row with `deletedAt`. */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../identity/entities.js";
-import type { components } from "../../../generated/types/platform.js";
-
-/** The `individual` object of a user (reference: "`individual` object"; schema `UserIndividual`). */
-export type IndividualProfile = components["schemas"]["UserIndividual"];
+import type { IndividualProfile } from "../../domain/users.js";
 
 /** User lifecycle status (reference: "States and transitions › User"). */
 export type UserStatus = "PENDING" | "VERIFIED" | "SUSPENDED";
@@ -57,3 +54,6 @@ export const User = defineEntity({
   },
 });
 export type User = InferEntity<typeof User>;
+
+/** The users module's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const USER_ENTITIES = [User];

@@ -18,7 +18,7 @@ import {
   sanitisationProblem,
   type LifecycleState,
 } from "../../domain/users.js";
-import type { PageRequest } from "../../http/envelope.js";
+import type { PageRequest } from "../../domain/paging.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
@@ -286,7 +286,7 @@ export class UserService {
   }
 
   /**
-   * Issues a user token (decisions.md §2) for a VERIFIED user, lifetime `USER_TOKEN_TTL_S`.
+   * Issues a user token (docs/decisions/credentials-and-tokens.md "The four credentials") for a VERIFIED user, lifetime `USER_TOKEN_TTL_S`.
    * @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (deleted or not VERIFIED), TOKEN_GENERATION_FAILED (500).
    */
   async issueToken(em: EntityManager, customerId: string, credentialId: string, userId: string) {
@@ -331,7 +331,7 @@ export class UserService {
   }
 }
 
-/** 409 `RESOURCE_CONFLICT` on `user_id`: one answer whoever holds the id and however the clash is found (issue 8). */
+/** 409 `RESOURCE_CONFLICT` on `user_id`: one answer whoever holds the id and however the clash is found (docs/decisions/customers-users-and-wallets.md "Users"). */
 function userIdTaken(): DomainError {
   return new DomainError("RESOURCE_CONFLICT", "This user_id already exists.", "user_id");
 }

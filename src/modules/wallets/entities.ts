@@ -93,3 +93,6 @@ export const WalletTransaction = defineEntity({
   },
 });
 export type WalletTransaction = InferEntity<typeof WalletTransaction>;
+
+/** The wallets module's entities, for the ORM's entity list (src/modules/entities.ts). */
+export const WALLET_ENTITIES = [Wallet, WalletAddress, WalletTransaction];

@@ -1,5 +1,5 @@
 /**
- * Custodial wallets (reference: "Wallets"; issue 3): creation with one deposit address per
+ * Custodial wallets (reference: "Wallets"; docs/decisions/customers-users-and-wallets.md "Wallets"): creation with one deposit address per
  * network, listing, balances from the ledger's cache, transaction history, and the deposit path.
  *
  * Visibility: the owner API key sees every wallet of its customer; a user token only its own
@@ -8,27 +8,18 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { components } from "../../../generated/types/platform.js";
 import { DomainError, assertNoProblems, quote } from "../../domain/errors.js";
 import { nameKey, unsafeNameProblems } from "../../domain/text.js";
-import { decimalsOf, format8, money, toNumber, type Money } from "../../domain/money.js";
-import type { PageRequest } from "../../http/envelope.js";
+import { decimalsOf, format8, money, type Money } from "../../domain/money.js";
+import type { PageRequest } from "../../domain/paging.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
-import { currencyBalances, type BalanceCacheRow, type LedgerService } from "../ledger/service.js";
+import { currencyBalances, type LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
-import type { PreparedStatement, Statements } from "../../db/statements.js";
-
-type Schemas = components["schemas"];
-/** Wallet as the API shows it (schema `Wallet`). */
-export type WalletView = Schemas["Wallet"];
-/** Wallet balance as the API shows it (schema `WalletBalance`). */
-export type WalletBalanceView = Schemas["WalletBalance"];
-/** Wallet transaction as the API shows it (schema `WalletTransaction`). */
-export type WalletTransactionView = Schemas["WalletTransaction"];
-/** Body of Create Wallet (schema `CreateWalletRequest`). */
-export type CreateWalletInput = Schemas["CreateWalletRequest"];
+import type { Statements } from "../../db/statements.js";
+import { walletBalanceRows } from "./queries.js";
+import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
 
 /** Who is asking: the customer, and for a user token the user it is limited to. */
 export interface WalletCaller {
@@ -36,24 +27,6 @@ export interface WalletCaller {
   /** Set for user tokens: only this user's wallets are visible. */
   userId?: string;
 }
-
-/** A row of {@link WALLET_BALANCE}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
-interface WalletBalanceRow extends BalanceCacheRow {
-  wallet_id: string;
-  user_id: string;
-}
-
-/**
- * A wallet of a customer (`$1` wallet id, `$2` customer id) with its balance-cache accounts
- * (`ledger_account` rows of buckets `available` and `held`), in currency order.
- */
-const WALLET_BALANCE: PreparedStatement = {
-  name: "wallet_balance",
-  text: `select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
-           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
-          where w.wallet_id = $1::uuid and w.customer_id = $2
-          order by a.currency, a.bucket`,
-};
 
 /** Maximum wallet name length (reference: Limits). */
 export const WALLET_NAME_MAX = 100;
@@ -74,7 +47,7 @@ export interface TransactionFilter {
   sort: "ASC" | "DESC";
 }
 
-/** A confirmed on-chain deposit as a provider reports it (decisions.md §3). */
+/** A confirmed on-chain deposit as a provider reports it (docs/decisions/provider-and-sandbox.md "One provider interface, one built-in provider"). */
 export interface DepositNotification {
   network: string;
   /** The wallet's deposit address that received the funds. */
@@ -85,7 +58,6 @@ export interface DepositNotification {
   /** Transaction hash in the network's format. */
   hash: string;
 }
-
 
 /** Wallets, balances, transactions and deposits. */
 export class WalletService {
@@ -149,7 +121,7 @@ export class WalletService {
         }
         await tx.flush();
         await this.ledger.openWalletAccounts(tx, walletId, networks.map((n) => n.currency));
-        return this.view(tx, wallet);
+        return walletView(tx, wallet);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "wallet_user_name_key_unique") {
@@ -172,7 +144,7 @@ export class WalletService {
     );
     if (total === 0) throw new DomainError("WALLET_NOT_FOUND", `User ${quote(userId)} has no wallets.`);
     const items: WalletView[] = [];
-    for (const wallet of rows) items.push(await this.view(em, wallet));
+    for (const wallet of rows) items.push(await walletView(em, wallet));
     return { items, total };
   }
 
@@ -189,12 +161,12 @@ export class WalletService {
    * Balances of every currency of the wallet, from the balance cache (reference: "Balances are read
    * from an internal balance cache"), as 8-decimal strings: `balance` = `available` + `held`, in
    * currency order. One prepared statement checks the wallet's visibility and reads its balance
-   * rows (issue 10, hot path).
+   * rows (docs/performance.md "What keeps the request path cheap").
    * @throws DomainError WALLET_NOT_FOUND (404) when the caller may not see the wallet.
    */
   async balance(caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
     if (!isUuid(walletId)) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
-    const rows = await this.statements.rows<WalletBalanceRow>(WALLET_BALANCE, [walletId.toLowerCase(), caller.customerId]);
+    const rows = await walletBalanceRows(this.statements, walletId.toLowerCase(), caller.customerId);
     const first = rows[0];
     if (!first || (caller.userId !== undefined && first.user_id !== caller.userId)) {
       throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
@@ -300,7 +272,7 @@ export class WalletService {
   }
 
   /**
-   * Sandbox test helper (decisions.md §3): credits `walletId` as a confirmed on-chain deposit with a
+   * Sandbox test helper (docs/decisions/provider-and-sandbox.md "Test helpers"): credits `walletId` as a confirmed on-chain deposit with a
    * made-up transaction hash, through {@link recordConfirmedDeposit}.
    * @throws DomainError WALLET_NOT_FOUND, ADDRESS_NOT_FOUND (the wallet has no address for this
    *   network and currency), AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT, INVALID_CURRENCY.
@@ -350,27 +322,6 @@ export class WalletService {
     }
     return result;
   }
-
-  private async view(em: EntityManager, wallet: Wallet): Promise<WalletView> {
-    const addresses = await em.find(WalletAddress, { walletId: wallet.walletId }, { orderBy: { createdAt: "asc", addressId: "asc" } });
-    return {
-      wallet_id: wallet.walletId,
-      vault_wallet_id: wallet.vaultWalletId,
-      user_id: wallet.userId,
-      name: wallet.name,
-      description: wallet.description ?? null,
-      wallet_type: wallet.walletType,
-      networks: wallet.networks,
-      is_active: wallet.isActive,
-      addresses: wallet.networks.map((n) => {
-        const a = addresses.find((x) => x.network === n.name && x.currency === n.currency);
-        if (!a) throw new Error(`wallet ${wallet.walletId} lacks its ${n.name} ${n.currency} address`);
-        return { address_id: a.addressId, currency: a.currency, network: a.network, address: a.address };
-      }),
-      created_at: wallet.createdAt.toISOString(),
-      updated_at: wallet.updatedAt.toISOString(),
-    };
-  }
 }
 
 /** @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT (too many decimals for the currency, or too large). */
@@ -380,30 +331,4 @@ export function checkAmount(amount: Money, currency: CatalogueCurrency): void {
     throw new DomainError("INVALID_AMOUNT", `${currency.code} amounts have at most ${currency.precision} decimals.`, "amount");
   }
   if (amount.gte(MAX_AMOUNT)) throw new DomainError("INVALID_AMOUNT", "The amount is too large.", "amount");
-}
-
-/** Renders a wallet transaction; amounts as JSON numbers, as the reference types them. */
-export function transactionView(t: WalletTransaction): WalletTransactionView {
-  return {
-    id: Number(t.id),
-    balance: toNumber(t.balanceAfter),
-    transaction: {
-      order_id: t.orderId,
-      trade_id: t.tradeId,
-      client_id: t.customerId,
-      idempotency_id: t.idempotencyId ?? null,
-      symbol: t.currency.toUpperCase(),
-      created_at: t.createdAt.toISOString(),
-      hash: t.hash,
-      action: t.action,
-      currency: t.currency,
-      memo: t.memo,
-      amount: toNumber(t.amount),
-      net_proceeds: toNumber(t.netProceeds),
-      price: toNumber(t.price),
-      fees: toNumber(t.fees),
-      status: t.status,
-      description: t.description,
-    },
-  };
 }

@@ -1,6 +1,8 @@
 /**
- * The customer's PIN webhook (reference: "Webhook configuration"; decisions.md §5) and its
- * delivery log. Secrets and header values are sealed at rest (AES-256-GCM, {@link SecretBox.seal}).
+ * The customer's PIN webhook (reference: "Webhook configuration"; docs/decisions/notifications.md)
+ * and its delivery log; the attempts of a delivery are the outbox's `delivery_attempt` rows
+ * (channel `webhook`, src/modules/outbox/entities.ts). Secrets and header values are sealed at
+ * rest (AES-256-GCM, {@link SecretBox.seal}).
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../identity/entities.js";
@@ -61,19 +63,3 @@ export const WebhookDelivery = defineEntity({
   },
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
-
-/** One HTTP attempt of a delivery (schema `WebhookDeliveryAttempt`). */
-export const WebhookAttempt = defineEntity({
-  name: "WebhookAttempt",
-  tableName: "webhook_attempt",
-  indexes: [{ name: "webhook_attempt_delivery_index", properties: ["deliveryId", "attemptedAt"] }],
-  properties: {
-    id: p.uuid().primary(),
-    deliveryId: () => p.manyToOne(WebhookDelivery).mapToPk().fieldName("delivery_id").deleteRule("cascade"),
-    attemptedAt: p.datetime(),
-    httpStatus: p.integer().nullable(),
-    durationMs: p.integer(),
-    error: p.text().nullable(),
-  },
-});
-export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;

@@ -2,9 +2,10 @@
  * The customer's PIN webhook (reference: "Customer webhook", "Events › Withdrawal PIN
  * notifications"; docs/security.md "Outgoing notifications and their targets"): its
  * configuration, the outbox of notifications written in the transaction of the event, their
- * signed delivery by an Agenda job with retries, and the delivery log.
+ * signed delivery by the outbox's `webhook` channel (src/modules/webhooks/channel.ts,
+ * docs/outbox.md) on an Agenda job with retries, and the delivery log.
  *
- * Delivery is at least once: a delivery row is claimed in a short transaction (`FOR UPDATE SKIP
+ * Delivery is at least once: a delivery row is claimed in a short statement (`FOR UPDATE SKIP
  * LOCKED`, then a lease on `next_attempt_at`), sent with no database connection held, then
  * recorded. Concurrent rounds on any number of workers never send one delivery at the same time;
  * a worker that dies mid-send leaves the lease to expire, and the next round sends it again with
@@ -16,26 +17,21 @@ import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
-import {
-  MAX_DELIVERY_ATTEMPTS,
-  checkTargetUrl,
-  checkWebhookConfig,
-  checkWebhookHeaders,
-  deliveryLeaseMs,
-  judgeAttempt,
-  newMessageId,
-  newSigningSecret,
-  retryDelayMs,
-  type WebhookHeaderInput,
-} from "../../domain/webhooks.js";
-import type { PageRequest } from "../../http/envelope.js";
-import type { JobScheduler } from "../../jobs/scheduler.js";
+import { judgeAttempt } from "../../domain/outbox.js";
+import { checkWebhookConfig, newMessageId, newSigningSecret, type WebhookHeaderInput } from "../../domain/webhooks.js";
+import type { PageRequest } from "../../domain/paging.js";
+import type { JobQueue, JobSpec } from "../../jobs/port.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { IdentityService } from "../identity/service.js";
 import { checkTarget } from "../net/targets.js";
+import type { DeliveryAttempt } from "../outbox/entities.js";
+import type { NotificationSettings } from "../outbox/http-sender.js";
+import { Outbox } from "../outbox/outbox.js";
+import type { OutboxChannel } from "../outbox/channel.js";
 import type { PinEvent, PinPush } from "../withdrawals/service.js";
-import { Webhook, WebhookAttempt, WebhookDelivery, type WebhookDeliveryStatus } from "./entities.js";
-import { postSigned, type SendResult } from "./sender.js";
+import { webhookChannel, type PinMessage } from "./channel.js";
+import { Webhook, WebhookDelivery, type WebhookDeliveryStatus } from "./entities.js";
+import { openTarget, sendTo, webhookContexts as ctx } from "./target.js";
 
 type Schemas = components["schemas"];
 /** Body of Create and Update Webhook (schema `WebhookRequest`). */
@@ -49,61 +45,45 @@ export type VerificationView = Schemas["WebhookVerification"];
 /** Schema `WithdrawalPinNotification`: the JSON body of a `withdrawal.pin` notification. */
 export type PinNotification = Schemas["WithdrawalPinNotification"];
 
-/** Settings of webhook delivery (src/config.ts). */
-export interface WebhookSettings {
-  /** `WEBHOOK_TIMEOUT_S`: bound of one attempt. */
-  timeoutS: number;
-  /** `WEBHOOK_RETRY_BASE_S`: first retry delay (see {@link retryDelayMs}). */
-  retryBaseS: number;
-  /** `ALLOW_PRIVATE_NETWORK_TARGETS`. */
-  allowPrivate: boolean;
-}
+/** Settings of webhook delivery (src/config.ts): `WEBHOOK_TIMEOUT_S`, `WEBHOOK_RETRY_BASE_S`, `ALLOW_PRIVATE_NETWORK_TARGETS`. */
+export type WebhookSettings = NotificationSettings;
 
 /** Name of the delivery job: a round over the due deliveries of every customer. */
 export const DELIVERY_JOB = "webhook-delivery";
-/** How long the previous secret keeps signing after a rotation (decisions.md §5, issue 7). */
+/** How long the previous secret keeps signing after a rotation (docs/decisions/notifications.md "The PIN webhook"). */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 /** Attempts shown per delivery in the log (the newest). */
 const ATTEMPTS_SHOWN = 50;
 /** The answer's body kept for Verify Webhook's `response_data`, characters. */
 const RESPONSE_DATA_CHARS = 2000;
 
-/** Sealing contexts: a sealed value opens only in its own row and role. */
-const ctx = {
-  headers: (customerId: string) => `webhook-headers:${customerId}`,
-  secret: (customerId: string) => `webhook-secret:${customerId}`,
-  previousSecret: (customerId: string) => `webhook-previous-secret:${customerId}`,
-  payload: (deliveryId: string) => `webhook-payload:${deliveryId}`,
-};
-
-/** A webhook opened for sending: URL, headers and the secrets that sign now. */
-interface Target {
-  url: URL;
-  headers: Record<string, string>;
-  secrets: string[];
-}
-
 /** Webhook configuration, outbox and delivery. */
 export class WebhookService implements PinPush {
+  private readonly outbox: Outbox;
+  /** The outbox channel `webhook` (src/modules/webhooks/channel.ts). */
+  readonly channel: OutboxChannel<PinMessage>;
+
   constructor(
-    private readonly orm: MikroORM,
+    orm: MikroORM,
     private readonly box: SecretBox,
     private readonly identity: IdentityService,
-    private readonly scheduler: JobScheduler,
+    private readonly queue: JobQueue,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
-  ) {}
-
-  /** Defines the delivery job (every process). */
-  defineJobs(): void {
-    this.scheduler.define(DELIVERY_JOB, async () => {
-      await this.deliverDue();
-    });
+  ) {
+    this.outbox = new Outbox(orm, logger);
+    this.channel = webhookChannel({ box, identity, settings, logger });
   }
 
-  /** The recurring delivery round (retries, and whatever a crash left behind), every `intervalS`. */
-  async scheduleRecurring(intervalS: number): Promise<void> {
-    await this.scheduler.every(DELIVERY_JOB, intervalS);
+  /**
+   * The delivery job `webhook-delivery` (src/jobs/registry.ts): a round over the due deliveries,
+   * after every new PIN notification ({@link kick}) and every `intervalS` (`OUTBOX_INTERVAL_S`:
+   * retries, and whatever a crash left behind).
+   */
+  jobs(intervalS: number): JobSpec[] {
+    return [{ name: DELIVERY_JOB, run: async () => {
+      await this.deliverDue();
+    }, everyS: intervalS }];
   }
 
   // --- configuration ---------------------------------------------------------------------------
@@ -208,9 +188,9 @@ export class WebhookService implements PinPush {
       timestamp: new Date().toISOString(),
       data: { customer_id: customerId, message: "Test notification from the custody platform." },
     };
-    const target = this.target(webhook);
+    const target = openTarget(this.box, this.logger, webhook);
     if ("problem" in target) return { message: `Test notification not sent: ${target.problem}.`, payload };
-    const result = await this.send(target, newMessageId(), JSON.stringify(payload));
+    const result = await sendTo(target, this.settings, newMessageId(), JSON.stringify(payload));
     if (result.unsendable) return { message: `Test notification not sent: ${result.error ?? "the request cannot be built"}.`, payload };
     if (judgeAttempt(result.status) === "succeeded") {
       return { message: `Test notification delivered: the webhook answered HTTP ${result.status}.`, payload };
@@ -223,7 +203,7 @@ export class WebhookService implements PinPush {
 
   /**
    * Writes a `withdrawal.pin` notification to the outbox in `tx` when the customer has an enabled
-   * webhook (decisions.md §4: every new code is pushed too); nothing otherwise.
+   * webhook (docs/decisions/withdrawals.md "How a code reaches the user": every new code is pushed too); nothing otherwise.
    * @returns whether it wrote one.
    */
   async enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean> {
@@ -258,22 +238,17 @@ export class WebhookService implements PinPush {
 
   /** Starts a delivery round on a worker, after commit (the recurring round catches up if this is lost). */
   kick(): void {
-    this.scheduler.kick(DELIVERY_JOB);
+    this.queue.kick(DELIVERY_JOB);
   }
 
   /**
-   * A delivery round: sends due `pending` deliveries, oldest first, each claimed so that no other
-   * round sends it at the same time (see the module docs), until none is due or `limit` is reached.
-   * @returns how many were attempted.
+   * A delivery round: sends due `pending` deliveries, oldest due first, one at a time, each claimed
+   * so that no other round sends it at the same time (see the module docs), until none is due or
+   * `limit` is reached.
+   * @returns how many were claimed (attempted, or found without an enabled webhook).
    */
   async deliverDue(limit = 100): Promise<number> {
-    let attempted = 0;
-    for (; attempted < limit; attempted++) {
-      const claimed = await this.claimDue();
-      if (!claimed) break;
-      await this.attempt(claimed.id, claimed.customerId);
-    }
-    return attempted;
+    return (await this.outbox.round(this.channel, { limit })).claimed;
   }
 
   // --- delivery log ------------------------------------------------------------------------------
@@ -283,8 +258,8 @@ export class WebhookService implements PinPush {
     await this.identity.getActiveCustomer(em, customerId);
     const where = { customerId, ...(status !== undefined && { status }) };
     const [rows, total] = await em.findAndCount(WebhookDelivery, where, { orderBy: { createdAt: "desc", id: "desc" }, limit: page.limit, offset: page.skip });
-    const attempts = rows.length === 0 ? [] : await em.find(WebhookAttempt, { deliveryId: { $in: rows.map((r) => r.id) } }, { orderBy: { attemptedAt: "asc", id: "asc" } });
-    return { items: rows.map((r) => this.deliveryView(r, attempts.filter((a) => a.deliveryId === r.id))), total };
+    const attempts = await this.outbox.attemptsOf(em, "webhook", rows.map((r) => r.id));
+    return { items: rows.map((r) => this.deliveryView(r, attempts.filter((a) => a.messageId === r.id))), total };
   }
 
   /**
@@ -300,11 +275,10 @@ export class WebhookService implements PinPush {
     }
     const delivery = isUuid(deliveryId) ? await em.findOne(WebhookDelivery, { id: deliveryId.toLowerCase(), customerId }) : null;
     if (!delivery) throw new DomainError("NOT_FOUND", `Delivery ${quote(deliveryId)} not found.`);
-    await this.attempt(delivery.id, customerId, true);
+    await this.outbox.deliver(this.channel, { id: delivery.id, attempts: delivery.attemptCount, row: { customer_id: customerId } }, true);
     const fresh = em.fork();
     const row = await fresh.findOneOrFail(WebhookDelivery, { id: delivery.id });
-    const attempts = await fresh.find(WebhookAttempt, { deliveryId: row.id }, { orderBy: { attemptedAt: "asc", id: "asc" } });
-    return this.deliveryView(row, attempts);
+    return this.deliveryView(row, await this.outbox.attemptsOf(fresh, "webhook", [row.id]));
   }
 
   // --- internals -----------------------------------------------------------------------------------
@@ -321,130 +295,7 @@ export class WebhookService implements PinPush {
     return webhook;
   }
 
-  /**
-   * A webhook ready to send: its URL and headers checked again by the registration rules (a
-   * configuration stored before them may break them), its sealed parts opened. Never throws.
-   * @returns the target, or `problem` (why nothing can be sent, naming the URL rule, the header or
-   *   the sealed value) and whether it is `permanent` (a stored configuration that breaks the
-   *   rules: retrying cannot help) or not (a sealed value that does not open with the current
-   *   `SECRETS_KEY`, which a corrected key can fix).
-   */
-  private target(webhook: Webhook): Target | { problem: string; permanent: boolean } {
-    const customerId = webhook.customerId;
-    let headers: WebhookHeaderInput[];
-    const secrets: string[] = [];
-    try {
-      headers = JSON.parse(this.box.open(webhook.headersSealed, ctx.headers(customerId))) as WebhookHeaderInput[];
-    } catch (error) {
-      this.logger.error({ err: error, customerId }, "webhook headers do not open");
-      return { problem: "the webhook's sealed headers cannot be opened with the current SECRETS_KEY", permanent: false };
-    }
-    try {
-      secrets.push(this.box.open(webhook.secretSealed, ctx.secret(customerId)));
-      if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt.getTime() > Date.now()) {
-        secrets.push(this.box.open(webhook.previousSecretSealed, ctx.previousSecret(customerId)));
-      }
-    } catch (error) {
-      this.logger.error({ err: error, customerId }, "webhook signing secret does not open");
-      return { problem: "the webhook's sealed signing secret cannot be opened with the current SECRETS_KEY", permanent: false };
-    }
-    let url: URL;
-    try {
-      url = checkTargetUrl(webhook.url);
-      checkWebhookHeaders(headers);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return { problem: `the stored configuration cannot be sent (${error.message.replace(/\.$/, "")}); update the webhook`, permanent: true };
-    }
-    return { url, headers: Object.fromEntries(headers.map((h) => [h.key, h.value])), secrets };
-  }
-
-  /** One signed POST (Standard Webhooks headers after the configured ones, so they cannot be overridden). */
-  private send(target: Target, messageId: string, body: string): Promise<SendResult> {
-    return postSigned(target.url, target.headers, target.secrets, messageId, body, this.settings.timeoutS * 1000, this.settings.allowPrivate);
-  }
-
-  /** How long a claim keeps other rounds off a delivery ({@link deliveryLeaseMs}). */
-  private get leaseMs(): number {
-    return deliveryLeaseMs(this.settings.timeoutS * 1000);
-  }
-
-  /** Claims the oldest due pending delivery (lease on `next_attempt_at`), in its own short transaction. */
-  private async claimDue(): Promise<{ id: string; customerId: string } | undefined> {
-    const rows = await this.orm.em.fork().execute<{ id: string; customer_id: string }[]>(
-      `update webhook_delivery set next_attempt_at = now() + (? * interval '1 millisecond'), updated_at = now()
-        where id = (select id from webhook_delivery where status = 'pending' and next_attempt_at <= now()
-                     order by next_attempt_at, created_at limit 1 for update skip locked)
-        returning id, customer_id`,
-      [this.leaseMs],
-    );
-    const row = rows[0];
-    return row ? { id: row.id, customerId: row.customer_id } : undefined;
-  }
-
-  /**
-   * One attempt of a delivery: sends it (no connection held), records the attempt and the
-   * delivery's new state in one transaction: 2xx `succeeded`; 410 disables the webhook and its
-   * pending deliveries; otherwise the next attempt after {@link retryDelayMs}, or `failed` after
-   * {@link MAX_DELIVERY_ATTEMPTS}. A deleted or disabled webhook, or a deleted customer, makes the
-   * delivery `disabled`.
-   * `manual` (Retry Webhook Delivery) leaves a non-2xx delivery's status and schedule as they were.
-   */
-  private async attempt(deliveryId: string, customerId: string, manual = false): Promise<void> {
-    const em = this.orm.em.fork();
-    const delivery = await em.findOneOrFail(WebhookDelivery, { id: deliveryId });
-    const customerActive = await this.identity.getActiveCustomer(em, customerId).then(() => true, () => false);
-    const webhook = customerActive ? await em.findOne(Webhook, { customerId }) : null;
-    if (!webhook || webhook.disabledAt) {
-      if (!manual) await em.nativeUpdate(WebhookDelivery, { id: deliveryId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
-      return;
-    }
-    const attemptedAt = new Date();
-    const result = await this.sendDelivery(webhook, delivery);
-    // A request that cannot be built from the stored configuration gives up at once: retrying cannot help.
-    const verdict = result.unsendable ? "unsendable" : judgeAttempt(result.status);
-    const attempts = delivery.attemptCount + 1;
-    const error = verdict === "succeeded" ? null : result.status !== null ? `HTTP ${result.status}` : result.error;
-    await em.transactional(async (tx) => {
-      tx.create(WebhookAttempt, { id: randomUUID(), deliveryId, attemptedAt, httpStatus: result.status, durationMs: result.durationMs, error });
-      if (verdict === "succeeded") {
-        await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { status: "succeeded", attemptCount: attempts, nextAttemptAt: null });
-      } else if (verdict === "disable") {
-        await tx.nativeUpdate(Webhook, { customerId }, { disabledAt: new Date(), disabledReason: "the receiver answered HTTP 410 Gone" });
-        await tx.nativeUpdate(WebhookDelivery, { customerId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
-        await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { attemptCount: attempts, ...(delivery.status === "pending" && { status: "disabled", nextAttemptAt: null }) });
-      } else if (manual) {
-        await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { attemptCount: attempts });
-      } else if (verdict === "unsendable" || attempts >= MAX_DELIVERY_ATTEMPTS) {
-        await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { status: "failed", attemptCount: attempts, nextAttemptAt: null });
-      } else {
-        const wait = retryDelayMs(attempts, this.settings.retryBaseS * 1000, Math.random());
-        await tx.nativeUpdate(WebhookDelivery, { id: deliveryId }, { attemptCount: attempts, nextAttemptAt: new Date(Date.now() + wait) });
-      }
-    });
-    if (verdict !== "succeeded") this.logger.warn({ deliveryId, customerId, attempts, status: result.status, error }, "webhook delivery attempt failed");
-  }
-
-  /**
-   * Sends one delivery to `webhook`. Never throws: a configuration that cannot be sent is an
-   * `unsendable` result whose `error` names the rule and the header (docs/security.md "Outgoing
-   * notifications and their targets"); a sealed value that does not open is a failed attempt
-   * naming it, retried on the schedule (a corrected `SECRETS_KEY` lets it go).
-   */
-  private async sendDelivery(webhook: Webhook, delivery: WebhookDelivery): Promise<SendResult> {
-    const target = this.target(webhook);
-    if ("problem" in target) return { status: null, body: "", error: target.problem, durationMs: 0, unsendable: target.permanent };
-    let body: string;
-    try {
-      body = this.box.open(delivery.payloadSealed, ctx.payload(delivery.id));
-    } catch (error) {
-      this.logger.error({ err: error, deliveryId: delivery.id }, "webhook delivery payload does not open");
-      return { status: null, body: "", error: "the notification's sealed payload cannot be opened with the current SECRETS_KEY", durationMs: 0 };
-    }
-    return this.send(target, delivery.webhookMessageId, body);
-  }
-
-  private deliveryView(d: WebhookDelivery, attempts: WebhookAttempt[]): DeliveryView {
+  private deliveryView(d: WebhookDelivery, attempts: DeliveryAttempt[]): DeliveryView {
     return {
       delivery_id: d.id,
       webhook_id: d.webhookMessageId,

@@ -1,4 +1,4 @@
-/** Two-step crypto withdrawals (reference: "Withdrawal"; decisions.md §4). */
+/** Two-step crypto withdrawals (reference: "Withdrawal"; docs/decisions/withdrawals.md). */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import type { WithdrawalStatus } from "../../domain/withdrawals.js";
 import { Customer } from "../identity/entities.js";
@@ -8,14 +8,14 @@ import { Wallet } from "../wallets/entities.js";
 /**
  * A withdrawal of a user's account. Its amount is held in the ledger from initiation until confirm
  * (debited) or cancel (released). The current confirmation code is stored only as a keyed hash
- * (`codeHash`, null once used or voided); its attempt counters and resends bound guessing. `idempotencyKey` is unique per customer and kept as long
- * as the withdrawal; `requestFingerprint` (SHA-256 of the canonical request) tells a repeat from a
- * reuse of the key with another body.
+ * (`codeHash`, null once used or voided); its attempt counters and resends bound guessing.
+ * `idempotencyKey` is the key it was initiated with (answered as `withdraw.idempotency_key`); the
+ * key's uniqueness per customer and the request's fingerprint live in `idempotency_key`, scope
+ * `withdrawal` (src/modules/idempotency/service.ts; docs/idempotency.md).
  */
 export const Withdrawal = defineEntity({
   name: "Withdrawal",
   tableName: "withdrawal",
-  uniques: [{ name: "withdrawal_customer_idempotency_key_unique", properties: ["customerId", "idempotencyKey"] }],
   indexes: [
     { name: "withdrawal_user_created_index", properties: ["userId", "createdAt"] },
     { name: "withdrawal_user_currency_created_index", properties: ["userId", "currency", "createdAt"] },
@@ -44,7 +44,6 @@ export const Withdrawal = defineEntity({
     /** Why a CANCELLED withdrawal was cancelled: `user` (Cancel Withdrawal) or `too_many_attempts`. */
     cancelReason: p.string().length(32).nullable(),
     idempotencyKey: p.string(),
-    requestFingerprint: p.string(),
     txHash: p.string().nullable(),
     completedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),

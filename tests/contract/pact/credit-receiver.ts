@@ -1,6 +1,6 @@
 /**
  * A small credit notification receiver, the consumer of the credit notification message pact
- * (credit-notifications.pact.test.ts): what a tenant's `creditNotificationsURL` handler does with a
+ * (credit-notifications.test.ts): what a tenant's `creditNotificationsURL` handler does with a
  * `CreditNotification` body (spec/credit/notifications.tsp). It depends on nothing of the service:
  * it reads the body as a tenant would, from the published contract only.
  *

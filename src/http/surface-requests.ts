@@ -1,0 +1,328 @@
+/**
+ * The request side of a surface (src/http/surface.ts): each request is admitted before its body is
+ * read (docs/security.md, "Before authentication"), its body read within the limits, and every
+ * answer — an operation's, not-found, method-not-allowed, unauthorized, a validation failure —
+ * sent in the surface's envelope.
+ */
+import type { Request, Response } from "express";
+import type { Context, OpenAPIBackend, Operation } from "openapi-backend";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { DomainError, quote, type FieldProblem } from "../domain/errors.js";
+import type { AuthOutcome } from "../modules/identity/auth.js";
+import { problemsFromAjv } from "./ajv.js";
+import { creditMeta, errorBody, platformMeta } from "./envelope.js";
+import { renderError, renderValidation, type RenderedError } from "./errors.js";
+import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
+import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
+import { markOperation } from "./observe.js";
+import type { Access, SurfaceOptions } from "./surface.js";
+import type { Call, Reply } from "./types.js";
+
+/** Per-request state passed through openapi-backend to the handlers. */
+export interface RequestState {
+  req: Request;
+  res: Response;
+  traceId: string;
+  /** The request's own EntityManager, forked on first use. */
+  readonly em: ReturnType<MikroORM["em"]["fork"]>;
+  auth?: Promise<AuthOutcome>;
+  /** Declared integer fields of the body written with a fraction or exponent (422 once permission is checked). */
+  integerProblems?: FieldProblem[];
+  /** The body was read (or the request declared none). */
+  bodyRead?: boolean;
+}
+
+/** A handler of openapi-backend as the surfaces register them. */
+type StateHandler = (c: Context, state: RequestState) => Promise<void>;
+
+/** Answers the requests of one initialised surface; see the module comment. */
+export class SurfaceRequests<Ops> {
+  private readonly codeOperations: Set<string>;
+  private readonly numericFields: Map<string, NumericFields>;
+
+  constructor(
+    private readonly options: SurfaceOptions<Ops>,
+    private readonly api: OpenAPIBackend,
+  ) {
+    this.codeOperations = new Set<string>(options.codeOperations ?? []);
+    this.numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
+  }
+
+  /** The handler of every operation of `operationIds`: its registered handler, else 501 `NOT_IMPLEMENTED`. */
+  operationHandlers(operationIds: Iterable<string>): Record<string, StateHandler> {
+    const handlers: Record<string, StateHandler> = {};
+    for (const id of operationIds) {
+      const handler = (this.options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
+      handlers[id] = async (c, state) => {
+        try {
+          const call = await this.authorize(id, c, state);
+          if (state.integerProblems && state.integerProblems.length > 0) {
+            await this.sendError(state, renderValidation(this.options.surface, state.integerProblems));
+            return;
+          }
+          if (!handler) {
+            await this.sendError(state, renderError(this.options.surface, new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`)));
+            return;
+          }
+          this.respond(state, await handler(call));
+        } catch (error) {
+          await this.sendError(state, renderError(this.options.surface, error));
+        }
+      };
+    }
+    return handlers;
+  }
+
+  /** openapi-backend's special handlers: not found (404), method not allowed (405), unauthorized (401), validation failed (422). */
+  specialHandlers(): Record<"notFound" | "methodNotAllowed" | "unauthorizedHandler" | "validationFail", StateHandler> {
+    const { surface } = this.options;
+    return {
+      notFound: async (_c, state) => {
+        await this.sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
+      },
+      methodNotAllowed: async (_c, state) => {
+        const allowed = this.api.router
+          .getOperations()
+          .filter((o) => this.api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
+          .map((o) => o.method.toUpperCase());
+        const get = allowed.indexOf("GET");
+        if (get >= 0) allowed.splice(get + 1, 0, "HEAD");
+        if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
+        await this.sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
+      },
+      unauthorizedHandler: async (c, state) => {
+        markOperation(state.res, c.operation.operationId ?? "", c.operation.path);
+        const outcome = await this.authenticate(state);
+        const reason = outcome.ok ? "This credential is not accepted here." : outcome.reason;
+        await this.sendError(state, { status: 401, errors: [{ code: "UNAUTHORIZED", message: reason }] });
+      },
+      validationFail: async (c, state) => {
+        try {
+          await this.authorize(c.operation.operationId ?? "", c, state);
+        } catch (error) {
+          await this.sendError(state, renderError(surface, error));
+          return;
+        }
+        const integer = state.integerProblems ?? [];
+        const named = new Set(integer.map((p) => p.field));
+        const problems = [...integer, ...problemsFromAjv(c.validation.errors ?? []).filter((p) => !named.has(p.field))];
+        await this.sendError(state, renderValidation(surface, problems));
+      },
+    };
+  }
+
+  /** The security handler of every scheme of the document: whether the request's credential authenticates. */
+  securityHandler(): (c: Context, state: RequestState) => Promise<boolean> {
+    return async (_c, state) => (await this.authenticate(state)).ok;
+  }
+
+  /**
+   * Answers one request: the address's rate limit (429), the body's declared size and type (413,
+   * 415), then, for a request matching an operation, the caller's admission before the body is read,
+   * the body itself, and openapi-backend's routing, validation and handler.
+   */
+  async handle(req: Request, res: Response, traceId: string): Promise<void> {
+    const { limits, bodyLimitBytes, bodyBudget, orm } = this.options;
+    // The request's EntityManager is forked on first use: reads served by prepared statements
+    // (authentication, balances, lists) never need one (docs/performance.md "What keeps the request path cheap").
+    let em: RequestState["em"] | undefined;
+    const state: RequestState = {
+      req,
+      res,
+      traceId,
+      get em() {
+        return (em ??= orm.em.fork());
+      },
+    };
+    if (limits) {
+      try {
+        await limits.admit(clientAddress(req), res);
+      } catch (error) {
+        await this.sendError(state, renderError(this.options.surface, error));
+        return;
+      }
+    }
+    const refused = bodyHeaderRefusal(req, bodyLimitBytes);
+    if (refused) {
+      await this.sendError(state, this.refusal(refused));
+      return;
+    }
+    // HEAD is answered as GET; Node sends the headers without the body.
+    const request = {
+      method: req.method === "HEAD" ? "get" : req.method,
+      path: req.path,
+      query: req.query as Record<string, string>,
+      headers: req.headers as Record<string, string>,
+      body: undefined as unknown,
+    };
+    // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body.
+    const operation = this.api.router.matchOperation(request);
+    if (operation) {
+      if (!(await this.admitCaller(operation, state))) return;
+      if (hasBody(req)) {
+        state.bodyRead = true;
+        const read = await readJsonBody(req, res, bodyLimitBytes, this.numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, bodyBudget);
+        if ("status" in read) {
+          await this.sendError(state, this.refusal(read));
+          return;
+        }
+        request.body = read.body;
+        state.integerProblems = read.integerProblems;
+      }
+    }
+    await this.api.handleRequest(request, state);
+  }
+
+  /** Sends an error; a 401 first counts in the client address's `auth-failures` bucket. */
+  private async sendError(state: RequestState, rendered: RenderedError): Promise<void> {
+    const { limits, logger, surface } = this.options;
+    if (rendered.status === 401 && limits) await limits.recordAuthFailure(clientAddress(state.req), state.res);
+    if (rendered.unexpected !== undefined) {
+      logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
+    }
+    if (rendered.unavailable !== undefined) {
+      logger.warn({ err: rendered.unavailable, traceId: state.traceId }, "database unavailable: answered 503");
+    }
+    if (rendered.headers) state.res.set(rendered.headers);
+    // A large body left unread (the request stopped before it): close the connection instead of
+    // letting Node read and discard the rest to keep it alive (docs/security.md, "Before authentication").
+    if (!state.bodyRead && unreadBodyIsLarge(state.req)) state.res.setHeader("Connection", "close");
+    state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
+  }
+
+  /** A body refusal as the surface's error (its code on the platform, the status's code on the credit core). */
+  private refusal(r: BodyRefusal): RenderedError {
+    return renderError(this.options.surface, new DomainError(r.code, r.message, undefined, r.retryAfterS));
+  }
+
+  /** The request's authentication, computed once. */
+  private authenticate(state: RequestState): Promise<AuthOutcome> {
+    state.auth ??= this.options.authenticator.authenticate(state.req.headers);
+    return state.auth;
+  }
+
+  /** Sends a handler's reply in the surface's success envelope (`meta.pagination` for a platform list); 204 without a body. */
+  private respond(state: RequestState, reply: Reply<unknown>): void {
+    const { res } = state;
+    if (reply.status === 204) {
+      res.status(204).end();
+      return;
+    }
+    const body =
+      "pagination" in reply && reply.pagination
+        ? { success: true, data: reply.data, meta: { ...platformMeta(state.traceId), pagination: reply.pagination } }
+        : { success: true, data: reply.data, meta: this.options.surface === "platform" ? platformMeta(state.traceId) : creditMeta(state.traceId) };
+    res.status(reply.status).json(body);
+  }
+
+  /**
+   * The call of operation `id`, once {@link admitCaller} has admitted its caller (before the body
+   * was read): the path must be in the principal's scope, and a code operation counts in the
+   * `codes` bucket. Runs before request validation results are answered, so a caller without
+   * permission gets 403, never details of the request's validation.
+   * @throws DomainError FORBIDDEN (403), RATE_LIMIT_EXCEEDED (429).
+   */
+  private async authorize(id: string, c: Context, state: RequestState): Promise<Call<unknown>> {
+    const outcome = await this.authenticate(state);
+    const principal = outcome.ok ? outcome.principal : null;
+    const call: Call<unknown> = {
+      operationId: id,
+      params: { ...(c.request.params as Record<string, string>) } as never,
+      query: { ...(c.request.query as object), ...((c.validation.coerced as { query?: object } | undefined)?.query ?? {}) } as never,
+      body: c.request.requestBody as never,
+      headers: state.req.headers,
+      principal,
+      get em() {
+        return state.em;
+      },
+      traceId: state.traceId,
+    };
+    this.options.scope?.(id, call.params as Record<string, string>, call);
+    if (principal && this.options.limits) {
+      const userId = (call.params as Record<string, string>).user_id;
+      if (userId !== undefined && this.codeOperations.has(id)) await this.options.limits.chargeCodes(userId, state.res);
+    }
+    return call;
+  }
+
+  /**
+   * The checks that need no body, run before it is read (docs/security.md, "Before
+   * authentication"): authentication (401; an operation open to anyone, Create Session, still
+   * refuses a credential that was sent and failed instead of ignoring it), the principal's kind
+   * (403) and the credential's rate limit (429). Answers and returns false when the request stops
+   * here.
+   */
+  private async admitCaller(operation: Operation, state: RequestState): Promise<boolean> {
+    const id = operation.operationId ?? "";
+    markOperation(state.res, id, operation.path);
+    const access = (this.options.access as Record<string, Access>)[id] as Access;
+    const outcome = await this.authenticate(state);
+    try {
+      if (!outcome.ok && (access !== "anyone" || !outcome.missing)) throw new DomainError("UNAUTHORIZED", outcome.reason);
+      const principal = outcome.ok ? outcome.principal : null;
+      if (access !== "anyone" && principal && !access.includes(principal.kind)) {
+        throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
+      }
+      if (principal && this.options.limits) await this.options.limits.chargeCredential(principal, state.res);
+    } catch (error) {
+      await this.sendError(state, renderError(this.options.surface, error));
+      return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * Largest body a request stopped before its body (401, 403, 404, 405, 413, 415, 429) may leave
+ * unread on a kept-alive connection: Node drains it to read the next request. Above it, or for a
+ * chunked body of unknown length, the answer closes the connection instead, so an anonymous sender
+ * of 1 MiB bodies costs no more than its headers.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+/** Whether the request's body, if left unread, is over {@link DRAIN_LIMIT_BYTES} or of unknown length. */
+function unreadBodyIsLarge(req: Request): boolean {
+  if (req.readableEnded) return false;
+  const length = req.headers["content-length"];
+  if (length !== undefined) return Number(length) > DRAIN_LIMIT_BYTES;
+  return req.headers["transfer-encoding"] !== undefined;
+}
+
+/** No declared numeric field. */
+const NO_NUMBERS: NumericFields = new Map();
+
+/** JSON Schema of an (already dereferenced) document, as far as {@link numericFieldsOf} reads it. */
+interface SchemaNode {
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+}
+
+/**
+ * The numeric fields of an operation's JSON request body, by path (keys joined with
+ * {@link PATH_SEPARATOR}), read from its (dereferenced) schema: `integer` and `number` properties of
+ * the body object and of the objects it nests (arrays are not followed: no numeric field of either
+ * document lies in one).
+ */
+export function numericFieldsOf(operation: Operation): NumericFields {
+  const fields = new Map<string, NumericKind>();
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
+  const walk = (node: SchemaNode | undefined, path: string[], depth: number): void => {
+    if (!node || depth > 8) return;
+    for (const part of [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walk(part, path, depth + 1);
+    if ((node.type === "integer" || node.type === "number") && path.length > 0) {
+      const key = path.join(PATH_SEPARATOR);
+      if (fields.get(key) !== "integer") fields.set(key, node.type);
+    }
+    for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, [...path, name], depth + 1);
+  };
+  walk(schema, [], 0);
+  return fields;
+}
+
+/** The client's address for the rate limits: `req.ip` (it follows express's `trust proxy`, `TRUST_PROXY`). */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+}

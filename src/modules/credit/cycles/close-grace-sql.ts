@@ -1,0 +1,109 @@
+/**
+ * SQL of two steps of the cycle batches (./service.ts `runDueSteps`): the daily close and the grace
+ * ends of one instant over every due wallet of a scope, one statement each, with the formulas and
+ * the order of the pure engine (src/domain/credit/index.ts lists the SQL of each step). Each step is
+ * guarded by the state it changes (close: `as_of` < T; grace end: `interest_applied_at is null`), so a
+ * rerun books nothing twice.
+ */
+import { EVENT_RETURNING, detailsSql, finalSelect, rheDivSql, scopeSql, ts } from "./sql.js";
+import type { CycleScope } from "./types.js";
+
+/**
+ * The daily close at `t` (00:00 UTC) of every wallet of the scope not dissolved whose clock is before
+ * `t` (docs/decisions/credit.md "The cycle": adds the principal at the end of the day just ended, plus the outstanding
+ * interest on compound products; interest.ts `dailyBalanceBasis`). One UPDATE.
+ */
+export function closeSql(scope: CycleScope, t: Date): { sql: string; params: string[] } {
+  const s = scopeSql(scope);
+  return {
+    sql: `update credit_wallet w set
+        sum_of_daily_balance = w.sum_of_daily_balance + w.principal_outstanding + case when p.compound then w.interest_outstanding else 0 end,
+        last_close_at = ${ts(t)}, as_of = ${ts(t)}, updated_at = now()
+      from credit_product p
+      where p.id = w.product_id and w.status <> 'dissolved' and w.as_of < ${ts(t)} and ${s.sql}`,
+    params: s.params,
+  };
+}
+
+/**
+ * The grace ends at `t` of every statement of the scope whose `payment_due_date` = `t` and whose
+ * interest is not applied yet (simulate.ts `runGraceEnd`, oldest cut first): `Interes Nominal Aplicado`
+ * (into principal when the statement was compound, else into interest; AA lowered by what it can
+ * take); when `paid_in_cycle` < `minimum_payment`: the statement `defaulted`, the wallet `in_default`
+ * (from active or blocked, remembered in `status_before_default`), penal interest = round_half_even(
+ * interestRateMoroso/100/divisor × interest_basis) + fixedInterestMoroso (the wallet's specs in force)
+ * into interest: `Interes Moroso Calculado`, `Interes Moroso Aplicado`, `Interes moroso ejecutado`.
+ * One statement: statements UPDATE, wallets UPDATE, events INSERT.
+ */
+export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: string; params: string[] } {
+  const s = scopeSql(scope);
+  const defaulted = `s.paid_in_cycle < s.minimum_payment`;
+  const p = `(e.p0 + sum(e.dp) over win)`;
+  const i = `(e.i0 + sum(e.di) over win)`;
+  return {
+    sql: `with due as (
+        update credit_statement s set
+          interest_applied = s.interest_generated,
+          interest_applied_at = ${ts(t)},
+          status = case when ${defaulted} then 'defaulted' else s.status end,
+          penal_interest = case when ${defaulted} then ${rheDivSql(`w.interest_rate_moroso * s.interest_basis`, `100 * s.daily_rate_divisor`)} + w.fixed_interest_moroso else 0 end,
+          interest_rate_moroso = case when ${defaulted} then w.interest_rate_moroso else null end,
+          fixed_interest_moroso = case when ${defaulted} then w.fixed_interest_moroso else null end
+        from credit_wallet w
+        where w.wallet_id = s.wallet_id and s.payment_due_date = ${ts(t)} and s.interest_applied_at is null
+          and w.status <> 'dissolved' and ${s.sql}
+        returning s.wallet_id, s.ordinal, s.interest_generated as nominal, s.compound, s.status = 'defaulted' as defaulted, s.penal_interest as penal
+      ),
+      steps as (
+        select d.wallet_id, d.ordinal, k.n, k.type, k.amount, k.direction, k.affects, k.dp, k.di, k.booked, d.defaulted
+        from due d cross join lateral (values
+          (1, 'Interes Nominal Aplicado', d.nominal, 'debit', true, case when d.compound then d.nominal else 0 end, case when d.compound then 0 else d.nominal end, d.nominal),
+          (2, 'Interes Moroso Calculado', d.penal, 'debit', false, 0, 0, 0),
+          (3, 'Interes Moroso Aplicado', d.penal, 'debit', true, 0, d.penal, d.penal),
+          (4, 'Interes moroso ejecutado', d.penal, 'debit', false, 0, 0, 0)
+        ) as k(n, type, amount, direction, affects, dp, di, booked)
+        where k.n = 1 or d.defaulted
+      ),
+      agg as (
+        select wallet_id, sum(dp) as dp, sum(di) as di, sum(booked) as booked, count(*) as n, bool_or(defaulted) as defaulted
+        from steps group by wallet_id
+      ),
+      wal as (
+        update credit_wallet w set
+          principal_outstanding = w.principal_outstanding + a.dp,
+          interest_outstanding = w.interest_outstanding + a.di,
+          available_amount = greatest(0, w.available_amount - a.booked),
+          status = case when a.defaulted and w.status in ('active', 'blocked') then 'in_default' else w.status end,
+          status_before_default = case when a.defaulted and w.status in ('active', 'blocked') then w.status else w.status_before_default end,
+          sequence = w.sequence + a.n,
+          as_of = greatest(w.as_of, ${ts(t)}),
+          updated_at = now()
+        from agg a
+        where a.wallet_id = w.wallet_id
+        returning w.wallet_id, w.customer_id, old.principal_outstanding as p0, old.interest_outstanding as i0, old.available_amount as aa0,
+          old.credit_limit as lim, old.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso, w.fixed_interest_nominal,
+          w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
+      ),
+      ev as (
+        select st.*, wal.customer_id, wal.p0, wal.i0, wal.aa0, wal.lim, wal.seq0, wal.interest_rate_nominal, wal.interest_rate_moroso,
+          wal.fixed_interest_nominal, wal.fixed_interest_moroso, wal.minimum_payment_rate, wal.fixed_minimum_payment
+        from steps st join wal on wal.wallet_id = st.wallet_id
+      ),
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + row_number() over win, e.type, e.amount, e.direction, e.affects,
+        ${detailsSql(p, i, "e.lim", {
+          rateNominal: "e.interest_rate_nominal",
+          rateMoroso: "e.interest_rate_moroso",
+          fixedNominal: "e.fixed_interest_nominal",
+          fixedMoroso: "e.fixed_interest_moroso",
+          minRate: "e.minimum_payment_rate",
+          fixedMin: "e.fixed_minimum_payment",
+        })},
+        ${ts(t)}
+      from ev e
+      window win as (partition by e.wallet_id order by e.ordinal, e.n rows between unbounded preceding and current row)
+      ${EVENT_RETURNING})
+      ${finalSelect(collect)}`,
+    params: s.params,
+  };
+}

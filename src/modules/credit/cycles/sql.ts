@@ -1,0 +1,94 @@
+/**
+ * SQL building blocks of the cycle batches (./close-grace-sql.ts, ./cut-sql.ts, ./set-aside-sql.ts,
+ * ./queries.ts): instants as literals, the scope condition, exact half-even division, the cut
+ * schedule, `walletDetails_after`, and the columns an event insert returns.
+ *
+ * Cut schedule in SQL (`nextCutSql`): cut dates are firstCutDate + n × cutFrequency; daily, weekly and
+ * biweekly add whole multiples of 86 400 s; month and year add n months to the anchor as a UTC
+ * `timestamp`, which PostgreSQL clamps to the month's last day exactly as schedule.ts `cutDate` does
+ * (always from the anchor, never from the previous cut).
+ *
+ * Money: integer cents (`bigint`), rates percent (`numeric(9,4)`); every rounding is half-even on the
+ * exact rational (`rheDivSql`), as decimal.js computes it in the engine. Instants are UTC.
+ */
+import type { CycleScope } from "./types.js";
+
+/** A UTC instant as an SQL literal (from `toISOString`, so never caller text). */
+export function ts(t: Date): string {
+  return `timestamptz '${t.toISOString()}'`;
+}
+
+/**
+ * SQL of round_half_even(num / den) for non-negative `num` (at most 4 decimal places, e.g. a rate ×
+ * cents) and positive integer `den`, computed exactly with integer division and remainder (no
+ * intermediate rounding): q = div(N, D), r = N − qD; +1 when 2r > D, + (q mod 2) when 2r = D.
+ */
+export function rheDivSql(num: string, den: string): string {
+  return `(select x.q + case when 2 * x.r > x.d then 1 when 2 * x.r = x.d then mod(x.q, 2) else 0 end
+     from (select div(y.n, y.d) as q, mod(y.n, y.d) as r, y.d from (select ((${num})::numeric * 10000) as n, ((${den})::numeric * 10000) as d) y) x)`;
+}
+
+/**
+ * SQL of the first cut of the schedule (`first`, `freq`) strictly after `t` (schedule.ts
+ * `nextCutAfter`): `first` when `t` is before it; fixed frequencies: first + (floor((t − first) / step) + 1)
+ * × step; month/year: the candidate cut in `t`'s month (year) if it is after `t`, else the next one,
+ * month arithmetic on the UTC `timestamp` (clamped to the month's end, from the anchor).
+ */
+export function nextCutSql(first: string, freq: string, t: string): string {
+  const fixed = (days: number): string =>
+    `${first} + ((floor(extract(epoch from (${t} - ${first})) / ${days * 86400}) + 1) * ${days * 86400}) * interval '1 second'`;
+  const months = (n: string): string => `((${first} at time zone 'UTC') + (${n}) * interval '1 month') at time zone 'UTC'`;
+  const monthIndex = `((extract(year from ${t} at time zone 'UTC') - extract(year from ${first} at time zone 'UTC')) * 12 + extract(month from ${t} at time zone 'UTC') - extract(month from ${first} at time zone 'UTC'))`;
+  const yearIndex = `(extract(year from ${t} at time zone 'UTC') - extract(year from ${first} at time zone 'UTC'))`;
+  return `(case
+    when ${t} < ${first} then ${first}
+    when ${freq} = 'daily' then ${fixed(1)}
+    when ${freq} = 'weekly' then ${fixed(7)}
+    when ${freq} = 'biweekly' then ${fixed(14)}
+    when ${freq} = 'month' then case when ${months(monthIndex)} > ${t} then ${months(monthIndex)} else ${months(`${monthIndex} + 1`)} end
+    else case when ${months(`12 * ${yearIndex}`)} > ${t} then ${months(`12 * ${yearIndex}`)} else ${months(`12 * (${yearIndex} + 1)`)} end
+  end)`;
+}
+
+/** The rates and fixed amounts of `walletDetails_after` (engine `WalletDetails`), as SQL expressions. */
+export interface SpecsSql {
+  rateNominal: string;
+  rateMoroso: string;
+  fixedNominal: string;
+  fixedMoroso: string;
+  minRate: string;
+  fixedMin: string;
+}
+
+/** SQL of `walletDetails_after` (events.ts `walletDetails`: the engine's field names) from balance and specs expressions. */
+export function detailsSql(principal: string, interest: string, limit: string, s: SpecsSql): string {
+  return `jsonb_build_object(
+    'principal_outstanding', (${principal})::bigint,
+    'interest_accrued', (${interest})::bigint,
+    'totalDebt', (${principal} + ${interest})::bigint,
+    'limit', (${limit})::bigint,
+    'amountOverdraft', greatest(0, ${principal} + ${interest} - ${limit})::bigint,
+    'interestSpecs', jsonb_build_object('interestRateNominal', (${s.rateNominal})::float8, 'interestRateMoroso', (${s.rateMoroso})::float8,
+      'fixedInterestNominal', (${s.fixedNominal})::bigint, 'fixedInterestMoroso', (${s.fixedMoroso})::bigint),
+    'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (${s.minRate})::float8, 'fixedMinimumPayment', (${s.fixedMin})::bigint))`;
+}
+
+/** SQL condition selecting the wallets (alias `w`) of a scope whose steps run (not set aside), and its parameters. */
+export function scopeSql(scope: CycleScope): { sql: string; params: string[] } {
+  return scope.kind === "tenant"
+    ? { sql: `w.customer_id = ? and w.set_aside_at is null`, params: [scope.customerId] }
+    : { sql: `not exists (select 1 from credit_clock c where c.customer_id = w.customer_id) and w.set_aside_at is null`, params: [] };
+}
+
+/** Columns every event insert returns when notifications are collected. */
+export const EVENT_RETURNING = `returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at`;
+
+/** The last SELECT of a step: every event written (`collect`), or the count per type. */
+export function finalSelect(collect: boolean): string {
+  return collect ? `select *, 1 as n from ins` : `select type, count(*) as n from ins group by type`;
+}
+
+/** SQL of a wallet's spec at a cut (wallet `w`, product `p`): its own column `own` once an override has activated, else the product's `product`. */
+export function refreshed(own: string, product: string): string {
+  return `case when w.specs_overridden then w.${own} else p.${product} end`;
+}

@@ -1,0 +1,239 @@
+/**
+ * The outbox (docs/outbox.md): one delivery mechanism for every channel that sends what a
+ * transaction wrote to its outbox table: the email outbox (src/modules/mail/), the PIN webhook
+ * (src/modules/webhooks/) and the credit notifications (src/modules/credit/notifications/). A
+ * channel supplies its table, its policy and how to build, sign and send a message
+ * (src/modules/outbox/channel.ts); the outbox owns the rest:
+ *
+ * - the claim: one statement, `FOR UPDATE SKIP LOCKED` plus a lease on `next_attempt_at`
+ *   (src/modules/outbox/claim.ts), so concurrent rounds on any number of workers never send one
+ *   message at the same time;
+ * - the send with no database connection held, then the attempt record (`delivery_attempt`) and
+ *   the message's new state in one transaction;
+ * - the retry rule: 2xx (or a delivered email) ends the message; HTTP 410 disables the target
+ *   (the channel's `disableTarget`) and ends or parks the message (`policy.onGone`); a message that
+ *   cannot be built fails at once; anything else is retried after the policy's backoff, and fails
+ *   after its last attempt (src/domain/outbox.ts);
+ * - the order of a stream: only a stream's head is due; when it ends, the next message of its
+ *   stream becomes due.
+ *
+ * At least once: a round that dies mid-send leaves the lease to expire, and a later round sends the
+ * message again (the same `webhook-id` for the notifications).
+ */
+import { randomUUID } from "node:crypto";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { Logger } from "pino";
+import { PARKED_AT, WAITING_AT, givesUp, judgeAttempt, retryDelayMs } from "../../domain/outbox.js";
+import type { AttemptResult, Claimed, OutboxChannel, OutcomeKind } from "./channel.js";
+import { claimBranches, claimStatement } from "./claim.js";
+import { DeliveryAttempt, type ChannelName } from "./entities.js";
+
+/** Options of a delivery round. */
+export interface RoundOptions {
+  /** Messages sent at the same time (each lane claims, sends and records one at a time). Default 1. */
+  lanes?: number;
+  /** Claims after which the round ends (the next round goes on). Default 100. */
+  limit?: number;
+}
+
+/** What a round did. */
+export interface RoundStats {
+  /** Messages claimed (attempted, or found without a target to send to). */
+  claimed: number;
+  /** Messages delivered. */
+  succeeded: number;
+}
+
+/** The outcome of one delivery and the error its attempt recorded. */
+interface Judged {
+  kind: OutcomeKind;
+  error: string | null;
+  /** The receiver answered HTTP 410: the channel disables its target. */
+  gone: boolean;
+}
+
+/** Outcomes after which a message is no longer pending: its stream's next message becomes due. */
+const ENDS: ReadonlySet<OutcomeKind> = new Set(["succeeded", "failed", "disabled"]);
+
+/** The delivery mechanism of the outbox channels (see the module docs). */
+export class Outbox {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Claims the channel's oldest due message (its due retries first, then, for channels whose rows
+   * are written without `next_attempt_at`, the never-attempted ones), in one short statement.
+   * @returns the claimed message, or undefined when none is due.
+   */
+  async claim<M>(channel: OutboxChannel<M>): Promise<Claimed | undefined> {
+    for (const branch of claimBranches(channel)) {
+      const { sql, params } = claimStatement(channel, branch);
+      const [row] = await this.orm.em.fork().execute<Record<string, unknown>[]>(sql, params);
+      if (row) {
+        const { id, attempts, ...rest } = row;
+        return { id: String(id), attempts: Number(attempts), row: rest };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A delivery round: `lanes` loops, each claiming a due message, sending it and recording the
+   * outcome, until none is due or `limit` messages were claimed (or, with
+   * `policy.stopRoundOnFailure`, an attempt failed). Safe to run on any number of workers at once.
+   */
+  async round<M>(channel: OutboxChannel<M>, options: RoundOptions = {}): Promise<RoundStats> {
+    const lanes = options.lanes ?? 1;
+    const limit = options.limit ?? 100;
+    const stats: RoundStats = { claimed: 0, succeeded: 0 };
+    let stopped = false;
+    const lane = async (): Promise<void> => {
+      while (!stopped && stats.claimed < limit) {
+        const claimed = await this.claim(channel);
+        if (!claimed) return;
+        stats.claimed++;
+        const outcome = await this.deliver(channel, claimed);
+        if (outcome === "succeeded") stats.succeeded++;
+        else if (channel.policy.stopRoundOnFailure && (outcome === "retry" || outcome === "failed")) stopped = true;
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return stats;
+  }
+
+  /**
+   * One delivery of a claimed message: the channel loads it (or says why nothing is sent: the
+   * message is then disabled or parked without an attempt), sends it with no connection held, then
+   * the attempt and the message's new state are recorded in one transaction (see the module docs).
+   * `manual` (a retry endpoint: one attempt now, whatever the message's status) leaves the status
+   * and the schedule of a message that was not delivered as they were.
+   * @returns the outcome, or undefined when a manual attempt found nothing to send.
+   */
+  async deliver<M>(channel: OutboxChannel<M>, claimed: Claimed, manual = false): Promise<OutcomeKind | undefined> {
+    const em = this.orm.em.fork();
+    const prepared = await channel.prepare(em, claimed, manual);
+    if ("skip" in prepared) {
+      if (manual) return undefined;
+      const kind = prepared.skip === "disable" ? "disabled" : "parked";
+      await em.transactional((tx) => this.settle(tx, channel, claimed, kind, { attempted: false, error: null, guarded: true }));
+      return kind;
+    }
+    const attemptedAt = new Date();
+    const result = await channel.send(prepared.message);
+    const judged = this.judge(channel, claimed, result, manual);
+    await em.transactional(async (tx) => {
+      tx.create(DeliveryAttempt, {
+        id: randomUUID(),
+        channel: channel.name,
+        messageId: claimed.id,
+        attemptedAt,
+        httpStatus: result.httpStatus,
+        durationMs: result.durationMs,
+        error: judged.error,
+      });
+      await tx.flush();
+      if (judged.gone) await channel.disableTarget?.(tx, claimed, prepared.message);
+      await this.settle(tx, channel, claimed, judged.kind, { attempted: true, error: judged.error, guarded: !manual && !judged.gone });
+    });
+    if (judged.kind !== "succeeded") {
+      this.logger.warn(
+        { channel: channel.name, messageId: claimed.id, attempts: claimed.attempts + 1, outcome: judged.kind, status: result.httpStatus, error: judged.error },
+        "outbox delivery attempt failed",
+      );
+    }
+    return judged.kind;
+  }
+
+  /**
+   * The attempts of `messageIds` of `channel`, oldest first (`attempted_at`, then `id`): what the
+   * delivery logs show.
+   */
+  async attemptsOf(em: EntityManager, channel: ChannelName, messageIds: readonly string[]): Promise<DeliveryAttempt[]> {
+    if (messageIds.length === 0) return [];
+    return em.find(DeliveryAttempt, { channel, messageId: { $in: [...messageIds] } }, { orderBy: { attemptedAt: "asc", id: "asc" } });
+  }
+
+  /** The outcome of an attempt's result under the channel's policy (docs/outbox.md "Retry and disable"). */
+  private judge<M>(channel: OutboxChannel<M>, claimed: Claimed, result: AttemptResult, manual: boolean): Judged {
+    const verdict = result.unsendable
+      ? "unsendable"
+      : result.httpStatus !== null
+        ? judgeAttempt(result.httpStatus)
+        : result.error === null ? "succeeded" : "retry";
+    const error = verdict === "succeeded" ? null : result.httpStatus !== null ? `HTTP ${result.httpStatus}` : result.error;
+    if (verdict === "succeeded") return { kind: "succeeded", error, gone: false };
+    if (verdict === "disable") return { kind: channel.policy.onGone === "disable" ? "disabled" : "parked", error, gone: true };
+    if (manual) return { kind: "manual", error, gone: false };
+    const failed = verdict === "unsendable" || givesUp(channel.policy.retry, claimed.attempts + 1);
+    return { kind: failed ? "failed" : "retry", error, gone: false };
+  }
+
+  /**
+   * Writes an outcome to the message's row in `tx`: status, attempts counter, next attempt, and the
+   * channel's further columns. `guarded`: only while the message is still pending (a target deleted
+   * during the send keeps the message as the deletion left it). An outcome that ends the message
+   * makes its stream's next message due.
+   */
+  private async settle<M>(
+    tx: EntityManager,
+    channel: OutboxChannel<M>,
+    claimed: Claimed,
+    kind: OutcomeKind,
+    how: { attempted: boolean; error: string | null; guarded: boolean },
+  ): Promise<void> {
+    const t = channel.table;
+    const attempts = claimed.attempts + (how.attempted ? 1 : 0);
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    const set = (column: string, value: unknown): void => {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    };
+    const stop = (): void => {
+      if (t.clearsNextAttempt) sets.push(`next_attempt_at = case when ${t.status} = 'pending' then null else next_attempt_at end`);
+    };
+    if (kind === "succeeded") {
+      set(t.status, t.statuses.succeeded);
+      if (t.countsSuccess) set(t.attempts, attempts);
+      if (t.clearsNextAttempt) sets.push("next_attempt_at = null");
+    } else if (kind === "failed") {
+      stop();
+      set(t.status, t.statuses.failed);
+      set(t.attempts, attempts);
+    } else if (kind === "disabled") {
+      stop();
+      sets.push(`${t.status} = case when ${t.status} = 'pending' then ? else ${t.status} end`);
+      params.push(t.statuses.disabled);
+      if (how.attempted) set(t.attempts, attempts);
+    } else if (kind === "parked") {
+      set("next_attempt_at", PARKED_AT);
+      if (how.attempted) set(t.attempts, attempts);
+    } else {
+      set(t.attempts, attempts);
+      if (kind === "retry") set("next_attempt_at", new Date(Date.now() + retryDelayMs(channel.policy.retry, attempts, Math.random())));
+    }
+    for (const [column, value] of Object.entries(channel.settledColumns?.(kind, how.error) ?? {})) set(column, value);
+    const guard = how.guarded ? ` and ${t.status} = 'pending'` : "";
+    await tx.execute(`update ${t.name} set ${sets.join(", ")} where id = ?${guard}`, [...params, claimed.id]);
+    if (channel.stream && ENDS.has(kind)) await this.promote(tx, channel, claimed);
+  }
+
+  /**
+   * Makes the next message of the claimed message's stream due (its lowest pending message, if it
+   * waits with {@link WAITING_AT}), in the transaction that ended the claimed one. A message written
+   * concurrently behind it is ordered by the insert trigger of the stream's table, which locks the
+   * stream's head (docs/outbox.md "Order within a stream").
+   */
+  private async promote<M>(tx: EntityManager, channel: OutboxChannel<M>, claimed: Claimed): Promise<void> {
+    const { table, stream } = channel;
+    if (!stream) return;
+    await tx.execute(
+      `update ${table.name} set next_attempt_at = ${table.nullIsDue ? "null" : "now()"}
+        where id = (select h.id from ${table.name} h where h.${stream.key} = ? and h.${table.status} = 'pending' order by h.${stream.order} limit 1)
+          and next_attempt_at = ?`,
+      [claimed.row[stream.key], WAITING_AT],
+    );
+  }
+}
