@@ -43,7 +43,7 @@ import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { CreditNotificationService } from "./modules/credit/notifications/service.js";
 import { CreditNotificationDelivery } from "./modules/credit/notifications/delivery.js";
 import { SandboxClockService } from "./modules/credit/clock/service.js";
-import { REAL_TIME, runDueSteps } from "./modules/credit/cycles/service.js";
+import { creditCyclesJob } from "./modules/credit/cycles/service.js";
 import { sandboxClockHandlers } from "./http/credit/clock-handlers.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
@@ -99,16 +99,7 @@ export interface App {
   close(options?: { deadline?: number }): Promise<void>;
 }
 
-/**
- * Name of the recurring credit cycle job: runs every daily close, grace end and cut due for the
- * real-time tenants (src/modules/credit/cycles.ts `runDueSteps`), every {@link CREDIT_CYCLES_INTERVAL_S}
- * seconds and once at start. Tenants with a sandbox clock are skipped (their clock runs their steps).
- * A wallet whose next step would take an amount beyond ±(2^53 − 1) cents is set aside, logged once
- * and skipped; the others' steps run as usual (docs/security.md "Money stays exact").
- */
-export const CREDIT_CYCLES_JOB = "credit-cycles";
-/** Interval of {@link CREDIT_CYCLES_JOB}, seconds. */
-export const CREDIT_CYCLES_INTERVAL_S = 60;
+export { CREDIT_CYCLES_JOB, CREDIT_CYCLES_INTERVAL_S } from "./modules/credit/cycles/service.js";
 
 export { MAIL_JOB } from "./modules/mail/service.js";
 
@@ -155,19 +146,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerBusinessMetrics(metrics.registry, statements, pool);
     const app = assembleExpress({ surfaces, orm, metrics, logger, validateResponses, trustProxy: config.trustProxy, metricsToken: config.metricsToken });
     const { mail, webhooks, creditDelivery, pollers } = wiring.services;
+    const em = orm.em;
 
     // Background jobs: every process defines them, workers run them; the one list (src/jobs/registry.ts, docs/outbox.md "Jobs").
-    pollers.defineJobs();
-    const cyclesOrm = orm;
     await startJobs(scheduler, [
       ...mail.jobs(config.outboxIntervalS),
       ...webhooks.jobs(config.outboxIntervalS),
       ...creditDelivery.jobs(config.outboxIntervalS),
-      { name: CREDIT_CYCLES_JOB, concurrency: 1, everyS: CREDIT_CYCLES_INTERVAL_S, run: async () => {
-        // a wallet whose next step would leave ±(2^53 − 1) cents is set aside and logged (docs/security.md "Money stays exact")
-        const ran = await runDueSteps(cyclesOrm.em.fork(), REAL_TIME, new Date(), { logger });
-        creditDelivery.notifyCreditEventsWritten(ran.events);
-      } },
+      creditCyclesJob(() => em.fork(), logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
+      ...pollers.jobs(),
     ], config.role !== "api");
     if (config.role !== "api") {
       await pollers.syncJobs();

@@ -6,16 +6,8 @@
  * start the scheduler themselves.
  */
 
-/** A job body: gets the job's data; a throw is logged and recorded on the job. */
-export type JobRun<D> = (data: D) => Promise<void>;
-
-/** What the modules may ask of the job queue. */
+/** What the modules may ask of the job queue (defining jobs is the registry's: src/jobs/registry.ts). */
 export interface JobQueue {
-  /**
-   * Defines job `name` on this process (every process defines every job; only workers run them).
-   * @param settings.concurrency runs of this job at once on one worker (default 5).
-   */
-  define<D>(name: string, run: JobRun<D>, settings?: { concurrency?: number }): void;
   /** Runs job `name` once, as soon as a worker is free. @throws when the database is unreachable. */
   now(name: string, data?: Record<string, unknown>): Promise<void>;
   /** {@link now} without waiting; a failure is logged (the recurring round catches up). Never throws. */
@@ -35,8 +27,8 @@ export interface JobQueue {
 export interface JobSpec {
   /** The job's name in the job table (`webhook-delivery`, `credit-cycles`…). */
   name: string;
-  /** The body: a round of work; its data is ignored. */
-  run: () => Promise<void>;
+  /** The body: a round of work, given the job's data (`{}` for recurring rounds; a keyed job's own data, see {@link JobQueue.everyFor}). */
+  run: (data: Record<string, unknown>) => Promise<void>;
   /** Runs at once on one worker (default 5, the scheduler's). */
   concurrency?: number;
   /** Seconds between two runs of a recurring job (also run once at start); absent: run on demand only. */

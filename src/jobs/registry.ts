@@ -18,7 +18,7 @@ export async function startJobs(scheduler: JobScheduler, specs: readonly JobSpec
   for (const spec of specs) {
     if (names.has(spec.name)) throw new Error(`job ${spec.name} is registered twice`);
     names.add(spec.name);
-    scheduler.define(spec.name, () => spec.run(), spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {});
+    scheduler.define<Record<string, unknown>>(spec.name, (data) => spec.run(data ?? {}), spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {});
   }
   await scheduler.start(runJobs);
   for (const spec of specs) if (spec.everyS !== undefined) await scheduler.every(spec.name, spec.everyS);

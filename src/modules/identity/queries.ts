@@ -1,6 +1,7 @@
 /**
  * The identity module's SQL: the authentication statements of the hot path (prepared, docs/performance.md "What keeps the request path cheap"),
- * the service settings the start-up reads and writes, and the insert of a credential. Every
+ * the service settings the start-up reads and writes, the insert of a credential, and whether a
+ * customer is active. Every
  * statement that carries a secret's hash binds it as a parameter, so the hash never appears in SQL
  * text (server logs, `pg_stat_activity`; src/db/statements.ts).
  */
@@ -125,4 +126,15 @@ export async function insertOwnerCredential(em: EntityManager, c: NewOwnerCreden
        values ($1, $2, $3, $4, true, $5, $6, true, null, now(), now())`,
     [c.credentialId, c.customerId, c.secretHash, c.secretPrefix, c.userEmail, c.userName],
   );
+}
+
+// --- customers ---------------------------------------------------------------------------------
+
+/**
+ * Whether customer `customerId` exists and is active: one indexed read, for the outbox channels
+ * that stop delivering to a deactivated tenant (docs/outbox.md "Channels").
+ */
+export async function customerIsActive(em: EntityManager, customerId: string): Promise<boolean> {
+  const [customer] = await em.execute<{ is_active: boolean }[]>(`select is_active from customer where customer_id = ?`, [customerId]);
+  return customer?.is_active === true;
 }

@@ -17,7 +17,7 @@ import type { components } from "../../../generated/types/platform.js";
 import { DomainError, ValidationFailed, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { extractPin, htmlToText } from "../../domain/pins.js";
-import type { JobQueue } from "../../jobs/port.js";
+import type { JobQueue, JobSpec } from "../../jobs/port.js";
 import { Credential } from "../identity/entities.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { IdentityService } from "../identity/service.js";
@@ -76,11 +76,9 @@ export class EmailPollerService {
     private readonly logger: Logger,
   ) {}
 
-  /** Defines the polling job on the scheduler (every process). */
-  defineJobs(): void {
-    this.scheduler.define<{ pollerId: string }>(POLL_JOB, async ({ pollerId }) => {
-      await this.poll(pollerId);
-    });
+  /** The polling job for the registry (src/jobs/registry.ts): one run polls the mailbox of the poller in its data (`{ pollerId }`). */
+  jobs(): JobSpec[] {
+    return [{ name: POLL_JOB, run: async (data) => void (await this.poll(String(data.pollerId))) }];
   }
 
   /** Makes sure every enabled poller has its recurring job at the configured interval (worker start). */

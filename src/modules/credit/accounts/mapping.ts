@@ -122,6 +122,22 @@ export function statementColumns(st: Statement) {
   };
 }
 
+/**
+ * The specs in force on a wallet row, as both the engine and the API view carry them: rates as
+ * percent numbers (4 decimals), fixed amounts in cents.
+ */
+export function specsOf(row: CreditWallet) {
+  return {
+    interestSpecs: {
+      interestRateNominal: rateNumber(row.interestRateNominal),
+      interestRateMoroso: rateNumber(row.interestRateMoroso),
+      fixedInterestNominal: row.fixedInterestNominal,
+      fixedInterestMoroso: row.fixedInterestMoroso,
+    },
+    minimumPaymentSpecs: { minimumPaymentRate: rateNumber(row.minimumPaymentRate), fixedMinimumPayment: row.fixedMinimumPayment },
+  };
+}
+
 /** The engine state of a wallet row and its open statements (oldest cut first). */
 export function stateOf(row: CreditWallet, openStatements: readonly CreditStatement[]): WalletState {
   const pending = row.pendingSpecs ?? null;
@@ -138,13 +154,7 @@ export function stateOf(row: CreditWallet, openStatements: readonly CreditStatem
     expiresAt: row.expiresAt ?? null,
     cycleStart: row.cycleStart,
     sumOfDailyBalance: row.sumOfDailyBalance,
-    interestSpecs: {
-      interestRateNominal: rateNumber(row.interestRateNominal),
-      interestRateMoroso: rateNumber(row.interestRateMoroso),
-      fixedInterestNominal: row.fixedInterestNominal,
-      fixedInterestMoroso: row.fixedInterestMoroso,
-    },
-    minimumPaymentSpecs: { minimumPaymentRate: rateNumber(row.minimumPaymentRate), fixedMinimumPayment: row.fixedMinimumPayment },
+    ...specsOf(row),
     specsOverridden: row.specsOverridden,
     pendingSpecs: pending === null ? null : { interestSpecs: { ...pending.interestSpecs }, minimumPaymentSpecs: { ...pending.minimumPaymentSpecs } },
     sequence: row.sequence,

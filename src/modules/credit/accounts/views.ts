@@ -6,7 +6,7 @@
 import type { components } from "../../../../generated/types/credit.js";
 import { amountOverdraft, totalDebt } from "../../../domain/credit/index.js";
 import type { CreditEvent, CreditStatement, CreditWallet } from "./entities.js";
-import { rateNumber, statementOf } from "./mapping.js";
+import { specsOf, statementOf } from "./mapping.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditWallet`. */
@@ -50,13 +50,7 @@ export function creditWalletView(row: CreditWallet, creditProductCode: string): 
     nextCutDate: row.status === "dissolved" || !row.nextCutAt ? null : row.nextCutAt.toISOString(),
     time: row.time ?? null,
     expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
-    interestSpecs: {
-      interestRateNominal: rateNumber(row.interestRateNominal),
-      interestRateMoroso: rateNumber(row.interestRateMoroso),
-      fixedInterestNominal: row.fixedInterestNominal,
-      fixedInterestMoroso: row.fixedInterestMoroso,
-    },
-    minimumPaymentSpecs: { minimumPaymentRate: rateNumber(row.minimumPaymentRate), fixedMinimumPayment: row.fixedMinimumPayment },
+    ...specsOf(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     ...aside,

@@ -32,7 +32,37 @@ import { closeSql, graceSql } from "./close-grace-sql.js";
 import { cutSql } from "./cut-sql.js";
 import { affected, nextInstant, runStep, settleWallets } from "./queries.js";
 import { setAsideSql } from "./set-aside-sql.js";
-import type { CycleScope, DueStepsOptions, DueStepsResult, EmittedNotification } from "./types.js";
+import { REAL_TIME, type CycleScope, type DueStepsOptions, type DueStepsResult, type EmittedNotification } from "./types.js";
+import type { JobSpec } from "../../../jobs/port.js";
+import type { SetAsideLogger } from "../set-aside.js";
+
+/**
+ * Name of the recurring credit cycle job: runs every daily close, grace end and cut due for the
+ * real-time tenants ({@link runDueSteps}), every {@link CREDIT_CYCLES_INTERVAL_S} seconds and once
+ * at start. Tenants with a sandbox clock are skipped (their clock runs their steps). A wallet whose
+ * next step would take an amount beyond ±(2^53 − 1) cents is set aside, logged once and skipped;
+ * the others' steps run as usual (docs/security.md "Money stays exact").
+ */
+export const CREDIT_CYCLES_JOB = "credit-cycles";
+/** Interval of {@link CREDIT_CYCLES_JOB}, seconds. */
+export const CREDIT_CYCLES_INTERVAL_S = 60;
+
+/**
+ * The cycle job as the registry takes it (src/jobs/registry.ts): one run at a time per worker.
+ * @param em a fresh EntityManager per run.
+ * @param eventsWritten told how many notifications a run wrote (the delivery kicks a round).
+ */
+export function creditCyclesJob(em: () => EntityManager, logger: SetAsideLogger, eventsWritten: (count: number) => void): JobSpec {
+  return {
+    name: CREDIT_CYCLES_JOB,
+    concurrency: 1,
+    everyS: CREDIT_CYCLES_INTERVAL_S,
+    run: async () => {
+      const ran = await runDueSteps(em(), REAL_TIME, new Date(), { logger });
+      eventsWritten(ran.events);
+    },
+  };
+}
 
 /** The batches' scope, options and results (./types.ts), for callers of {@link runDueSteps}. */
 export { REAL_TIME, type CycleScope, type DueStepsOptions, type DueStepsResult, type EmittedNotification } from "./types.js";

@@ -18,6 +18,7 @@ import { DomainError } from "../../../domain/errors.js";
 import { deliveryLeaseMs, notificationRetryPolicy } from "../../../domain/outbox.js";
 import { checkTargetUrl } from "../../../domain/webhooks.js";
 import type { SecretBox } from "../../identity/secrets.js";
+import { customerIsActive } from "../../identity/queries.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutboxTable, Prepared } from "../../outbox/channel.js";
 import { attemptResult, postSigned, type NotificationSettings } from "../../outbox/http-sender.js";
 import { CreditEvent } from "../accounts/entities.js";
@@ -119,8 +120,7 @@ export function creditChannel(box: SecretBox, settings: NotificationSettings, lo
     returning: ["customer_id", "sequence"],
     async prepare(em: EntityManager, claimed: Claimed): Promise<Prepared<CreditMessage>> {
       const customerId = String(claimed.row.customer_id);
-      const [customer] = await em.execute<{ is_active: boolean }[]>(`select is_active from customer where customer_id = ?`, [customerId]);
-      if (!customer?.is_active) return { skip: "disable" };
+      if (!(await customerIsActive(em, customerId))) return { skip: "disable" };
       const [target] = await em.execute<{ url: string; secret_sealed: string; disabled_at: Date | null }[]>(
         `select url, secret_sealed, disabled_at from credit_notification_target where customer_id = ?`,
         [customerId],
