@@ -36,7 +36,7 @@ const initiated = (withdraw) => ({ properties: { data: { properties: { withdraw:
 /** Statuses of implemented operations that the test cannot provoke, skipped for every operation. */
 const SKIPPED_EVERYWHERE = {
   500: "an internal error cannot be provoked from outside",
-  429: "Dredd's server runs with the rate limits and the resend spacing raised; tests/integration/rate-limits.test.ts and withdrawals.test.ts trip each one",
+  429: "Dredd's server runs with the rate limits and the resend spacing raised; tests/integration/rate-limits.test.ts and withdrawals-codes.test.ts trip each one",
   503: "the database cannot be stopped under a Dredd run; the integration tests stop it and check the 503",
   413: "answered by the body middleware before routing, alike for every operation (Dredd sends each example body as is); tests/integration/http.test.ts sends oversized bodies and the contract check of tests validates the envelope against the document",
   415: "answered by the body middleware before routing, alike for every operation (Dredd sends JSON); tests/integration/http.test.ts sends non-JSON bodies and the contract check of tests validates the envelope against the document",

@@ -43,7 +43,7 @@ export interface TestApp extends App {
 /**
  * Builds the app on a fresh database. `env` overrides configuration variables. Test apps space
  * resends by 0 s and run without rate limits unless told otherwise: the spacing and each bucket
- * have their own tests (withdrawals.test.ts "code limits", rate-limits.test.ts), while other
+ * have their own tests (withdrawals-codes.test.ts "code limits", rate-limits.test.ts), while other
  * tests send bursts from one address on purpose. `validateResponses: false` builds the app as
  * production does (no response validation, request validators compiled on first use).
  */
