@@ -271,6 +271,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/{customer_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's limits
+         * @description Read a customer's caps (withdrawals and transfers, per currency) and its allowlist policy. A
+         *     session of the customer, or an operator session. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`
+         *     (a session of another customer); 404 `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["getLimits"];
+        /**
+         * Set a customer's limits
+         * @description Replace a customer's own caps and, when given, its allowlist policy; answers the limits now in
+         *     force. Movements already made keep counting in their windows. Errors: 400 `INVALID_CURRENCY`
+         *     (an unknown currency code), `BAD_REQUEST` (more than 32 currencies, or caps out of order:
+         *     `per_transaction` ≤ `daily` ≤ `monthly`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        put: operations["setLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customer_id}/webhooks": {
         parameters: {
             query?: never;
@@ -484,6 +514,59 @@ export interface paths {
          *     cannot open sessions, such as an owner API key in `x-api-key`).
          */
         post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a transfer
+         * @description Move an amount between two wallets of the same customer, at once: one ledger entry takes it
+         *     from the source's available balance and adds it to the destination's; no chain, no hold. Each
+         *     side is in its wallet's transaction history (`transfer_out` on the source, `transfer_in` on the
+         *     destination, status `done`, `order_id` = the transfer id). A repeated `Idempotency-Key` is
+         *     answered first; then both wallets are found (404 `WALLET_NOT_FOUND`, also for a wallet of
+         *     another customer) and both users exist and are `VERIFIED` (404 `USER_NOT_FOUND`), and, in
+         *     order: 400 `SAME_WALLET_TRANSFER`, `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
+         *     `AMOUNT_MUST_BE_POSITIVE`, `AMOUNT_TOO_SMALL`, `INVALID_AMOUNT`, `TRANSFER_LIMIT_EXCEEDED`
+         *     (the per-transaction cap), `DAILY_LIMIT_EXCEEDED`, `MONTHLY_LIMIT_EXCEEDED` (the message names
+         *     the cap, what was used and what remains until when), `INSUFFICIENT_BALANCE`. Other errors:
+         *     401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token sending from another user's wallet); 409
+         *     `IDEMPOTENCY_KEY_REUSED`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["createTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfers/{transfer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transfer
+         * @description Read a transfer of the customer. A user token reads only transfers from or to its own
+         *     wallets. Errors: 401 `UNAUTHORIZED`; 404 `RESOURCE_NOT_FOUND` (unknown, another customer's, or
+         *     not the token user's); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["getTransfer"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -708,6 +791,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{user_id}/addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List allowlist addresses
+         * @description List the user's allowlist, newest first, with `meta.pagination`. Errors: 401 `UNAUTHORIZED`;
+         *     403 `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["listAddresses"];
+        put?: never;
+        /**
+         * Add an allowlist address
+         * @description Add a destination to the user's withdrawal allowlist. It is `PENDING` for
+         *     `ALLOWLIST_COOLDOWN_S` (default 86400 seconds), then `ACTIVE`. Each addition is announced to
+         *     the customer's webhook as `address.added` (signed like `withdrawal.pin`), so a stolen key cannot
+         *     add a destination unseen. With the customer's `allowlist_required`, Initiate Withdrawal accepts
+         *     only `ACTIVE` addresses. Errors: 400 `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
+         *     `INVALID_CRYPTO_ADDRESS`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user);
+         *     404 `USER_NOT_FOUND`; 409 `ADDRESS_ALREADY_EXISTS` (the same currency and address twice for
+         *     the user); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["addAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/addresses/{address_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an allowlist address
+         * @description Remove an address from the user's allowlist; withdrawals already initiated to it are not
+         *     affected. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND` or
+         *     `RESOURCE_NOT_FOUND` (no such entry of the user); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        delete: operations["deleteAddress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/deactivate": {
         parameters: {
             query?: never;
@@ -727,6 +864,28 @@ export interface paths {
          *     `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (deleted).
          */
         post: operations["deactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's limits and their use
+         * @description A user's caps, per kind and currency, with what was used today and this month, what remains
+         *     and when each window resets (UTC). Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token
+         *     of another user); 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["getUserLimits"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -836,10 +995,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallets/{wallet_id}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a wallet's transfers
+         * @description List the transfers of a wallet, both directions, newest first, with `meta.pagination`.
+         *     Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token and another user's wallet); 404
+         *     `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100).
+         */
+        get: operations["listWalletTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Body of Add Address. */
+        AddAddressRequest: {
+            /** @description Currency code (case-insensitive), 1–16 characters; unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`. */
+            currency: string;
+            /** @description Destination address, 1–128 characters, valid for the currency's network (else 400 `INVALID_CRYPTO_ADDRESS`). */
+            address: string;
+            /** @description A name for the address, 1–100 characters. */
+            label: string;
+        };
+        /** @description An address of a user's withdrawal allowlist. */
+        AllowlistAddress: {
+            /** @description Entry id (UUID). */
+            address_id: string;
+            /** @description The user. */
+            user_id: string;
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description The address as added. */
+            address: string;
+            /** @description Its label. */
+            label: string;
+            /** @description `PENDING` until `activates_at`, then `ACTIVE` (computed at each read). */
+            status: components["schemas"]["AllowlistStatus"];
+            /**
+             * Format: date-time
+             * @description When it was added, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it becomes `ACTIVE`: `created_at` + `ALLOWLIST_COOLDOWN_S` (default 86400 seconds).
+             */
+            activates_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        AllowlistAddressEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["AllowlistAddress"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        AllowlistAddressListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["AllowlistAddress"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Status of an allowlist entry: `PENDING` during the cooldown, then `ACTIVE`.
+         * @enum {string}
+         */
+        AllowlistStatus: "PENDING" | "ACTIVE";
+        /** @description The caps of one kind of movement in one currency: 8-decimal strings in answers. */
+        CapSet: {
+            /** @description Largest single movement. */
+            per_transaction: components["schemas"]["DecimalAmount"];
+            /** @description Most that may move in one UTC day (00:00:00Z to 00:00:00Z), PENDING and COMPLETED movements counted. */
+            daily: components["schemas"]["DecimalAmount"];
+            /** @description Most that may move in one UTC calendar month, PENDING and COMPLETED movements counted. */
+            monthly: components["schemas"]["DecimalAmount"];
+        };
+        /** @description What one user has used of one cap set, and what remains. */
+        CapUsage: {
+            /** @description Largest single movement. */
+            per_transaction: components["schemas"]["DecimalAmount"];
+            /** @description Most that may move in one UTC day (00:00:00Z to 00:00:00Z), PENDING and COMPLETED movements counted. */
+            daily: components["schemas"]["DecimalAmount"];
+            /** @description Most that may move in one UTC calendar month, PENDING and COMPLETED movements counted. */
+            monthly: components["schemas"]["DecimalAmount"];
+            /** @description Moved so far today and this month (UTC), PENDING and COMPLETED movements counted; cancelled withdrawals are not. */
+            used: components["schemas"]["UsedAmounts"];
+            /** @description `daily` minus today's use, and no more than what the month leaves (never below zero). */
+            remaining_today: string;
+            /** @description `monthly` minus this month's use (never below zero). */
+            remaining_this_month: string;
+            /** @description When each window starts again. */
+            resets_at: components["schemas"]["WindowResets"];
+        };
         /** @description Body of Confirm Withdrawal. */
         ConfirmWithdrawalRequest: {
             /** @description The one-time code sent to the user: 4–8 digits (6 when issued by the service; a PIN read by the email poller may have 4–8). Anything else answers 422. */
@@ -884,6 +1154,22 @@ export interface components {
             customer_id?: string;
             /** @description An active owner secret (`sk_…`, 46 characters) of that customer; at most 128 characters. */
             customer_secret?: string;
+        };
+        /** @description Body of Create Transfer. */
+        CreateTransferRequest: {
+            /** @description Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters). With a user token, a wallet of that user. */
+            from_wallet_id: string;
+            /** @description Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters): a wallet of the same customer, of any of its users. */
+            to_wallet_id: string;
+            /** @description Currency code (for example `btc`, case-insensitive), 1–16 characters; both wallets must hold it (else 400 `UNSUPPORTED_CURRENCY`); unknown answers 400 `INVALID_CURRENCY`. */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency: positive (else 400 `AMOUNT_MUST_BE_POSITIVE`), at least 0.000001 (else 400 `AMOUNT_TOO_SMALL`), at most the currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+             */
+            amount: number;
+            /** @description Free text shown on both sides, at most 255 characters. */
+            memo?: string;
         };
         /** @description Body of Create User. */
         CreateUserRequest: {
@@ -1122,6 +1408,35 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description A customer's caps and allowlist policy, as in force: its own caps where it set them, the service's defaults elsewhere. */
+        CustomerLimits: {
+            /** @description The customer id. */
+            customer_id: string;
+            /** @description Whether Initiate Withdrawal accepts only `ACTIVE` addresses of the user's allowlist (default `false`). */
+            allowlist_required: boolean;
+            /** @description Withdrawal caps by lowercase currency code. */
+            withdrawal: {
+                [key: string]: components["schemas"]["CapSet"];
+            };
+            /** @description Transfer caps by lowercase currency code. */
+            transfer: {
+                [key: string]: components["schemas"]["CapSet"];
+            };
+            /** @description Currencies whose caps the customer set (Set Limits), per kind; the others are the service's defaults. */
+            customized: components["schemas"]["CustomizedCurrencies"];
+        };
+        /** @description Success envelope of the platform API. */
+        CustomerLimitsEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["CustomerLimits"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description Success envelope of a paginated platform list. */
         CustomerListEnvelope: {
             /**
@@ -1134,6 +1449,15 @@ export interface components {
             /** @description Response metadata with `pagination`. */
             meta: components["schemas"]["ListMeta"];
         };
+        /** @description Currencies whose caps a customer set itself, per kind. */
+        CustomizedCurrencies: {
+            /** @description Lowercase currency codes. */
+            withdrawal: string[];
+            /** @description Lowercase currency codes. */
+            transfer: string[];
+        };
+        /** @description A decimal amount in units of a currency: up to 12 integer digits and 8 decimals (`"5"`, `"0.5"`, `"5.00000000"`). */
+        DecimalAmount: string;
         /** @description The email poller of a customer (one per customer), as returned by Create. */
         EmailPoller: {
             /** @description Id of the poller record; the `{poller_id}` of the enable and disable paths. */
@@ -1546,6 +1870,19 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description Body of Set Limits: replaces the customer's own caps (currencies left out fall back to the service's defaults). */
+        SetLimitsRequest: {
+            /** @description Require `ACTIVE` allowlist addresses for withdrawals; unchanged when omitted. */
+            allowlist_required?: boolean;
+            /** @description Withdrawal caps by currency code (at most 32 currencies, each a known currency, else 400 `INVALID_CURRENCY`; `per_transaction` ≤ `daily` ≤ `monthly`, else 400 `BAD_REQUEST`). Omitted: no own withdrawal caps. */
+            withdrawal?: {
+                [key: string]: components["schemas"]["CapSet"];
+            };
+            /** @description Transfer caps by currency code, with the same rules. Omitted: no own transfer caps. */
+            transfer?: {
+                [key: string]: components["schemas"]["CapSet"];
+            };
+        };
         /**
          * @description Sort order by date.
          * @enum {string}
@@ -1573,6 +1910,63 @@ export interface components {
             data: components["schemas"]["TradingPair"][];
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
+        };
+        /** @description A transfer between two wallets of one customer. */
+        Transfer: {
+            /** @description Transfer id (UUID). */
+            transfer_id: string;
+            /** @description Wallet the amount left. */
+            from_wallet_id: string;
+            /** @description Wallet the amount arrived in. */
+            to_wallet_id: string;
+            /** @description Owner of the source wallet. */
+            from_user_id: string;
+            /** @description Owner of the destination wallet. */
+            to_user_id: string;
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description Amount moved, in units of the currency, as a decimal string with 8 decimals (`"0.10000000"`). */
+            amount: string;
+            /** @description The memo sent, or null. */
+            memo: string | null;
+            /**
+             * @description Always `COMPLETED`: a transfer is one ledger entry, booked at once.
+             * @enum {string}
+             */
+            status: "COMPLETED";
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotency_key: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier transfer is returned; always `false` on Get and List. */
+            is_duplicate: boolean;
+            /**
+             * Format: date-time
+             * @description Booking time, ISO 8601 UTC.
+             */
+            created_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        TransferEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Transfer"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        TransferListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["Transfer"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
         };
         /**
          * @description `business` on Update Customer: when present, `entity_name` and `incorporation_country` are
@@ -1692,6 +2086,13 @@ export interface components {
             /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
             id_country_code?: string;
         };
+        /** @description Amounts used in the current windows, 8-decimal strings. */
+        UsedAmounts: {
+            /** @description In the current UTC day. */
+            today: string;
+            /** @description In the current UTC calendar month. */
+            this_month: string;
+        };
         /** @description An end user of a customer. */
         User: {
             /**
@@ -1771,6 +2172,31 @@ export interface components {
             id_number: string;
             /** @description Issuing country of the identity document, ISO 3166-1 alpha-2. */
             id_country_code: string;
+        };
+        /** @description A user's caps and their use, per kind and currency. */
+        UserLimits: {
+            /** @description The user id. */
+            user_id: string;
+            /** @description Withdrawals by lowercase currency code. */
+            withdrawal: {
+                [key: string]: components["schemas"]["CapUsage"];
+            };
+            /** @description Transfers sent by lowercase currency code. */
+            transfer: {
+                [key: string]: components["schemas"]["CapUsage"];
+            };
+        };
+        /** @description Success envelope of the platform API. */
+        UserLimitsEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["UserLimits"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
         };
         /** @description Success envelope of a paginated platform list. */
         UserListEnvelope: {
@@ -2297,6 +2723,19 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description When the current windows end, ISO 8601 UTC. */
+        WindowResets: {
+            /**
+             * Format: date-time
+             * @description The next 00:00:00Z.
+             */
+            today: string;
+            /**
+             * Format: date-time
+             * @description The first day of next month, 00:00:00Z.
+             */
+            this_month: string;
+        };
         /** @description A crypto withdrawal, as returned by Get and List. */
         Withdrawal: {
             /** @description Withdrawal id. */
@@ -2424,6 +2863,11 @@ export interface components {
     responses: never;
     parameters: {
         /**
+         * @description The allowlist entry's id (`address_id`), a UUID, at most 36 characters (a longer value answers 422).
+         * @example c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f
+         */
+        AddressIdParam: string;
+        /**
          * @description The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
          * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
          */
@@ -2508,6 +2952,16 @@ export interface components {
          *     when the header is omitted.
          */
         TraceHeader: string;
+        /**
+         * @description The transfer id (`transfer_id` of Create Transfer): a UUID, at most 36 characters (a longer value answers 422).
+         * @example b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e
+         */
+        TransferIdParam: string;
+        /**
+         * @description Client-chosen key, unique per customer among transfers: a repeat with the same key and body returns the first transfer (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         * @example tr-2026-01-15-0001
+         */
+        TransferIdempotencyKeyHeader: string;
         /**
          * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
          * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
@@ -5046,6 +5500,317 @@ export interface operations {
             };
         };
     };
+    getLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLimitsEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowlist_required": true,
+                 *       "withdrawal": {
+                 *         "btc": {
+                 *           "per_transaction": "1",
+                 *           "daily": "2",
+                 *           "monthly": "10"
+                 *         }
+                 *       },
+                 *       "transfer": {
+                 *         "btc": {
+                 *           "per_transaction": "0.5",
+                 *           "daily": "1",
+                 *           "monthly": "5"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetLimitsRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLimitsEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -6573,6 +7338,339 @@ export interface operations {
             };
             /** @description 403 `FORBIDDEN`: a valid credential without permission. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description Client-chosen key, unique per customer among transfers: a repeat with the same key and body returns the first transfer (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+                 * @example tr-2026-01-15-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["TransferIdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                 *       "to_wallet_id": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+                 *       "currency": "btc",
+                 *       "amount": 0.1,
+                 *       "memo": "Dinner"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "transfer_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "from_wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *         "to_wallet_id": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+                     *         "from_user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "to_user_id": "8a9b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *         "currency": "btc",
+                     *         "amount": "0.10000000",
+                     *         "memo": "Dinner",
+                     *         "status": "COMPLETED",
+                     *         "idempotency_key": "tr-2026-01-15-0001",
+                     *         "is_duplicate": false,
+                     *         "created_at": "2026-01-15T10:15:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:15:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "f7a8b9c0-d1e2-4f3a-8b4c-5d6e7f8091a2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The transfer id (`transfer_id` of Create Transfer): a UUID, at most 36 characters (a longer value answers 422).
+                 * @example b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                transfer_id: components["parameters"]["TransferIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8552,6 +9650,466 @@ export interface operations {
             };
         };
     };
+    listAddresses: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllowlistAddressListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "btc",
+                 *       "address": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+                 *       "label": "Cold storage"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddAddressRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllowlistAddressEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The allowlist entry's id (`address_id`), a UUID, at most 36 characters (a longer value answers 422).
+                 * @example c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f
+                 */
+                address_id: components["parameters"]["AddressIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     deactivateUser: {
         parameters: {
             query?: never;
@@ -8582,6 +10140,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUserLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLimitsEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
@@ -9422,6 +11124,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WalletTransactionListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWalletTransfers: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferListEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.js';
-import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetUserData, GetUserErrors, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
+import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, AddAddressData, AddAddressErrors, AddAddressResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateTransferData, CreateTransferErrors, CreateTransferResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeleteAddressData, DeleteAddressErrors, DeleteAddressResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetLimitsData, GetLimitsErrors, GetLimitsResponses, GetTransferData, GetTransferErrors, GetTransferResponses, GetUserData, GetUserErrors, GetUserLimitsData, GetUserLimitsErrors, GetUserLimitsResponses, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListAddressesData, ListAddressesErrors, ListAddressesResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWalletTransfersData, ListWalletTransfersErrors, ListWalletTransfersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetLimitsData, SetLimitsErrors, SetLimitsResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -261,6 +261,38 @@ export const enableEmailPoller = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
+ * Get a customer's limits
+ *
+ * Read a customer's caps (withdrawals and transfers, per currency) and its allowlist policy. A
+ * session of the customer, or an operator session. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`
+ * (a session of another customer); 404 `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const getLimits = <ThrowOnError extends boolean = false>(options: Options<GetLimitsData, ThrowOnError>): RequestResult<GetLimitsResponses, GetLimitsErrors, ThrowOnError> => (options.client ?? client).get<GetLimitsResponses, GetLimitsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/limits',
+    ...options
+});
+
+/**
+ * Set a customer's limits
+ *
+ * Replace a customer's own caps and, when given, its allowlist policy; answers the limits now in
+ * force. Movements already made keep counting in their windows. Errors: 400 `INVALID_CURRENCY`
+ * (an unknown currency code), `BAD_REQUEST` (more than 32 currencies, or caps out of order:
+ * `per_transaction` ≤ `daily` ≤ `monthly`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+ * `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const setLimits = <ThrowOnError extends boolean = false>(options: Options<SetLimitsData, ThrowOnError>): RequestResult<SetLimitsResponses, SetLimitsErrors, ThrowOnError> => (options.client ?? client).put<SetLimitsResponses, SetLimitsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/limits',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Delete the webhook
  *
  * Delete the webhook; PIN notifications to it stop (pending deliveries become `disabled`; the
@@ -442,6 +474,45 @@ export const createSession = <ThrowOnError extends boolean = false>(options?: Op
         'Content-Type': 'application/json',
         ...options?.headers
     }
+});
+
+/**
+ * Create a transfer
+ *
+ * Move an amount between two wallets of the same customer, at once: one ledger entry takes it
+ * from the source's available balance and adds it to the destination's; no chain, no hold. Each
+ * side is in its wallet's transaction history (`transfer_out` on the source, `transfer_in` on the
+ * destination, status `done`, `order_id` = the transfer id). A repeated `Idempotency-Key` is
+ * answered first; then both wallets are found (404 `WALLET_NOT_FOUND`, also for a wallet of
+ * another customer) and both users exist and are `VERIFIED` (404 `USER_NOT_FOUND`), and, in
+ * order: 400 `SAME_WALLET_TRANSFER`, `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
+ * `AMOUNT_MUST_BE_POSITIVE`, `AMOUNT_TOO_SMALL`, `INVALID_AMOUNT`, `TRANSFER_LIMIT_EXCEEDED`
+ * (the per-transaction cap), `DAILY_LIMIT_EXCEEDED`, `MONTHLY_LIMIT_EXCEEDED` (the message names
+ * the cap, what was used and what remains until when), `INSUFFICIENT_BALANCE`. Other errors:
+ * 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token sending from another user's wallet); 409
+ * `IDEMPOTENCY_KEY_REUSED`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const createTransfer = <ThrowOnError extends boolean = false>(options: Options<CreateTransferData, ThrowOnError>): RequestResult<CreateTransferResponses, CreateTransferErrors, ThrowOnError> => (options.client ?? client).post<CreateTransferResponses, CreateTransferErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/transfers',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get a transfer
+ *
+ * Read a transfer of the customer. A user token reads only transfers from or to its own
+ * wallets. Errors: 401 `UNAUTHORIZED`; 404 `RESOURCE_NOT_FOUND` (unknown, another customer's, or
+ * not the token user's); 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const getTransfer = <ThrowOnError extends boolean = false>(options: Options<GetTransferData, ThrowOnError>): RequestResult<GetTransferResponses, GetTransferErrors, ThrowOnError> => (options.client ?? client).get<GetTransferResponses, GetTransferErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/transfers/{transfer_id}',
+    ...options
 });
 
 /**
@@ -651,6 +722,53 @@ export const activateUser = <ThrowOnError extends boolean = false>(options: Opti
 });
 
 /**
+ * List allowlist addresses
+ *
+ * List the user's allowlist, newest first, with `meta.pagination`. Errors: 401 `UNAUTHORIZED`;
+ * 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const listAddresses = <ThrowOnError extends boolean = false>(options: Options<ListAddressesData, ThrowOnError>): RequestResult<ListAddressesResponses, ListAddressesErrors, ThrowOnError> => (options.client ?? client).get<ListAddressesResponses, ListAddressesErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/addresses',
+    ...options
+});
+
+/**
+ * Add an allowlist address
+ *
+ * Add a destination to the user's withdrawal allowlist. It is `PENDING` for
+ * `ALLOWLIST_COOLDOWN_S` (default 86400 seconds), then `ACTIVE`. Each addition is announced to
+ * the customer's webhook as `address.added` (signed like `withdrawal.pin`), so a stolen key cannot
+ * add a destination unseen. With the customer's `allowlist_required`, Initiate Withdrawal accepts
+ * only `ACTIVE` addresses. Errors: 400 `INVALID_CURRENCY`, `UNSUPPORTED_CURRENCY`,
+ * `INVALID_CRYPTO_ADDRESS`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user);
+ * 404 `USER_NOT_FOUND`; 409 `ADDRESS_ALREADY_EXISTS` (the same currency and address twice for
+ * the user); 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const addAddress = <ThrowOnError extends boolean = false>(options: Options<AddAddressData, ThrowOnError>): RequestResult<AddAddressResponses, AddAddressErrors, ThrowOnError> => (options.client ?? client).post<AddAddressResponses, AddAddressErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/addresses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete an allowlist address
+ *
+ * Remove an address from the user's allowlist; withdrawals already initiated to it are not
+ * affected. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND` or
+ * `RESOURCE_NOT_FOUND` (no such entry of the user); 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const deleteAddress = <ThrowOnError extends boolean = false>(options: Options<DeleteAddressData, ThrowOnError>): RequestResult<DeleteAddressResponses, DeleteAddressErrors, ThrowOnError> => (options.client ?? client).delete<DeleteAddressResponses, DeleteAddressErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/addresses/{address_id}',
+    ...options
+});
+
+/**
  * Deactivate a user
  *
  * Deactivate a user: `VERIFIED` becomes `SUSPENDED` and the account is marked inactive; its user
@@ -663,6 +781,19 @@ export const activateUser = <ThrowOnError extends boolean = false>(options: Opti
 export const deactivateUser = <ThrowOnError extends boolean = false>(options: Options<DeactivateUserData, ThrowOnError>): RequestResult<DeactivateUserResponses, DeactivateUserErrors, ThrowOnError> => (options.client ?? client).post<DeactivateUserResponses, DeactivateUserErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }],
     url: '/users/{user_id}/deactivate',
+    ...options
+});
+
+/**
+ * Get a user's limits and their use
+ *
+ * A user's caps, per kind and currency, with what was used today and this month, what remains
+ * and when each window resets (UTC). Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token
+ * of another user); 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const getUserLimits = <ThrowOnError extends boolean = false>(options: Options<GetUserLimitsData, ThrowOnError>): RequestResult<GetUserLimitsResponses, GetUserLimitsErrors, ThrowOnError> => (options.client ?? client).get<GetUserLimitsResponses, GetUserLimitsErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/limits',
     ...options
 });
 
@@ -741,5 +872,18 @@ export const getWalletBalance = <ThrowOnError extends boolean = false>(options: 
 export const listWalletTransactions = <ThrowOnError extends boolean = false>(options: Options<ListWalletTransactionsData, ThrowOnError>): RequestResult<ListWalletTransactionsResponses, ListWalletTransactionsErrors, ThrowOnError> => (options.client ?? client).get<ListWalletTransactionsResponses, ListWalletTransactionsErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/wallets/{wallet_id}/transactions',
+    ...options
+});
+
+/**
+ * List a wallet's transfers
+ *
+ * List the transfers of a wallet, both directions, newest first, with `meta.pagination`.
+ * Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token and another user's wallet); 404
+ * `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100).
+ */
+export const listWalletTransfers = <ThrowOnError extends boolean = false>(options: Options<ListWalletTransfersData, ThrowOnError>): RequestResult<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError> => (options.client ?? client).get<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/wallets/{wallet_id}/transfers',
     ...options
 });

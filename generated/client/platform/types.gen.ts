@@ -5,6 +5,155 @@ export type ClientOptions = {
 };
 
 /**
+ * Body of Add Address.
+ */
+export type AddAddressRequest = {
+    /**
+     * Currency code (case-insensitive), 1–16 characters; unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`.
+     */
+    currency: string;
+    /**
+     * Destination address, 1–128 characters, valid for the currency's network (else 400 `INVALID_CRYPTO_ADDRESS`).
+     */
+    address: string;
+    /**
+     * A name for the address, 1–100 characters.
+     */
+    label: string;
+};
+
+/**
+ * An address of a user's withdrawal allowlist.
+ */
+export type AllowlistAddress = {
+    /**
+     * Entry id (UUID).
+     */
+    address_id: string;
+    /**
+     * The user.
+     */
+    user_id: string;
+    /**
+     * Lowercase currency code.
+     */
+    currency: string;
+    /**
+     * The address as added.
+     */
+    address: string;
+    /**
+     * Its label.
+     */
+    label: string;
+    /**
+     * `PENDING` until `activates_at`, then `ACTIVE` (computed at each read).
+     */
+    status: AllowlistStatus;
+    /**
+     * When it was added, ISO 8601 UTC.
+     */
+    created_at: string;
+    /**
+     * When it becomes `ACTIVE`: `created_at` + `ALLOWLIST_COOLDOWN_S` (default 86400 seconds).
+     */
+    activates_at: string;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type AllowlistAddressEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: AllowlistAddress;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of a paginated platform list.
+ */
+export type AllowlistAddressListEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * One page of records.
+     */
+    data: Array<AllowlistAddress>;
+    /**
+     * Response metadata with `pagination`.
+     */
+    meta: ListMeta;
+};
+
+/**
+ * Status of an allowlist entry: `PENDING` during the cooldown, then `ACTIVE`.
+ */
+export type AllowlistStatus = 'PENDING' | 'ACTIVE';
+
+/**
+ * The caps of one kind of movement in one currency: 8-decimal strings in answers.
+ */
+export type CapSet = {
+    /**
+     * Largest single movement.
+     */
+    per_transaction: DecimalAmount;
+    /**
+     * Most that may move in one UTC day (00:00:00Z to 00:00:00Z), PENDING and COMPLETED movements counted.
+     */
+    daily: DecimalAmount;
+    /**
+     * Most that may move in one UTC calendar month, PENDING and COMPLETED movements counted.
+     */
+    monthly: DecimalAmount;
+};
+
+/**
+ * What one user has used of one cap set, and what remains.
+ */
+export type CapUsage = {
+    /**
+     * Largest single movement.
+     */
+    per_transaction: DecimalAmount;
+    /**
+     * Most that may move in one UTC day (00:00:00Z to 00:00:00Z), PENDING and COMPLETED movements counted.
+     */
+    daily: DecimalAmount;
+    /**
+     * Most that may move in one UTC calendar month, PENDING and COMPLETED movements counted.
+     */
+    monthly: DecimalAmount;
+    /**
+     * Moved so far today and this month (UTC), PENDING and COMPLETED movements counted; cancelled withdrawals are not.
+     */
+    used: UsedAmounts;
+    /**
+     * `daily` minus today's use, and no more than what the month leaves (never below zero).
+     */
+    remaining_today: string;
+    /**
+     * `monthly` minus this month's use (never below zero).
+     */
+    remaining_this_month: string;
+    /**
+     * When each window starts again.
+     */
+    resets_at: WindowResets;
+};
+
+/**
  * Body of Confirm Withdrawal.
  */
 export type ConfirmWithdrawalRequest = {
@@ -80,6 +229,32 @@ export type CreateSessionRequest = {
      * An active owner secret (`sk_…`, 46 characters) of that customer; at most 128 characters.
      */
     customer_secret?: string;
+};
+
+/**
+ * Body of Create Transfer.
+ */
+export type CreateTransferRequest = {
+    /**
+     * Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters). With a user token, a wallet of that user.
+     */
+    from_wallet_id: string;
+    /**
+     * Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters): a wallet of the same customer, of any of its users.
+     */
+    to_wallet_id: string;
+    /**
+     * Currency code (for example `btc`, case-insensitive), 1–16 characters; both wallets must hold it (else 400 `UNSUPPORTED_CURRENCY`); unknown answers 400 `INVALID_CURRENCY`.
+     */
+    currency: string;
+    /**
+     * Amount, in units of the currency: positive (else 400 `AMOUNT_MUST_BE_POSITIVE`), at least 0.000001 (else 400 `AMOUNT_TOO_SMALL`), at most the currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+     */
+    amount: number;
+    /**
+     * Free text shown on both sides, at most 255 characters.
+     */
+    memo?: string;
 };
 
 /**
@@ -450,6 +625,54 @@ export type CustomerEnvelope = {
 };
 
 /**
+ * A customer's caps and allowlist policy, as in force: its own caps where it set them, the service's defaults elsewhere.
+ */
+export type CustomerLimits = {
+    /**
+     * The customer id.
+     */
+    customer_id: string;
+    /**
+     * Whether Initiate Withdrawal accepts only `ACTIVE` addresses of the user's allowlist (default `false`).
+     */
+    allowlist_required: boolean;
+    /**
+     * Withdrawal caps by lowercase currency code.
+     */
+    withdrawal: {
+        [key: string]: CapSet;
+    };
+    /**
+     * Transfer caps by lowercase currency code.
+     */
+    transfer: {
+        [key: string]: CapSet;
+    };
+    /**
+     * Currencies whose caps the customer set (Set Limits), per kind; the others are the service's defaults.
+     */
+    customized: CustomizedCurrencies;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type CustomerLimitsEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: CustomerLimits;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
  * Success envelope of a paginated platform list.
  */
 export type CustomerListEnvelope = {
@@ -466,6 +689,25 @@ export type CustomerListEnvelope = {
      */
     meta: ListMeta;
 };
+
+/**
+ * Currencies whose caps a customer set itself, per kind.
+ */
+export type CustomizedCurrencies = {
+    /**
+     * Lowercase currency codes.
+     */
+    withdrawal: Array<string>;
+    /**
+     * Lowercase currency codes.
+     */
+    transfer: Array<string>;
+};
+
+/**
+ * A decimal amount in units of a currency: up to 12 integer digits and 8 decimals (`"5"`, `"0.5"`, `"5.00000000"`).
+ */
+export type DecimalAmount = string;
 
 /**
  * The email poller of a customer (one per customer), as returned by Create.
@@ -1072,6 +1314,28 @@ export type SessionEnvelope = {
 };
 
 /**
+ * Body of Set Limits: replaces the customer's own caps (currencies left out fall back to the service's defaults).
+ */
+export type SetLimitsRequest = {
+    /**
+     * Require `ACTIVE` allowlist addresses for withdrawals; unchanged when omitted.
+     */
+    allowlist_required?: boolean;
+    /**
+     * Withdrawal caps by currency code (at most 32 currencies, each a known currency, else 400 `INVALID_CURRENCY`; `per_transaction` ≤ `daily` ≤ `monthly`, else 400 `BAD_REQUEST`). Omitted: no own withdrawal caps.
+     */
+    withdrawal?: {
+        [key: string]: CapSet;
+    };
+    /**
+     * Transfer caps by currency code, with the same rules. Omitted: no own transfer caps.
+     */
+    transfer?: {
+        [key: string]: CapSet;
+    };
+};
+
+/**
  * Sort order by date.
  */
 export type SortOrder = 'ASC' | 'DESC';
@@ -1114,6 +1378,96 @@ export type TradingPairArrayEnvelope = {
      * Response metadata.
      */
     meta: Meta;
+};
+
+/**
+ * A transfer between two wallets of one customer.
+ */
+export type Transfer = {
+    /**
+     * Transfer id (UUID).
+     */
+    transfer_id: string;
+    /**
+     * Wallet the amount left.
+     */
+    from_wallet_id: string;
+    /**
+     * Wallet the amount arrived in.
+     */
+    to_wallet_id: string;
+    /**
+     * Owner of the source wallet.
+     */
+    from_user_id: string;
+    /**
+     * Owner of the destination wallet.
+     */
+    to_user_id: string;
+    /**
+     * Lowercase currency code.
+     */
+    currency: string;
+    /**
+     * Amount moved, in units of the currency, as a decimal string with 8 decimals (`"0.10000000"`).
+     */
+    amount: string;
+    /**
+     * The memo sent, or null.
+     */
+    memo: string | null;
+    /**
+     * Always `COMPLETED`: a transfer is one ledger entry, booked at once.
+     */
+    status: 'COMPLETED';
+    /**
+     * The `Idempotency-Key` sent, or the key generated when none was sent.
+     */
+    idempotency_key: string;
+    /**
+     * `true` when this request repeated an earlier one with the same key and body, and the earlier transfer is returned; always `false` on Get and List.
+     */
+    is_duplicate: boolean;
+    /**
+     * Booking time, ISO 8601 UTC.
+     */
+    created_at: string;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type TransferEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: Transfer;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of a paginated platform list.
+ */
+export type TransferListEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * One page of records.
+     */
+    data: Array<Transfer>;
+    /**
+     * Response metadata with `pagination`.
+     */
+    meta: ListMeta;
 };
 
 /**
@@ -1314,6 +1668,20 @@ export type UpdateUserRequest = {
 };
 
 /**
+ * Amounts used in the current windows, 8-decimal strings.
+ */
+export type UsedAmounts = {
+    /**
+     * In the current UTC day.
+     */
+    today: string;
+    /**
+     * In the current UTC calendar month.
+     */
+    this_month: string;
+};
+
+/**
  * An end user of a customer.
  */
 export type User = {
@@ -1441,6 +1809,46 @@ export type UserIndividual = {
      * Issuing country of the identity document, ISO 3166-1 alpha-2.
      */
     id_country_code: string;
+};
+
+/**
+ * A user's caps and their use, per kind and currency.
+ */
+export type UserLimits = {
+    /**
+     * The user id.
+     */
+    user_id: string;
+    /**
+     * Withdrawals by lowercase currency code.
+     */
+    withdrawal: {
+        [key: string]: CapUsage;
+    };
+    /**
+     * Transfers sent by lowercase currency code.
+     */
+    transfer: {
+        [key: string]: CapUsage;
+    };
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type UserLimitsEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: UserLimits;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
 };
 
 /**
@@ -2197,6 +2605,20 @@ export type WebhookVerificationEnvelope = {
 };
 
 /**
+ * When the current windows end, ISO 8601 UTC.
+ */
+export type WindowResets = {
+    /**
+     * The next 00:00:00Z.
+     */
+    today: string;
+    /**
+     * The first day of next month, 00:00:00Z.
+     */
+    this_month: string;
+};
+
+/**
  * A crypto withdrawal, as returned by Get and List.
  */
 export type Withdrawal = {
@@ -2351,6 +2773,11 @@ export type WithdrawalPinNotification = {
  * Status of a withdrawal.
  */
 export type WithdrawalStatus = 'PENDING' | 'COMPLETED' | 'CANCELLED';
+
+/**
+ * The allowlist entry's id (`address_id`), a UUID, at most 36 characters (a longer value answers 422).
+ */
+export type AddressIdParam = string;
 
 /**
  * The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
@@ -2510,6 +2937,16 @@ export type PollerIdParam = string;
  * when the header is omitted.
  */
 export type TraceHeader = string;
+
+/**
+ * The transfer id (`transfer_id` of Create Transfer): a UUID, at most 36 characters (a longer value answers 422).
+ */
+export type TransferIdParam = string;
+
+/**
+ * Client-chosen key, unique per customer among transfers: a repeat with the same key and body returns the first transfer (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+ */
+export type TransferIdempotencyKeyHeader = string;
 
 /**
  * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
@@ -3926,6 +4363,172 @@ export type EnableEmailPollerResponses = {
 
 export type EnableEmailPollerResponse = EnableEmailPollerResponses[keyof EnableEmailPollerResponses];
 
+export type GetLimitsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/limits';
+};
+
+export type GetLimitsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetLimitsError = GetLimitsErrors[keyof GetLimitsErrors];
+
+export type GetLimitsResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: CustomerLimitsEnvelope;
+};
+
+export type GetLimitsResponse = GetLimitsResponses[keyof GetLimitsResponses];
+
+export type SetLimitsData = {
+    body: SetLimitsRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/limits';
+};
+
+export type SetLimitsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SetLimitsError = SetLimitsErrors[keyof SetLimitsErrors];
+
+export type SetLimitsResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: CustomerLimitsEnvelope;
+};
+
+export type SetLimitsResponse = SetLimitsResponses[keyof SetLimitsResponses];
+
 export type DeleteWebhookData = {
     body?: never;
     headers?: {
@@ -4841,6 +5444,175 @@ export type CreateSessionResponses = {
 };
 
 export type CreateSessionResponse = CreateSessionResponses[keyof CreateSessionResponses];
+
+export type CreateTransferData = {
+    body: CreateTransferRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+        /**
+         * Client-chosen key, unique per customer among transfers: a repeat with the same key and body returns the first transfer (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/transfers';
+};
+
+export type CreateTransferErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateTransferError = CreateTransferErrors[keyof CreateTransferErrors];
+
+export type CreateTransferResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: TransferEnvelope;
+};
+
+export type CreateTransferResponse = CreateTransferResponses[keyof CreateTransferResponses];
+
+export type GetTransferData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The transfer id (`transfer_id` of Create Transfer): a UUID, at most 36 characters (a longer value answers 422).
+         */
+        transfer_id: string;
+    };
+    query?: never;
+    url: '/transfers/{transfer_id}';
+};
+
+export type GetTransferErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetTransferError = GetTransferErrors[keyof GetTransferErrors];
+
+export type GetTransferResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: TransferEnvelope;
+};
+
+export type GetTransferResponse = GetTransferResponses[keyof GetTransferResponses];
 
 export type ListUsersData = {
     body?: never;
@@ -5910,6 +6682,272 @@ export type ActivateUserResponses = {
 
 export type ActivateUserResponse = ActivateUserResponses[keyof ActivateUserResponses];
 
+export type ListAddressesData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: {
+        /**
+         * Page size, default 20, at most 100.
+         */
+        'filter[limit]'?: number;
+        /**
+         * Records to skip, default 0.
+         */
+        'filter[skip]'?: number;
+    };
+    url: '/users/{user_id}/addresses';
+};
+
+export type ListAddressesErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListAddressesError = ListAddressesErrors[keyof ListAddressesErrors];
+
+export type ListAddressesResponses = {
+    /**
+     * 200 response carrying a paginated list.
+     */
+    200: AllowlistAddressListEnvelope;
+};
+
+export type ListAddressesResponse = ListAddressesResponses[keyof ListAddressesResponses];
+
+export type AddAddressData = {
+    body: AddAddressRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/addresses';
+};
+
+export type AddAddressErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type AddAddressError = AddAddressErrors[keyof AddAddressErrors];
+
+export type AddAddressResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: AllowlistAddressEnvelope;
+};
+
+export type AddAddressResponse = AddAddressResponses[keyof AddAddressResponses];
+
+export type DeleteAddressData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The allowlist entry's id (`address_id`), a UUID, at most 36 characters (a longer value answers 422).
+         */
+        address_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/addresses/{address_id}';
+};
+
+export type DeleteAddressErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DeleteAddressError = DeleteAddressErrors[keyof DeleteAddressErrors];
+
+export type DeleteAddressResponses = {
+    /**
+     * 204 response: empty body, no JSON.
+     */
+    204: void;
+};
+
+export type DeleteAddressResponse = DeleteAddressResponses[keyof DeleteAddressResponses];
+
 export type DeactivateUserData = {
     body?: never;
     headers?: {
@@ -5992,6 +7030,89 @@ export type DeactivateUserResponses = {
 };
 
 export type DeactivateUserResponse = DeactivateUserResponses[keyof DeactivateUserResponses];
+
+export type GetUserLimitsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/limits';
+};
+
+export type GetUserLimitsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetUserLimitsError = GetUserLimitsErrors[keyof GetUserLimitsErrors];
+
+export type GetUserLimitsResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: UserLimitsEnvelope;
+};
+
+export type GetUserLimitsResponse = GetUserLimitsResponses[keyof GetUserLimitsResponses];
 
 export type CreateUserTokenData = {
     body?: never;
@@ -6462,3 +7583,95 @@ export type ListWalletTransactionsResponses = {
 };
 
 export type ListWalletTransactionsResponse = ListWalletTransactionsResponses[keyof ListWalletTransactionsResponses];
+
+export type ListWalletTransfersData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: {
+        /**
+         * Page size, default 20, at most 100.
+         */
+        'filter[limit]'?: number;
+        /**
+         * Records to skip, default 0.
+         */
+        'filter[skip]'?: number;
+    };
+    url: '/wallets/{wallet_id}/transfers';
+};
+
+export type ListWalletTransfersErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListWalletTransfersError = ListWalletTransfersErrors[keyof ListWalletTransfersErrors];
+
+export type ListWalletTransfersResponses = {
+    /**
+     * 200 response carrying a paginated list.
+     */
+    200: TransferListEnvelope;
+};
+
+export type ListWalletTransfersResponse = ListWalletTransfersResponses[keyof ListWalletTransfersResponses];
