@@ -48,6 +48,14 @@ import { sandboxClockHandlers } from "./http/credit/clock-handlers.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
 import { pollerHandlers } from "./http/platform/poller-handlers.js";
+import { limitHandlers } from "./http/platform/limit-handlers.js";
+import { addressHandlers } from "./http/platform/address-handlers.js";
+import { LimitsService } from "./modules/limits/service.js";
+import { AllowlistService } from "./modules/allowlist/service.js";
+import { withdrawalUsage } from "./modules/withdrawals/queries.js";
+import { transferUsage } from "./modules/transfers/usage.js";
+import { TransferService } from "./modules/transfers/service.js";
+import { transferHandlers } from "./http/platform/transfer-handlers.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
 import type { operations as CreditOps } from "../generated/types/credit.js";
 
@@ -76,6 +84,11 @@ export interface AppServices {
   creditDelivery: CreditNotificationDelivery;
   sandboxClock: SandboxClockService;
   creditWallets: CreditWalletService;
+  /** Caps of withdrawals and transfers, and the allowlist policy (docs/decisions/limits-and-allowlist.md). */
+  limits: LimitsService;
+  allowlist: AllowlistService;
+  /** Transfers between wallets of one customer (docs/decisions/limits-and-allowlist.md "Transfers"). */
+  transfers: TransferService;
 }
 
 /** A built application. `close()` stops the ORM and, if started, the embedded database. */
@@ -224,14 +237,16 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
     retryBaseS: config.webhookRetryBaseS,
     allowPrivate: config.allowPrivateNetworkTargets,
   }, logger);
+  const limits = new LimitsService({ withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
+  const allowlist = new AllowlistService({ provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
+  const transfers = new TransferService(ledger, users, wallets, limits);
   const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
     maxAttempts: config.withdrawalCodeMaxAttempts,
     maxTotalAttempts: config.withdrawalCodeMaxTotalAttempts,
     maxResends: config.withdrawalCodeMaxResends,
     resendIntervalS: config.withdrawalCodeResendIntervalS,
-    caps: config.withdrawalCaps,
-  });
+  }, { limits, destinations: allowlist });
   const pollers = new EmailPollerService(orm, secrets.box, identity, scheduler, withdrawals, {
     intervalS: config.pollerIntervalS,
     timeoutS: config.imapTimeoutS,
@@ -251,7 +266,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets },
+    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, limits, allowlist, transfers },
   };
 }
 
@@ -264,7 +279,7 @@ async function buildSurfaces(
   limits: RateLimits,
   validateResponses: boolean,
 ): Promise<{ platform: BuiltSurface; credit: BuiltSurface }> {
-  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets } = services;
+  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, limits: caps, allowlist, transfers } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const platform = await buildSurface<PlatformOps>({
@@ -276,6 +291,9 @@ async function buildSurfaces(
       ...withdrawalHandlers(withdrawals, mail, provider),
       ...webhookHandlers(webhooks),
       ...pollerHandlers(pollers),
+      ...limitHandlers(caps),
+      ...addressHandlers(allowlist),
+      ...transferHandlers(transfers),
     },
     notImplemented: platformNotImplemented,
     access: platformAccess,

@@ -3,29 +3,33 @@
  * Every bad value is reported with its variable name; the process refuses to start on any.
  * Defaults follow docs/operations.md "Configuration".
  */
+import { DEFAULT_ALLOWLIST_COOLDOWN_S, MAX_ALLOWLIST_COOLDOWN_S } from "./domain/allowlist.js";
+import type { CapSet } from "./domain/limits.js";
 
 /** Process role (docs/decisions/surfaces-and-process.md "Roles and background jobs"): serve the API, run the background jobs, or both. */
 export type Role = "api" | "worker" | "all";
 
-/** Caps of one currency's withdrawals per user, decimal strings in the currency's units (docs/decisions/withdrawals.md "Initiate"). */
-export interface WithdrawalCap {
-  perWithdrawal: string;
-  /** Sum of PENDING and COMPLETED withdrawals created in the current UTC day. */
-  daily: string;
-  /** Sum of PENDING and COMPLETED withdrawals created in the current UTC month. */
-  monthly: string;
-}
-
-/** Default caps by currency code; a currency without an entry has no caps. Override with `WITHDRAWAL_CAPS`. */
-export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, WithdrawalCap>> = {
-  btc: { perWithdrawal: "2", daily: "5", monthly: "20" },
-  eth: { perWithdrawal: "50", daily: "100", monthly: "500" },
-  usdt: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
-  usdc: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
-  trx: { perWithdrawal: "1000000", daily: "2500000", monthly: "10000000" },
-  sol: { perWithdrawal: "1000", daily: "2500", monthly: "10000" },
-  pol: { perWithdrawal: "100000", daily: "250000", monthly: "1000000" },
+/**
+ * Default withdrawal caps per user by currency code, decimal strings in the currency's units
+ * (docs/decisions/limits-and-allowlist.md "Limits"); a currency without an entry has no caps.
+ * Override with `WITHDRAWAL_CAPS`; a customer overrides them with Set Limits.
+ */
+export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, CapSet>> = {
+  btc: { perTransaction: "2", daily: "5", monthly: "20" },
+  eth: { perTransaction: "50", daily: "100", monthly: "500" },
+  usdt: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
+  usdc: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
+  trx: { perTransaction: "1000000", daily: "2500000", monthly: "10000000" },
+  sol: { perTransaction: "1000", daily: "2500", monthly: "10000" },
+  pol: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
 };
+
+/**
+ * Default transfer caps per user (sent), the same as the withdrawal defaults: value that leaves a
+ * user by transfer is as good as gone (docs/decisions/limits-and-allowlist.md "Transfers").
+ * Override with `TRANSFER_CAPS`.
+ */
+export const DEFAULT_TRANSFER_CAPS: Readonly<Record<string, CapSet>> = DEFAULT_WITHDRAWAL_CAPS;
 
 /** A rate-limit bucket's size (src/http/rate-limits.ts): `points` requests per fixed window of `windowS` seconds. */
 export interface RateQuota {
@@ -129,8 +133,12 @@ export interface Config {
    * `complete: false` (docs/security.md "The sandbox clock").
    */
   clockMoveBudgetS: number;
-  /** `WITHDRAWAL_CAPS` (JSON `{"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}, …}`), merged over the defaults. */
-  withdrawalCaps: Record<string, WithdrawalCap>;
+  /** `WITHDRAWAL_CAPS` (JSON `{"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}, …}`), merged over {@link DEFAULT_WITHDRAWAL_CAPS}: the withdrawal caps of customers without their own. */
+  withdrawalCaps: Record<string, CapSet>;
+  /** `TRANSFER_CAPS` (the same JSON; `perTransaction` or `perWithdrawal`), merged over {@link DEFAULT_TRANSFER_CAPS}: the transfer caps of customers without their own. */
+  transferCaps: Record<string, CapSet>;
+  /** `ALLOWLIST_COOLDOWN_S` (default 86400, 0 to 2592000): seconds an added allowlist address stays `PENDING` before it is `ACTIVE`. */
+  allowlistCooldownS: number;
 }
 
 /** Raised by {@link loadConfig} with one line per invalid variable. */
@@ -214,22 +222,29 @@ class EnvReader {
     return { points: Number(match[1]), windowS: Number(match[2]) };
   }
 
-  /** `WITHDRAWAL_CAPS` merged over {@link DEFAULT_WITHDRAWAL_CAPS}; currency codes lower-cased. */
-  caps(): Record<string, WithdrawalCap> {
-    const raw = this.optional("WITHDRAWAL_CAPS");
-    if (raw === undefined) return { ...DEFAULT_WITHDRAWAL_CAPS };
+  /**
+   * Caps variable `name` (`WITHDRAWAL_CAPS`, `TRANSFER_CAPS`) merged over `defaults`: JSON
+   * `{"<currency>": {"perWithdrawal" or "perTransaction", "daily", "monthly"}}` with decimal
+   * strings (at most 12 integer digits and 8 decimals); currency codes lower-cased. The caps need
+   * not be in order (Set Limits' rule is for customers).
+   */
+  caps(name: string, defaults: Readonly<Record<string, CapSet>>): Record<string, CapSet> {
+    const raw = this.optional(name);
+    if (raw === undefined) return { ...defaults };
     try {
-      const parsed = JSON.parse(raw) as Record<string, Partial<WithdrawalCap>>;
-      const merged: Record<string, WithdrawalCap> = { ...DEFAULT_WITHDRAWAL_CAPS };
+      const parsed = JSON.parse(raw) as Record<string, { perWithdrawal?: unknown; perTransaction?: unknown; daily?: unknown; monthly?: unknown }>;
+      const merged: Record<string, CapSet> = { ...defaults };
       for (const [code, cap] of Object.entries(parsed)) {
-        const values = [cap.perWithdrawal, cap.daily, cap.monthly];
-        if (!values.every((v) => typeof v === "string" && /^\d+(\.\d+)?$/.test(v))) throw new Error(`caps of ${code}`);
-        merged[code.toLowerCase()] = cap as WithdrawalCap;
+        const values = [cap.perTransaction ?? cap.perWithdrawal, cap.daily, cap.monthly];
+        // The contract's DecimalAmount: at most 12 integer digits and 8 decimals (Get Limits answers them).
+        if (!values.every((v) => typeof v === "string" && /^\d{1,12}(\.\d{1,8})?$/.test(v))) throw new Error(`caps of ${code}`);
+        const [perTransaction, daily, monthly] = values as string[];
+        merged[code.toLowerCase()] = { perTransaction, daily, monthly } as CapSet;
       }
       return merged;
     } catch {
-      this.problems.push('WITHDRAWAL_CAPS must be JSON like {"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}} with decimal strings');
-      return { ...DEFAULT_WITHDRAWAL_CAPS };
+      this.problems.push(`${name} must be JSON like {"btc": {"perWithdrawal": "2", "daily": "5", "monthly": "20"}} with decimal strings of at most 12 integer digits and 8 decimals`);
+      return { ...defaults };
     }
   }
 
@@ -277,7 +292,9 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   requestTimeoutS: (e) => e.int("REQUEST_TIMEOUT_S", 30, 1, 3600),
   maxConnectionsPerAddress: (e) => e.int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
   maxBodyBytesInFlight: (e) => e.int("MAX_BODY_BYTES_IN_FLIGHT", 64 * 1_048_576, 0, 16 * 1024 * 1_048_576),
-  withdrawalCaps: (e) => e.caps(),
+  withdrawalCaps: (e) => e.caps("WITHDRAWAL_CAPS", DEFAULT_WITHDRAWAL_CAPS),
+  transferCaps: (e) => e.caps("TRANSFER_CAPS", DEFAULT_TRANSFER_CAPS),
+  allowlistCooldownS: (e) => e.int("ALLOWLIST_COOLDOWN_S", DEFAULT_ALLOWLIST_COOLDOWN_S, 0, MAX_ALLOWLIST_COOLDOWN_S),
   pollerIntervalS: (e) => e.int("POLLER_INTERVAL_S", 30, 1, 86_400),
   imapTimeoutS: (e) => e.int("IMAP_TIMEOUT_S", 15, 1, 300),
   outboxIntervalS: (e) => e.int("OUTBOX_INTERVAL_S", 10, 1, 3600),

@@ -1030,6 +1030,64 @@ export interface components {
             /** @description A name for the address, 1–100 characters. */
             label: string;
         };
+        /** @description Data of an `address.added` notification: the allowlist entry just added. */
+        AddressAddedData: {
+            /** @description The entry's id (`address_id` of Add Address). */
+            address_id: string;
+            /** @description The user whose allowlist it joined. */
+            user_id: string;
+            /** @description The customer (tenant). */
+            customer_id: string;
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description The destination address as added. */
+            address: string;
+            /** @description Its label. */
+            label: string;
+            /**
+             * Format: date-time
+             * @description When it was added, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it becomes `ACTIVE` (usable under `allowlist_required`), ISO 8601 UTC.
+             */
+            activates_at: string;
+        };
+        /**
+         * @description Body of an `address.added` notification, sent when a destination joins a user's withdrawal
+         *     allowlist (Add Address), with the same headers, signature, retries and delivery log as
+         *     `withdrawal.pin`: a destination cannot be added unseen.
+         * @example {
+         *       "type": "address.added",
+         *       "timestamp": "2026-11-22T10:15:00Z",
+         *       "data": {
+         *         "address_id": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+         *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *         "customer_id": "acme-corp",
+         *         "currency": "btc",
+         *         "address": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+         *         "label": "Cold storage",
+         *         "created_at": "2026-11-22T10:15:00Z",
+         *         "activates_at": "2026-11-23T10:15:00Z"
+         *       }
+         *     }
+         */
+        AddressAddedNotification: {
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            type: "address.added";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /** @description The allowlist entry. */
+            data: components["schemas"]["AddressAddedData"];
+        };
         /** @description An address of a user's withdrawal allowlist. */
         AllowlistAddress: {
             /** @description Entry id (UUID). */
@@ -2510,8 +2568,8 @@ export interface components {
              * @description When the notification was created, ISO 8601 UTC.
              */
             created_at: string;
-            /** @description The notification body sent on every attempt (the same bytes each time). */
-            payload: components["schemas"]["WithdrawalPinNotification"];
+            /** @description The notification body sent on every attempt (the same bytes each time): `withdrawal.pin` or `address.added`. */
+            payload: components["schemas"]["WebhookNotification"];
         };
         /** @description One HTTP attempt of a delivery. */
         WebhookDeliveryAttempt: {
@@ -2612,6 +2670,8 @@ export interface components {
              */
             value: string;
         };
+        /** @description The body of a notification in the delivery log: one of the event types the webhook receives. */
+        WebhookNotification: components["schemas"]["WithdrawalPinNotification"] | components["schemas"]["AddressAddedNotification"];
         /** @description Body of Create Webhook and Update Webhook; it replaces any existing configuration. */
         WebhookRequest: {
             /**

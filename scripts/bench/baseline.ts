@@ -23,15 +23,16 @@
  * - `GET /v2/credit-products` with `x-api-key`: {@link OWNER_SQL}, then {@link PRODUCTS_SQL} (the
  *   page and the total in one query, `count(*) over ()`).
  *
- * Withdrawal routes: NOT a minimum but the very statements the service runs (main of 2026-11-23:
- * authentication as named prepared statements, external ledger accounts append-only, the rest
- * MikroORM 7.2's), in the same order and
- * transactions, with bound parameters where MikroORM inlines literals ({@link SQL}; check them
+ * Withdrawal and transfer routes: NOT a minimum but the very statements the service runs (main of
+ * 2026-11-26: authentication as named prepared statements, external ledger accounts append-only,
+ * the caps of the limits service, the rest MikroORM 7.2's), in the same order and
+ * transactions, with bound parameters where MikroORM inlines literals (scripts/bench/baseline-sql.ts; check them
  * against the service with `npx tsx scripts/bench/capture-sql.ts`, which compares both):
  * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `auth_user_token`
  *   (credential, customer and user in one prepared statement); the idempotency key's row; the
- *   user (active user); BEGIN; INSERT of the key row (`on conflict do nothing`); advisory lock of
- *   user + currency; the caps' sums of the day and month; the user's wallets; the wallet's balances;
+ *   user (active user); the customer's limits row (allowlist policy); BEGIN; INSERT of the key row
+ *   (`on conflict do nothing`); advisory lock of kind + user + currency; the customer's limits row
+ *   (caps); the caps' sums of the day and month; the user's wallets; the wallet's balances;
  *   INSERT withdrawal; SELECT … FOR UPDATE of the available and held accounts by code; one
  *   statement writing the journal entry, its two postings and both cached balances; the customer's
  *   webhook; INSERT outbox_email; COMMIT.
@@ -42,6 +43,7 @@
  *   statement locking the held account and reading the external and available ones; one statement
  *   writing the entry, its two postings and the held balance; INSERT wallet_transaction RETURNING
  *   id; UPDATE withdrawal; COMMIT.
+ * - `POST /api/v1/transfers` (user token): scripts/bench/baseline-transfers.ts lists its statements.
  * What the service does beyond these routes: request validation against the OpenAPI document,
  * the comparison of every `x-api-key` with the master key's hash, the destination address decoding
  * (bech32, twice: initiate and the sandbox's send), the amount and precision checks beyond the
@@ -52,9 +54,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash, createHmac, createSecretKey, hkdfSync, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import pg from "pg";
 import { jwtVerify } from "jose";
-import { Decimal } from "decimal.js";
-import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
-import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
+import type { Decimal } from "decimal.js";
+import { D, first, MISSING, ok, readJson, refuse, Refusal } from "./baseline-http.js";
+import { assertCaps, SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+import { transferRoute } from "./baseline-transfers.js";
+import { BENCH_TRANSFER_CAPS } from "./processes.js";
 
 /** What a baseline needs: the benchmark's database, the service's secrets key, the service's currencies `data`. */
 export interface BaselineOptions {
@@ -69,8 +73,6 @@ export interface Baseline {
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   pool: pg.Pool;
 }
-
-const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
 
 /** Credential active and customer active, by the keyed hash of the API key. */
 export const OWNER_SQL = `select c.customer_id from credential c join customer k on k.customer_id = c.customer_id
@@ -97,100 +99,19 @@ export const PRODUCTS_SQL = `select code, customer_id, revolving, compound, cut_
     base_interest_morosidad, interest_accrual_method, daily_rate_divisor, created_at, updated_at, count(*) over () as total
   from credit_product where customer_id = $1 order by code limit $2 offset $3`;
 
-/**
- * The service's statements of the withdrawal routes: the two authentication statements as main
- * prepares them (same names and texts), the others as MikroORM sends them with each inlined
- * literal turned into a bound parameter.
- */
-export const SQL = {
-  /** The service's own prepared statements (same names and texts). */
-  authUserToken: USER_TOKEN,
-  authCredentialByHash: CREDENTIAL_BY_HASH,
-  user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
-  userLock: `select pg_advisory_xact_lock(hashtext($1))`,
-  caps: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from withdrawal where user_id = $2 and currency = $3 and status in ($4, $5) and created_at >= $6`,
-  userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
-  walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
-  insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-  /**
-   * LedgerService.accountsOfPost: `lock` wallet accounts locked in id order, `read` other accounts
-   * (the external account of a debit, the wallet's other bucket) read without a lock.
-   */
-  accountsOfPost: (lock: number, read: number): string => {
-    const list = (from: number, n: number) => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
-    const locked = `select id, code, bucket, balance from ledger_account where code in (${list(1, lock)}) order by id for update`;
-    if (read === 0) return locked;
-    return `with locked as (${locked}) select id, code, bucket, balance from locked union all select id, code, bucket, balance from ledger_account where code in (${list(lock + 1, read)})`;
-  },
-  /** LedgerService.post's write: the entry, its `postings` postings and `balances` cached balances in one statement. */
-  postEntry: (postings: number, balances: number): string => {
-    let n = 0;
-    const p = (): string => `$${++n}`;
-    const entry = `insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, now()) returning id`;
-    const postingRows = Array.from({ length: postings }, () => `(${p()}::bigint, ${p()}, ${p()}::numeric)`).join(", ");
-    const balanceRows = Array.from({ length: balances }, () => `(${p()}, ${p()}::numeric)`).join(", ");
-    return (
-      `with entry as ( ${entry} ), postings as ( insert into ledger_posting (entry_id, account_id, currency, amount) ` +
-      `select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingRows}) as v (account_id, currency, amount) ), ` +
-      `balances as ( update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceRows}) as v (code, balance) where a.code = v.code ) ` +
-      `select id from entry`
-    );
-  },
-  webhook: `select disabled_at from webhook where customer_id = $1`,
-  insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-  sandboxMail: SANDBOX_MAIL_TO,
-  withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
-  walletSource: `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = $1 and a.currency = $2 where w.wallet_id = $3`,
-  insertTransaction: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning "id"`,
-  completeWithdrawal: `update "withdrawal" set "status" = $1, "code_hash" = $2, "tx_hash" = $3, "completed_at" = $4, "updated_at" = $5 where "id" = $6`,
-} as const;
-
 /** The btc entry of the sandbox catalogue the withdrawal routes need (src/providers/sandbox-catalogue.ts), its default caps, the code settings. */
-const BTC = { code: "btc", minWithdrawal: "0.0001", networks: ["networks/bitcoin"], cap: { perWithdrawal: "2", daily: "5", monthly: "20" } };
+const BTC: { code: string; minWithdrawal: string; networks: string[]; cap: CapSet } = {
+  code: "btc",
+  minWithdrawal: "0.0001",
+  networks: ["networks/bitcoin"],
+  cap: { perTransaction: "2", daily: "5", monthly: "20" },
+};
 const CODE_TTL_S = 600;
 const MAX_ATTEMPTS = 5;
 
-/** An error answer: status, code, message. */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const MISSING = "Missing credentials: send x-api-key or Authorization: Bearer <token>.";
 const HEALTH = '{"status":"ok"}';
 const WITHDRAWALS = /^\/api\/v1\/users\/([^/]+)\/accounts\/crypto\/withdrawals(?:\/([^/]+)\/confirm)?$/;
 const BALANCE = /^\/api\/v1\/wallets\/([^/]+)\/balance$/;
-
-const platformMeta = (traceId: string): string => `{"timestamp":"${new Date().toISOString()}","version":"v1","trace_id":"${traceId}"}`;
-const creditMeta = (traceId: string): string => `{"timestamp":"${new Date().toISOString()}","version":"v2","traceId":"${traceId}"}`;
-
-function send(res: ServerResponse, status: number, body: string, traceId: string): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "x-trace-id": traceId });
-  res.end(body);
-}
-const ok = (res: ServerResponse, status: number, dataJson: string, traceId: string, credit = false): void =>
-  send(res, status, `{"success":true,"data":${dataJson},"meta":${credit ? creditMeta(traceId) : platformMeta(traceId)}}`, traceId);
-const refuse = (res: ServerResponse, error: Refusal, traceId: string, credit = false): void =>
-  send(
-    res,
-    error.status,
-    `{"success":false,"errors":[${JSON.stringify({ code: error.code, message: error.message })}],"meta":${credit ? creditMeta(traceId) : platformMeta(traceId)}}`,
-    traceId,
-  );
-const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-}
 
 interface UserClaims {
   userId: string;
@@ -330,8 +251,8 @@ export function createBaseline(options: BaselineOptions): Baseline {
 
   // ---- withdrawals: the service's statements, faithfully ----
 
-  /** The service's authentication of a user token (`auth_user_token`) and its path scope. @throws Refusal 401/403. */
-  async function authenticateUser(req: IncomingMessage, pathUserId: string): Promise<UserClaims> {
+  /** The service's authentication of a user token (`auth_user_token`) and, on a user's path, its scope. @throws Refusal 401/403. */
+  async function authenticateUser(req: IncomingMessage, pathUserId?: string): Promise<UserClaims> {
     const claims = await userClaims(req);
     const [row] = (
       await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null; user_exists: boolean; user_deleted: boolean | null; user_active: boolean | null; user_status: string | null; token_revoked: boolean | null }>({
@@ -343,7 +264,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     if (!row.user_exists || row.user_deleted || !row.user_active || row.user_status !== "VERIFIED" || row.token_revoked) {
       throw new Refusal(401, "UNAUTHORIZED", "The token's user is inactive.");
     }
-    if (pathUserId.toLowerCase() !== claims.userId) throw new Refusal(403, "FORBIDDEN", "A user token can only act on its own user.");
+    if (pathUserId !== undefined && pathUserId.toLowerCase() !== claims.userId) throw new Refusal(403, "FORBIDDEN", "A user token can only act on its own user.");
     return claims;
   }
 
@@ -439,20 +360,25 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const user = await activeUser(customerId, pathUserId);
     if (String(body.currency).toLowerCase() !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark withdraws btc.");
     if (amount.lt(BTC.minWithdrawal)) throw new Refusal(400, "MINIMUM_AMOUNT_NOT_MET", `The minimum btc withdrawal is ${BTC.minWithdrawal}.`);
+    // the allowlist policy (AllowlistService.assertDestinationAllowed): the benchmark's customer requires none
+    if ((await pool.query<LimitsRow>(SQL.customerLimits, [customerId])).rows[0]?.allowlist_required) throw new Refusal(400, "INVALID_ADDRESS", "Not allowlisted.");
     const id = randomUUID();
     const created = await transaction(async (client) => {
       if ((await client.query(SQL.insertKey, [customerId, key, fingerprint, id])).rows.length === 0) {
         await client.query(SQL.keyByAddress, [customerId, key]);
         throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
       }
+      // LimitsService.checkMovement: the lock, the customer's own caps (else the defaults), the sums
       await client.query(SQL.userLock, [`withdrawal:${user.user_id}:${BTC.code}`]);
+      const own = (await client.query<LimitsRow>(SQL.customerLimits, [customerId])).rows[0];
+      const cap = own ? own.withdrawal_caps[BTC.code] : BTC.cap;
       const now = new Date();
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-      const sums = (await client.query<{ today: string; month: string }>(SQL.caps, [dayStart, user.user_id, BTC.code, "PENDING", "COMPLETED", monthStart])).rows[0];
-      if (amount.gt(BTC.cap.perWithdrawal)) throw new Refusal(400, "WITHDRAWAL_LIMIT_EXCEEDED", "Over the per-withdrawal cap.");
-      if (amount.plus(sums?.today ?? 0).gt(BTC.cap.daily)) throw new Refusal(400, "DAILY_LIMIT_EXCEEDED", "Over the daily cap.");
-      if (amount.plus(sums?.month ?? 0).gt(BTC.cap.monthly)) throw new Refusal(400, "MONTHLY_LIMIT_EXCEEDED", "Over the monthly cap.");
+      if (cap) {
+        const sums = (await client.query<{ today: string; month: string }>(SQL.caps, [dayStart, user.user_id, BTC.code, "PENDING", "COMPLETED", monthStart])).rows[0];
+        assertCaps("withdrawal", cap, amount, sums);
+      }
       const wallets = (await client.query<{ wallet_id: string; networks: { name: string; currency: string }[] }>(SQL.userWallets, [user.user_id, customerId])).rows;
       let chosen: { walletId: string; network: string } | undefined;
       for (const wallet of wallets) {
@@ -548,6 +474,13 @@ export function createBaseline(options: BaselineOptions): Baseline {
     ok(res, 200, JSON.stringify({ id: withdrawalId.toLowerCase(), status: "COMPLETED" }), traceId);
   }
 
+  const createTransfer = transferRoute({
+    pool,
+    authenticate: (req) => authenticateUser(req),
+    transaction,
+    defaultCaps: JSON.parse(BENCH_TRANSFER_CAPS) as Record<string, CapSet>,
+  });
+
   async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, traceId: string): Promise<void> {
     if (req.method === "GET") {
       if (path === "/api/v1/currencies") {
@@ -564,6 +497,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
       const withdrawal = WITHDRAWALS.exec(path);
       if (withdrawal?.[1] && withdrawal[2]) return confirm(req, res, withdrawal[1], withdrawal[2], traceId);
       if (withdrawal?.[1]) return initiate(req, res, withdrawal[1], traceId);
+      if (path === "/api/v1/transfers") return createTransfer(req, res, traceId);
     }
     throw new Refusal(404, "NOT_FOUND", "No route.");
   }

@@ -1,7 +1,7 @@
 /**
  * `npx tsx scripts/bench/capture-sql.ts`: prints every SQL statement the service runs for each
  * request the benchmark sends (docs/performance.md "HTTP: `npm run bench`"), then the baseline's (scripts/bench/baseline.ts), and
- * checks that the withdrawal routes of the baseline run the service's statements: same sequence,
+ * checks that the withdrawal and transfer routes of the baseline run the service's statements: same sequence,
  * once literals, bound parameters and numbers are masked. Exit status 1 when they differ (the
  * baseline must then follow the service again). It builds the real app in this process (createApp,
  * `ROLE=api`, rate limits off as in the benchmark) on a throw-away embedded PostgreSQL, wraps
@@ -19,7 +19,8 @@ import { startEmbeddedPostgres } from "../../src/db/embedded.js";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/app.js";
 import { createBaseline } from "./baseline.js";
-import { seed, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed } from "./seed.js";
+import { BENCH_TRANSFER_CAPS } from "./processes.js";
+import { seed, TRANSFER_BTC, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed } from "./seed.js";
 
 const MASTER = "bench-master-key-0123456789abcdefghijklmnop";
 let log: string[] | undefined;
@@ -84,6 +85,13 @@ async function scenarios(who: string, base: string, data: Seed): Promise<Map<str
     headers: { ...bearer, "content-type": "application/json" },
     body: JSON.stringify({ code }),
   });
+  const pair = data.transferPairs[0];
+  if (!pair) throw new Error("no transfer pair seeded");
+  await show("create transfer", "/api/v1/transfers", {
+    method: "POST",
+    headers: { authorization: `Bearer ${pair.a.token}`, "content-type": "application/json", "idempotency-key": `capture-transfer-${who}` },
+    body: JSON.stringify({ from_wallet_id: pair.a.walletId, to_wallet_id: pair.b.walletId, currency: "btc", amount: Number(TRANSFER_BTC) }),
+  });
   return byLabel;
 }
 
@@ -108,17 +116,18 @@ try {
     RATE_LIMIT_CREDENTIAL: "off",
     RATE_LIMIT_AUTH_FAILURES: "off",
     RATE_LIMIT_CODES: "off",
+    TRANSFER_CAPS: BENCH_TRANSFER_CAPS,
   });
   const app = await createApp(config);
   const server = app.express.listen(0, "127.0.0.1");
   const base = await listening(server);
-  const data = await seed(base, MASTER, { users: 1, products: 3 });
+  const data = await seed(base, MASTER, { users: 1, products: 3, transferPairs: 1 });
   const ofService = await scenarios("service", base, data);
   const baseline = createBaseline({ databaseUrl: db.url, secretsKey: SECRETS_KEY, currenciesJson: "[]" });
   const baselineServer = createServer(baseline.listener).listen(0, "127.0.0.1");
   const ofBaseline = await scenarios("baseline", await listening(baselineServer), data);
-  console.log("\n# the withdrawal routes: the baseline's statements against the service's");
-  for (const label of ["initiate withdrawal", "sandbox mail", "confirm withdrawal"]) {
+  console.log("\n# the withdrawal and transfer routes: the baseline's statements against the service's");
+  for (const label of ["initiate withdrawal", "sandbox mail", "confirm withdrawal", "create transfer"]) {
     const a = (ofService.get(label) ?? []).map(shape);
     const b = (ofBaseline.get(label) ?? []).map(shape);
     const wrong = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => i).filter((i) => a[i] !== b[i]);

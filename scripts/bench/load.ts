@@ -1,7 +1,8 @@
 /**
  * Load of the benchmark, with autocannon's programmatic API on loopback: one run of a fixed request
- * (`runRequests`), or of the withdrawal flow (`runWithdrawals`: initiate → read the code from the
- * sandbox outbox → confirm, each connection one pair at a time on a user of its own). Every
+ * (`runRequests`), of the withdrawal flow (`runWithdrawals`: initiate → read the code from the
+ * sandbox outbox → confirm, each connection one pair at a time on a user of its own), or of
+ * transfers (`runTransfers`: each connection one transfer at a time within a pair of users of its own). Every
  * response's status is counted; a run reports anything else than the expected status, connection
  * errors and timeouts, so the caller can refuse to trust its numbers. It also reports the CPU the
  * benchmark process (the client), the server and the embedded PostgreSQL used, in % of one core.
@@ -10,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import type { ActivitySummary } from "./activity.js";
 import { cpuSeconds, processTree } from "./processes.js";
-import { WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type SeededUser } from "./seed.js";
+import { TRANSFER_BTC, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type SeededUser, type TransferPair } from "./seed.js";
 
 /** What one run measured. */
 export interface RunResult {
@@ -108,6 +109,32 @@ export async function runRequests(
   };
 }
 
+/**
+ * Items (users, pairs of users) lent to the requests in flight, one request each. A request cut off
+ * by a lost connection never gives its item back, so when none is free the longest-held one is
+ * taken over (its request is the abandoned one).
+ */
+class Leases<T> {
+  private readonly held = new Map<T, number>();
+  private readonly free: T[];
+  constructor(items: readonly T[]) {
+    this.free = [...items];
+  }
+  lease(): T {
+    let item = this.free.pop();
+    if (item === undefined) {
+      const [oldest] = [...this.held.entries()].sort((a, b) => a[1] - b[1]);
+      if (!oldest) throw new Error("nothing to lease");
+      item = oldest[0];
+    }
+    this.held.set(item, performance.now());
+    return item;
+  }
+  release(item: T): void {
+    if (this.held.delete(item)) this.free.push(item);
+  }
+}
+
 /** Per-connection state of the withdrawal flow (autocannon resets it at every new pair). */
 interface FlowContext {
   user?: SeededUser;
@@ -134,22 +161,10 @@ export async function runWithdrawals(
   inFlight: number,
 ): Promise<RunResult> {
   if (users.length < inFlight) throw new Error(`${inFlight} withdrawals in flight need ${inFlight} users, got ${users.length}`);
-  // Users are leased to pairs; a pair cut off by a lost connection never returns its user, so when
-  // none is free the longest-held one is taken over (its pair is the abandoned one).
-  const leases = new Map<SeededUser, number>();
-  const free = [...users.slice(0, inFlight)];
-  const lease = (): SeededUser => {
-    let user = free.pop();
-    if (!user) {
-      const [oldest] = [...leases.entries()].sort((a, b) => a[1] - b[1]);
-      if (!oldest) throw new Error("no user to lease");
-      user = oldest[0];
-    }
-    leases.set(user, performance.now());
-    return user;
-  };
+  const leases = new Leases(users.slice(0, inFlight));
+  const lease = (): SeededUser => leases.lease();
   const release = (context: FlowContext): void => {
-    if (context.user && leases.delete(context.user)) free.push(context.user);
+    if (context.user) leases.release(context.user);
     context.user = undefined;
   };
   const pairMs: number[] = [];
@@ -238,6 +253,74 @@ export async function runWithdrawals(
   const p50Of = (values: number[]): number => percentile(values.sort((a, b) => a - b), 50);
   const steps = { initiate: p50Of(stepMs.initiate), mail: p50Of(stepMs.mail), confirm: p50Of(stepMs.confirm) };
   return { rate: pairMs.length / result.duration, p50: percentile(pairMs, 50), p99: percentile(pairMs, 99), unexpected, clientCpu, serverCpu, dbCpu, steps };
+}
+
+/** Per-request state of a transfer (autocannon resets it at every request). */
+interface TransferContext {
+  pair?: TransferPair;
+  sentAt?: number;
+}
+
+/**
+ * Create Transfer on `target` with `inFlight` connections, each one request at a time: `POST
+ * /api/v1/transfers` with the sender's user token, a fresh Idempotency-Key and {@link TRANSFER_BTC}
+ * BTC → 201. A request holds one of the first `inFlight` of `pairs` (so no two requests in flight
+ * share a user, a wallet or a ledger row) and sends from the side that received the pair's
+ * previous transfer (back and forth: the balances stay near the deposit). Rate: 201s per second;
+ * latency: of each request, ms.
+ */
+export async function runTransfers(target: Target, pairs: readonly TransferPair[], seconds: number, inFlight: number): Promise<RunResult> {
+  if (pairs.length < inFlight) throw new Error(`${inFlight} transfers in flight need ${inFlight} pairs of users, got ${pairs.length}`);
+  const leases = new Leases(pairs.slice(0, inFlight));
+  const reversed = new Set<TransferPair>();
+  const doneMs: number[] = [];
+  let keys = 0;
+  const requests: autocannon.Request[] = [
+    {
+      method: "POST",
+      setupRequest: (req, ctx) => {
+        const context = ctx as TransferContext;
+        const pair = leases.lease();
+        const [from, to] = reversed.has(pair) ? [pair.b, pair.a] : [pair.a, pair.b];
+        context.pair = pair;
+        context.sentAt = performance.now();
+        return {
+          ...req,
+          method: "POST",
+          path: "/api/v1/transfers",
+          headers: {
+            authorization: `Bearer ${from.token}`,
+            "content-type": "application/json",
+            "idempotency-key": `bench-transfer-${process.pid}-${Date.now()}-${++keys}`,
+          },
+          body: JSON.stringify({ from_wallet_id: from.walletId, to_wallet_id: to.walletId, currency: "btc", amount: Number(TRANSFER_BTC) }),
+        };
+      },
+      onResponse: (status, _body, ctx) => {
+        const context = ctx as TransferContext;
+        if (!context.pair) return;
+        if (status === 201) {
+          doneMs.push(performance.now() - (context.sentAt ?? 0));
+          if (!reversed.delete(context.pair)) reversed.add(context.pair);
+        }
+        leases.release(context.pair);
+        context.pair = undefined;
+      },
+    },
+  ];
+  const { value: result, clientCpu, serverCpu, dbCpu } = await measured(target, () =>
+    autocannon({ url: target.base, connections: inFlight, duration: seconds, pipelining: 1, requests }),
+  );
+  doneMs.sort((a, b) => a - b);
+  return {
+    rate: doneMs.length / result.duration,
+    p50: percentile(doneMs, 50),
+    p99: percentile(doneMs, 99),
+    unexpected: unexpectedOf(result, [201]),
+    clientCpu,
+    serverCpu,
+    dbCpu,
+  };
 }
 
 /** What one wrk run measured: requests per second, and answers that were not `expected` (non-2xx counted by wrk) or failed. */

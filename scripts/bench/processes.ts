@@ -72,9 +72,17 @@ function probe(port: number): Promise<number> {
 }
 
 /**
+ * The transfer caps of the benchmark's service (`TRANSFER_CAPS`): btc's raised so far that the
+ * transfer lanes never reach them (the default daily 5 BTC per sender would stop a long run), while
+ * the caps check still runs in full: lock, the customer's own caps, the sender's sums.
+ */
+export const BENCH_TRANSFER_CAPS = JSON.stringify({ btc: { perTransaction: "1000", daily: "1000000000", monthly: "1000000000" } });
+
+/**
  * The service's environment for a benchmark load on `databaseUrl`: `ROLE=api` (no background jobs
  * competing), logging silent, the four rate limits off (the per-address bucket alone would hold one
- * client to 100 req/s), user tokens valid for a day.
+ * client to 100 req/s), user tokens valid for a day, btc transfer caps out of reach
+ * ({@link BENCH_TRANSFER_CAPS}).
  */
 export function benchServiceEnv(databaseUrl: string, secretsKey: string, masterKey: string): Record<string, string> {
   return {
@@ -88,6 +96,7 @@ export function benchServiceEnv(databaseUrl: string, secretsKey: string, masterK
     RATE_LIMIT_AUTH_FAILURES: "off",
     RATE_LIMIT_CODES: "off",
     USER_TOKEN_TTL_S: "86400",
+    TRANSFER_CAPS: BENCH_TRANSFER_CAPS,
   };
 }
 

@@ -6,7 +6,9 @@
  * wallet owns two accounts per currency: `available` (spendable) and `held` (locked by a pending
  * withdrawal), so available + held = balance always. Money entering or leaving custody passes
  * through `external` accounts (one per network and currency), which may go negative: they mirror
- * the chain. Wallet accounts never go below zero.
+ * the chain. Wallet accounts never go below zero. A transfer between two wallets of the platform
+ * moves money from one wallet's available account to the other's, without leaving custody
+ * (docs/decisions/limits-and-allowlist.md "Transfers").
  *
  * Balances: a wallet account keeps a cached balance, updated under a row lock with its postings
  * (that lock is what stops available money being held twice). An external account keeps none: it
@@ -20,8 +22,14 @@ import { money, type Money } from "./money.js";
 /** The buckets of a wallet's money, and the outside world. */
 export type Bucket = "available" | "held" | "external";
 
-/** Kinds of journal entries. */
+/** Kinds of journal entries on one wallet ({@link postingsFor}). */
 export type EntryKind = "deposit" | "hold" | "release" | "debit";
+
+/**
+ * Kinds of every journal entry: the one-wallet {@link EntryKind}s and `transfer`, which moves an
+ * amount between two wallets' available accounts ({@link transferPostings}).
+ */
+export type JournalKind = EntryKind | "transfer";
 
 /** Largest amount the `numeric(38,18)` columns hold (20 integer digits), exclusive. */
 export const LEDGER_MAX_AMOUNT = money("1e20");
@@ -54,10 +62,7 @@ export function accountCode(ref: AccountRef): string {
  *   cannot store exactly (more than 18 decimals, or 1e20 and above): it is refused, never rounded.
  */
 export function postingsFor(kind: EntryKind, walletId: string, network: string, currency: string, amount: Money): Posting[] {
-  if (!amount.isFinite() || amount.lte(0)) throw new DomainError("AMOUNT_MUST_BE_POSITIVE", "The amount must be greater than zero.", "amount");
-  if (amount.decimalPlaces() > LEDGER_MAX_DECIMALS || amount.gte(LEDGER_MAX_AMOUNT)) {
-    throw new DomainError("INVALID_AMOUNT", "The amount cannot be stored exactly by the ledger.", "amount");
-  }
+  assertPostable(amount);
   const available: AccountRef = { bucket: "available", walletId, currency };
   const held: AccountRef = { bucket: "held", walletId, currency };
   const external: AccountRef = { bucket: "external", network, currency };
@@ -74,6 +79,33 @@ export function postingsFor(kind: EntryKind, walletId: string, network: string, 
       return move(held, available);
     case "debit":
       return move(held, external);
+  }
+}
+
+/**
+ * The postings of a transfer (docs/decisions/limits-and-allowlist.md "Transfers") of a positive
+ * `amount` of `currency`: `fromWalletId`'s available → `toWalletId`'s available. No external
+ * account and no held bucket: the money stays in custody, so every currency still sums to zero.
+ * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT as {@link postingsFor}; Error when
+ *   both wallets are one (a programming error: the transfers module refuses it first).
+ */
+export function transferPostings(fromWalletId: string, toWalletId: string, currency: string, amount: Money): Posting[] {
+  if (fromWalletId === toWalletId) throw new Error(`a transfer needs two wallets, got ${fromWalletId} twice`);
+  assertPostable(amount);
+  return [
+    { account: { bucket: "available", walletId: fromWalletId, currency }, amount: amount.neg() },
+    { account: { bucket: "available", walletId: toWalletId, currency }, amount },
+  ];
+}
+
+/**
+ * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0; INVALID_AMOUNT for one the ledger
+ *   cannot store exactly (more than 18 decimals, or 1e20 and above).
+ */
+function assertPostable(amount: Money): void {
+  if (!amount.isFinite() || amount.lte(0)) throw new DomainError("AMOUNT_MUST_BE_POSITIVE", "The amount must be greater than zero.", "amount");
+  if (amount.decimalPlaces() > LEDGER_MAX_DECIMALS || amount.gte(LEDGER_MAX_AMOUNT)) {
+    throw new DomainError("INVALID_AMOUNT", "The amount cannot be stored exactly by the ledger.", "amount");
   }
 }
 

@@ -4,7 +4,8 @@
  */
 import { randomInt } from "node:crypto";
 import { DomainError } from "./errors.js";
-import { money, type Money } from "./money.js";
+import { type Money } from "./money.js";
+import { assertWithinCaps as assertMovementWithinCaps, windowsAt, type CapSet } from "./limits.js";
 
 /** Withdrawal status (reference: statuses are uppercase). */
 export type WithdrawalStatus = "PENDING" | "COMPLETED" | "CANCELLED";
@@ -128,7 +129,10 @@ export function assertResendAllowed(state: ResendState, now: Date, limits: Pick<
   }
 }
 
-/** Caps of one currency, decimal strings (src/config.ts `WithdrawalCap`). */
+/**
+ * Caps of one currency in the withdrawal-only naming (`perWithdrawal`). The caps rule itself is
+ * src/domain/limits.ts ({@link CapSet}, `perTransaction`; docs/decisions/limits-and-allowlist.md "Limits").
+ */
 export interface Caps {
   perWithdrawal: string;
   daily: string;
@@ -136,27 +140,20 @@ export interface Caps {
 }
 
 /**
- * Checks a new withdrawal of `amount` against the caps, given what the user already withdrew
- * (PENDING and COMPLETED) this UTC day and this UTC month.
- * @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400).
+ * The withdrawal form of src/domain/limits.ts `assertWithinCaps`: checks a new withdrawal of
+ * `amount` of `currency` against `caps`, given what the user already withdrew (PENDING and
+ * COMPLETED) in the UTC day and the UTC month of `now`. No caps: anything passes.
+ * @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400),
+ *   with the messages of docs/decisions/limits-and-allowlist.md "Limits".
  */
-export function assertWithinCaps(amount: Money, caps: Caps | undefined, usedToday: Money, usedThisMonth: Money): void {
+export function assertWithinCaps(amount: Money, caps: Caps | undefined, usedToday: Money, usedThisMonth: Money, currency = "this currency", now = new Date()): void {
   if (!caps) return;
-  if (amount.gt(money(caps.perWithdrawal))) {
-    throw new DomainError("WITHDRAWAL_LIMIT_EXCEEDED", `A single withdrawal may be at most ${caps.perWithdrawal}.`, "amount");
-  }
-  if (usedToday.plus(amount).gt(money(caps.daily))) {
-    throw new DomainError("DAILY_LIMIT_EXCEEDED", `Withdrawals may total at most ${caps.daily} per UTC day.`, "amount");
-  }
-  if (usedThisMonth.plus(amount).gt(money(caps.monthly))) {
-    throw new DomainError("MONTHLY_LIMIT_EXCEEDED", `Withdrawals may total at most ${caps.monthly} per UTC month.`, "amount");
-  }
+  const set: CapSet = { perTransaction: caps.perWithdrawal, daily: caps.daily, monthly: caps.monthly };
+  assertMovementWithinCaps({ kind: "withdrawal", currency, amount }, set, { today: usedToday.toFixed(), month: usedThisMonth.toFixed() }, windowsAt(now));
 }
 
-/** Start of the UTC day and of the UTC month of `now`. */
+/** Start of the UTC day and of the UTC month of `now` (src/domain/limits.ts `windowsAt`). */
 export function capPeriods(now: Date): { dayStart: Date; monthStart: Date } {
-  return {
-    dayStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())),
-    monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
-  };
+  const { dayStart, monthStart } = windowsAt(now);
+  return { dayStart, monthStart };
 }

@@ -12,6 +12,9 @@ import { SANDBOX_ENTITIES } from "../providers/sandbox-entities.js";
 import { OutboxEmail } from "./mail/entities.js";
 import { Withdrawal } from "./withdrawals/entities.js";
 import { IdempotencyKey } from "./idempotency/entities.js";
+import { TRANSFER_ENTITIES } from "./transfers/entities.js";
+import { CustomerLimits } from "./limits/entities.js";
+import { AllowlistAddress } from "./allowlist/entities.js";
 import { Webhook, WebhookDelivery } from "./webhooks/entities.js";
 import { DeliveryAttempt } from "./outbox/entities.js";
 import { CreditProduct } from "./credit/products/entities.js";
@@ -29,4 +32,6 @@ export const ENTITIES = [
   Webhook, WebhookDelivery, DeliveryAttempt, ...POLLER_ENTITIES,
   CreditProduct, CreditNotificationTarget,
   CreditWallet, CreditStatement, CreditEvent, CreditCharge, CreditPayment, CreditClock,
+  ...TRANSFER_ENTITIES,
+  CustomerLimits, AllowlistAddress,
 ];

@@ -1,16 +1,18 @@
 /**
  * The records the Dredd runs need, seeded over HTTP before them: the platform document's example
  * customer, users, wallet, withdrawals, webhook and poller, with the extra records its error and
- * order-dependent cases need ({@link seedFixtures}), and the credit document's example tenant,
+ * order-dependent cases need ({@link seedFixtures}; transfers, limits and the allowlist in
+ * support-dredd-fixtures-movements.ts), and the credit document's example tenant,
  * product, user and wallets ({@link seedCreditFixtures}). The hooks read them from
  * `hooks.configuration.custom.contract.fixtures`.
  */
 import { TEST_MASTER_KEY } from "../support/app.js";
 import { userBody } from "../support/fixtures.js";
 import type { ContractOperation, Json, JsonObject } from "./support-dredd-document.js";
+import { seedMovementFixtures, type MovementFixtures } from "./support-dredd-fixtures-movements.js";
 
-/** Ids, keys and tokens the seeding creates; the hooks put them into requests. */
-export interface Fixtures {
+/** Ids, keys and tokens the seeding creates (with those of transfers, limits and the allowlist); the hooks put them into requests. */
+export interface Fixtures extends MovementFixtures {
   masterKey: string;
   operatorToken: string;
   /** The document's example customer (`acme-corp`) and an owner key of it. */
@@ -182,6 +184,7 @@ export async function seedFixtures(
   const asNovaultOwner = { "x-api-key": novaultOwnerKey };
   const novaultUser = (await call("POST", "/users", 201, { headers: asNovaultOwner, body: userBody() as JsonObject })).data;
   await call("POST", `/users/${String(novaultUser.user_id)}/activate`, 200, { headers: asNovaultOwner });
+  const movements = await seedMovementFixtures(call, { customerId, ownerKey, userId, walletId });
 
   return {
     masterKey: TEST_MASTER_KEY,
@@ -214,6 +217,7 @@ export async function seedFixtures(
     pollerId,
     pollerNewCustomerId,
     pollerDoomedCustomerId,
+    ...movements,
   };
 }
 

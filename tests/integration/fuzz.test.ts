@@ -20,7 +20,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadDocument } from "../../src/http/docs.js";
 import { creditAccess } from "../../src/http/credit/wiring.js";
 import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
-import { Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
+import { BTC_DESTINATION, Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -144,7 +144,21 @@ beforeAll(async () => {
   const tenant = await walk.tenant("fuzz-co");
   const user = await fundedBtcUser(t.express, tenant.key);
   const withdrawalId = await initiateBtcWithdrawal(t.express, tenant.key, user.userId);
-  Object.assign(ids, { customer_id: tenant.customerId, credential_id: tenant.credentialId, user_id: user.userId, wallet_id: user.walletId, withdrawal_id: withdrawalId });
+  // A transfer to another user's wallet and an allowlist entry (docs/decisions/limits-and-allowlist.md).
+  const recipient = await fundedBtcUser(t.express, tenant.key, 0.001);
+  const transfer = await t.api().post("/api/v1/transfers").set("x-api-key", tenant.key).send({ from_wallet_id: user.walletId, to_wallet_id: recipient.walletId, currency: "btc", amount: 0.01 });
+  expect(transfer.status, JSON.stringify(transfer.body)).toBe(201);
+  const address = await t.api().post(`/api/v1/users/${user.userId}/addresses`).set("x-api-key", tenant.key).send({ currency: "btc", address: BTC_DESTINATION, label: "Fuzz" });
+  expect(address.status, JSON.stringify(address.body)).toBe(201);
+  Object.assign(ids, {
+    customer_id: tenant.customerId,
+    credential_id: tenant.credentialId,
+    user_id: user.userId,
+    wallet_id: user.walletId,
+    withdrawal_id: withdrawalId,
+    transfer_id: transfer.body.data.transfer_id as string,
+    address_id: address.body.data.address_id as string,
+  });
   creds.operator = await walk.operatorToken();
   creds.owner = tenant.key;
 }, 120_000);

@@ -189,7 +189,7 @@ describe("documents, docs page and health", () => {
         ids.add(id);
       }
     }
-    expect(operationsOf("platform")).toHaveLength(46);
+    expect(operationsOf("platform")).toHaveLength(55);
     expect(operationsOf("credit")).toHaveLength(21);
   });
 

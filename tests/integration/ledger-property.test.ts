@@ -1,12 +1,14 @@
 /**
  * The custody ledger checks itself (docs/decisions/customers-users-and-wallets.md "The custody ledger"; docs/architecture.md "Patterns worth knowing"): a
- * property-based test (fast-check) runs random sequences of deposits, holds, releases and debits —
- * some sequential, some concurrent on one wallet and currency — against the real PostgreSQL, each
- * operation in its own transaction, next to a model in plain decimal arithmetic (the project's
- * `Money`). Invariants: entries sum to zero per currency; each cached balance equals the sum of its
- * postings; no wallet balance or available amount ever goes below zero; and the balances equal what
- * the model says was accepted. Only INSUFFICIENT_BALANCE may refuse an operation: any other error
- * (deadlock, serialization failure, constraint violation…) fails the test.
+ * property-based test (fast-check) runs random sequences of deposits, holds, releases, debits and
+ * transfers between wallets (docs/decisions/limits-and-allowlist.md "Transfers") — some sequential,
+ * some concurrent on one wallet and currency, some crossing transfers between the same wallets in
+ * both directions — against the real PostgreSQL, each operation in its own transaction, next to a
+ * model in plain decimal arithmetic (the project's `Money`). Invariants: entries sum to zero per
+ * currency; each cached balance equals the sum of its postings; no wallet balance or available
+ * amount ever goes below zero; and the balances equal what the model says was accepted. Only
+ * INSUFFICIENT_BALANCE may refuse an operation: any other error (deadlock, serialization failure,
+ * constraint violation…) fails the test.
  */
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
@@ -15,7 +17,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../../src/domain/errors.js";
 import type { EntryKind } from "../../src/domain/ledger.js";
 import { Money, money, type Money as MoneyValue } from "../../src/domain/money.js";
-import type { LedgerCheck, LedgerService, PostRequest, WalletCurrencyBalance } from "../../src/modules/ledger/service.js";
+import type { LedgerCheck, LedgerService, PostRequest, TransferPostRequest, WalletCurrencyBalance } from "../../src/modules/ledger/service.js";
 import { useTestApp } from "../support/app.js";
 import { waitFor } from "../support/wait.js";
 
@@ -45,16 +47,30 @@ function withEm<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
   return fn(t.orm.em.fork());
 }
 
-type Outcome = { accepted: true; after: WalletCurrencyBalance } | { accepted: false };
+/** What an operation of the workload does: a one-wallet post, or a transfer between two wallets. */
+type OpKind = EntryKind | "transfer";
+
+/** One operation of the workload, resolved: a one-wallet post, or a transfer between two wallets of the run. */
+type Request = PostRequest | (TransferPostRequest & { kind: "transfer" });
+
+/** The wallets an operation changes: the wallet of a post; a transfer's source, then its destination. */
+const walletsOf = (r: Request): string[] => (r.kind === "transfer" ? [r.fromWalletId, r.toWalletId] : [r.walletId]);
+
+/** An accepted operation's balances after it, one per wallet of {@link walletsOf}, in that order. */
+type Outcome = { accepted: true; after: WalletCurrencyBalance[] } | { accepted: false };
 
 /**
  * Posts one operation in its own transaction. INSUFFICIENT_BALANCE is a refusal; every other error
  * is rethrown so that the property fails (fast-check then shrinks and prints the seed).
  */
-async function attempt(request: PostRequest): Promise<Outcome> {
+async function attempt(request: Request): Promise<Outcome> {
   try {
+    if (request.kind === "transfer") {
+      const { from, to } = await inTransaction((tx) => ledger.transfer(tx, request));
+      return { accepted: true, after: [from, to] };
+    }
     const { after } = await inTransaction((tx) => ledger.post(tx, request));
-    return { accepted: true, after };
+    return { accepted: true, after: [after] };
   } catch (error) {
     if (error instanceof DomainError && error.code === "INSUFFICIENT_BALANCE") return { accepted: false };
     throw error;
@@ -86,18 +102,18 @@ interface Buckets {
   held: MoneyValue;
 }
 
-/** The bucket a kind of operation draws from (a deposit draws from outside custody). */
-function sourceOf(kind: EntryKind): keyof Buckets | undefined {
-  return kind === "hold" ? "available" : kind === "deposit" ? undefined : "held";
+/** The bucket a kind of operation draws from (a deposit draws from outside custody; a transfer from its source's available). */
+function sourceOf(kind: OpKind): keyof Buckets | undefined {
+  return kind === "hold" || kind === "transfer" ? "available" : kind === "deposit" ? undefined : "held";
 }
 
-/** Whether the model accepts `kind` of `amount` on `buckets`. */
-function allowed(buckets: Buckets, kind: EntryKind, amount: MoneyValue): boolean {
+/** Whether the model accepts `kind` of `amount` drawn from `buckets` (a transfer's: its source's). */
+function allowed(buckets: Buckets, kind: OpKind, amount: MoneyValue): boolean {
   const source = sourceOf(kind);
   return source === undefined || buckets[source].gte(amount);
 }
 
-/** The buckets after `kind` of `amount` (assumed allowed). */
+/** The buckets after one-wallet `kind` of `amount` (assumed allowed). */
 function apply(buckets: Buckets, kind: EntryKind, amount: MoneyValue): Buckets {
   switch (kind) {
     case "deposit":
@@ -111,24 +127,50 @@ function apply(buckets: Buckets, kind: EntryKind, amount: MoneyValue): Buckets {
   }
 }
 
+/** The model: each wallet's buckets of each currency, by `walletId:currency`. */
+type Model = Map<string, Buckets>;
+
+const modelKey = (walletId: string, currency: string): string => `${walletId}:${currency}`;
+const bucketsIn = (model: Model, walletId: string, currency: string): Buckets => model.get(modelKey(walletId, currency)) ?? { available: ZERO, held: ZERO };
+
+/** Whether the model accepts `r`. */
+function allowedIn(model: Model, r: Request): boolean {
+  return allowed(bucketsIn(model, walletsOf(r)[0]!, r.currency), r.kind, r.amount);
+}
+
+/** The model after `r` (assumed allowed), as a new map. */
+function applyIn(model: Model, r: Request): Model {
+  const next = new Map(model);
+  if (r.kind === "transfer") {
+    const from = bucketsIn(model, r.fromWalletId, r.currency);
+    const to = bucketsIn(model, r.toWalletId, r.currency);
+    next.set(modelKey(r.fromWalletId, r.currency), { available: from.available.minus(r.amount), held: from.held });
+    next.set(modelKey(r.toWalletId, r.currency), { available: to.available.plus(r.amount), held: to.held });
+  } else {
+    next.set(modelKey(r.walletId, r.currency), apply(bucketsIn(model, r.walletId, r.currency), r.kind, r.amount));
+  }
+  return next;
+}
+
 /**
  * Whether some serial order of `ops`, starting from `start`, accepts exactly the ones observed as
- * accepted and refuses the others (the database serialises posts on one wallet and currency by
- * their row locks, so the outcome of a concurrent batch must be that of SOME serial order).
+ * accepted and refuses the others (the database serialises posts on one account by its row lock,
+ * so the outcome of a concurrent batch must be that of SOME serial order). The model after a set
+ * of done operations depends only on the set (each one's effect is fixed by its observed outcome),
+ * so the search remembers the sets it already failed from.
  */
-function explainedBySomeOrder(start: Buckets, ops: { kind: EntryKind; amount: MoneyValue; accepted: boolean }[]): boolean {
-  const seen = new Set<string>();
-  const search = (buckets: Buckets, remaining: number): boolean => {
+function explainedBySomeOrder(start: Model, ops: { request: Request; accepted: boolean }[]): boolean {
+  const failed = new Set<number>();
+  const search = (model: Model, remaining: number): boolean => {
     if (remaining === 0) return true;
-    const key = `${remaining}:${buckets.available.toFixed()}:${buckets.held.toFixed()}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    if (failed.has(remaining)) return false;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       if ((remaining & (1 << i)) === 0) continue;
-      if (allowed(buckets, op.kind, op.amount) !== op.accepted) continue;
-      if (search(op.accepted ? apply(buckets, op.kind, op.amount) : buckets, remaining & ~(1 << i))) return true;
+      if (allowedIn(model, op.request) !== op.accepted) continue;
+      if (search(op.accepted ? applyIn(model, op.request) : model, remaining & ~(1 << i))) return true;
     }
+    failed.add(remaining);
     return false;
   };
   return search(start, (1 << ops.length) - 1);
@@ -151,8 +193,10 @@ type AmountSpec =
   | { edge: -1 | 0 | 1 };
 
 interface OpSpec {
-  kind: EntryKind;
+  kind: OpKind;
   wallet: number;
+  /** A transfer's destination: the `to`-th other wallet of the run (default 0; ignored by other kinds). */
+  to?: number;
   currency: number;
   amount: AmountSpec;
 }
@@ -162,13 +206,16 @@ type Step =
   /** Concurrent operations: most on one wallet and currency, a few elsewhere (sharing external accounts). */
   | { type: "batch"; ops: OpSpec[] }
   /** `count` concurrent holds of one amount, `percent` % of the available money. */
-  | { type: "holds"; wallet: number; currency: number; count: number; percent: number };
+  | { type: "holds"; wallet: number; currency: number; count: number; percent: number }
+  /** Concurrent transfers in one currency between the run's wallets, in both directions (crossing locks). */
+  | { type: "crossfire"; ops: OpSpec[] };
 
 const kindArb = fc.oneof(
   { weight: 3, arbitrary: fc.constant<EntryKind>("deposit") },
   { weight: 3, arbitrary: fc.constant<EntryKind>("hold") },
   { weight: 2, arbitrary: fc.constant<EntryKind>("release") },
   { weight: 2, arbitrary: fc.constant<EntryKind>("debit") },
+  { weight: 3, arbitrary: fc.constant<OpKind>("transfer") },
 );
 const amountArb: fc.Arbitrary<AmountSpec> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ units: fc.integer({ min: 1, max: 1_000_000_000 }) }) },
@@ -177,7 +224,7 @@ const amountArb: fc.Arbitrary<AmountSpec> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ edge: fc.constantFrom<(-1 | 0 | 1)[]>(-1, 0, 1) }) },
 );
 const indexArb = fc.nat({ max: 2 });
-const opArb: fc.Arbitrary<OpSpec> = fc.record({ kind: kindArb, wallet: indexArb, currency: indexArb, amount: amountArb });
+const opArb: fc.Arbitrary<OpSpec> = fc.record({ kind: kindArb, wallet: indexArb, to: indexArb, currency: indexArb, amount: amountArb });
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 8, arbitrary: opArb.map((op): Step => ({ type: "one", op })) },
@@ -187,7 +234,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       .record({
         wallet: indexArb,
         currency: indexArb,
-        focused: fc.array(fc.record({ kind: kindArb, amount: amountArb }), { minLength: 2, maxLength: 6 }),
+        focused: fc.array(fc.record({ kind: kindArb, to: indexArb, amount: amountArb }), { minLength: 2, maxLength: 6 }),
         elsewhere: fc.array(opArb, { maxLength: 2 }),
       })
       .map(({ wallet, currency, focused, elsewhere }): Step => ({
@@ -205,6 +252,12 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       percent: fc.integer({ min: 5, max: 60 }),
     }),
   },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ currency: indexArb, moves: fc.array(fc.record({ wallet: indexArb, to: indexArb, amount: amountArb }), { minLength: 2, maxLength: 8 }) })
+      .map(({ currency, moves }): Step => ({ type: "crossfire", ops: moves.map((m) => ({ ...m, kind: "transfer" as const, currency })) })),
+  },
 );
 
 const scenarioArb = fc.record({
@@ -216,14 +269,14 @@ const scenarioArb = fc.record({
 });
 
 /** Totals over every run of the property, to check the generator exercises both outcomes. */
-const totals = { accepted: 0, refused: 0, concurrentAccepted: 0, concurrentRefused: 0 };
+const totals = { accepted: 0, refused: 0, concurrentAccepted: 0, concurrentRefused: 0, transfersAccepted: 0, transfersRefused: 0 };
 
 /** One run of the property: fresh wallets, a network of its own, and the model. */
 class Run {
   readonly walletIds: string[];
   readonly currencies: string[];
   readonly network = `networks/property-${randomUUID()}`;
-  private readonly model = new Map<string, Buckets>();
+  private model: Model = new Map();
   accepted = 0;
 
   constructor(wallets: number, currencies: number) {
@@ -238,88 +291,86 @@ class Run {
     for (const walletId of this.walletIds) await inTransaction((tx) => ledger.openWalletAccounts(tx, walletId, this.currencies));
   }
 
-  private key(walletId: string, currency: string): string {
-    return `${walletId}:${currency}`;
-  }
-
   buckets(walletId: string, currency: string): Buckets {
-    return this.model.get(this.key(walletId, currency)) ?? { available: ZERO, held: ZERO };
+    return bucketsIn(this.model, walletId, currency);
   }
 
   private setBuckets(walletId: string, currency: string, buckets: Buckets): void {
-    this.model.set(this.key(walletId, currency), buckets);
+    this.model.set(modelKey(walletId, currency), buckets);
   }
 
-  /** The concrete request of `op`, its amount resolved against the model's current buckets. */
-  resolve(op: OpSpec): PostRequest {
+  /** Counts an outcome of `request` in the totals and in the run's accepted entries. */
+  private count(request: Request, accepted: boolean, concurrent: boolean): void {
+    if (accepted) this.accepted++;
+    if (concurrent) totals[accepted ? "concurrentAccepted" : "concurrentRefused"]++;
+    else totals[accepted ? "accepted" : "refused"]++;
+    if (request.kind === "transfer") totals[accepted ? "transfersAccepted" : "transfersRefused"]++;
+  }
+
+  /**
+   * The concrete request of `op`, its amount resolved against the model's current buckets. A
+   * transfer goes to the `op.to`-th other wallet of the run; in a run of one wallet, where it has
+   * none, it is a deposit instead.
+   */
+  resolve(op: OpSpec): Request {
     const walletId = this.walletIds[op.wallet % this.walletIds.length]!;
     const currency = this.currencies[op.currency % this.currencies.length]!;
-    const source = sourceOf(op.kind);
+    const n = this.walletIds.length;
+    const kind: OpKind = op.kind === "transfer" && n === 1 ? "deposit" : op.kind;
+    const source = sourceOf(kind);
     const bucket = source ? this.buckets(walletId, currency)[source] : ZERO;
     let amount: MoneyValue;
     if ("units" in op.amount) amount = fromUnits(op.amount.units);
     else if ("percent" in op.amount) amount = bucket.times(op.amount.percent).div(100).toDecimalPlaces(8, Money.ROUND_DOWN);
     else amount = bucket.plus(UNIT.times(op.amount.edge));
     if (amount.lte(0)) amount = UNIT;
-    return { kind: op.kind, walletId, network: this.network, currency, amount, reference: `property:${op.kind}` };
+    if (kind === "transfer") {
+      const toWalletId = this.walletIds[((op.wallet % n) + 1 + ((op.to ?? 0) % (n - 1))) % n]!;
+      return { kind, fromWalletId: walletId, toWalletId, network: this.network, currency, amount, reference: "property:transfer" };
+    }
+    return { kind, walletId, network: this.network, currency, amount, reference: `property:${kind}` };
   }
 
-  /** Sequential step: the model predicts the outcome exactly, and the balance the post returns. */
+  /** Sequential step: the model predicts the outcome exactly, and the balances the post returns. */
   async one(op: OpSpec): Promise<void> {
     const request = this.resolve(op);
-    const before = this.buckets(request.walletId, request.currency);
-    const expected = allowed(before, request.kind, request.amount);
+    const wallets = walletsOf(request);
+    const before = this.buckets(wallets[0]!, request.currency);
+    const expected = allowedIn(this.model, request);
     const outcome = await attempt(request);
-    expect(outcome.accepted, `${request.kind} of ${request.amount.toFixed()} on ${describeBuckets(before)}`).toBe(expected);
-    if (!outcome.accepted) {
-      totals.refused++;
-      return;
-    }
-    totals.accepted++;
-    this.accepted++;
-    const after = apply(before, request.kind, request.amount);
-    this.setBuckets(request.walletId, request.currency, after);
-    expect(balanceStrings(outcome.after)).toEqual(modelStrings(request.currency, after));
+    expect(outcome.accepted, `${describeRequest(request)} on ${describeBuckets(before)}`).toBe(expected);
+    this.count(request, outcome.accepted, false);
+    if (!outcome.accepted) return;
+    this.model = applyIn(this.model, request);
+    expect(outcome.after.map(balanceStrings)).toEqual(wallets.map((w) => modelStrings(request.currency, this.buckets(w, request.currency))));
   }
 
   /**
    * Concurrent batch: every request resolved against the state before the batch, all posted at
-   * once; per wallet and currency, the accepted set must be what some serial order accepts.
+   * once; the accepted set must be what some serial order of the whole batch accepts.
    */
   async batch(ops: OpSpec[]): Promise<void> {
     const requests = ops.map((op) => this.resolve(op));
     const outcomes = await settleAll(requests.map((r) => attempt(r)));
-    const groups = new Map<string, { walletId: string; currency: string; ops: { kind: EntryKind; amount: MoneyValue; accepted: boolean }[] }>();
-    requests.forEach((r, i) => {
+    const observed = requests.map((request, i) => {
       const outcome = outcomes[i]!;
-      const key = this.key(r.walletId, r.currency);
-      const group = groups.get(key) ?? { walletId: r.walletId, currency: r.currency, ops: [] };
-      group.ops.push({ kind: r.kind, amount: r.amount, accepted: outcome.accepted });
-      groups.set(key, group);
+      this.count(request, outcome.accepted, true);
+      // The balances each post saw after its own postings: never below zero.
       if (outcome.accepted) {
-        // The balance each post saw after its own postings: never below zero.
-        expect(outcome.after.available.gte(0) && outcome.after.held.gte(0), JSON.stringify(balanceStrings(outcome.after))).toBe(true);
-        totals.concurrentAccepted++;
-        this.accepted++;
-      } else {
-        totals.concurrentRefused++;
+        for (const after of outcome.after) expect(after.available.gte(0) && after.held.gte(0), JSON.stringify(balanceStrings(after))).toBe(true);
       }
+      return { request, accepted: outcome.accepted };
     });
-    for (const group of groups.values()) {
-      const start = this.buckets(group.walletId, group.currency);
-      const described = group.ops.map((o) => `${o.kind} ${o.amount.toFixed()} → ${o.accepted ? "accepted" : "refused"}`).join("; ");
-      expect(explainedBySomeOrder(start, group.ops), `no serial order explains [${described}] from ${describeBuckets(start)}`).toBe(true);
-      // The final buckets do not depend on the order: the sum of the accepted operations.
-      let buckets = start;
-      for (const op of group.ops) if (op.accepted) buckets = apply(buckets, op.kind, op.amount);
-      this.setBuckets(group.walletId, group.currency, buckets);
-    }
+    const described = observed.map((o) => `${describeRequest(o.request)} → ${o.accepted ? "accepted" : "refused"}`).join("; ");
+    expect(explainedBySomeOrder(this.model, observed), `no serial order explains [${described}]`).toBe(true);
+    // The final buckets do not depend on the order: the sum of the accepted operations.
+    for (const op of observed) if (op.accepted) this.model = applyIn(this.model, op.request);
     await this.expectBalances();
   }
 
   /** `count` concurrent holds of one amount: exactly floor(available / amount) of them (at most `count`) succeed. */
   async holds(step: Extract<Step, { type: "holds" }>): Promise<void> {
-    const request = this.resolve({ kind: "hold", wallet: step.wallet, currency: step.currency, amount: { percent: step.percent } });
+    const request = this.resolve({ kind: "hold", wallet: step.wallet, currency: step.currency, amount: { percent: step.percent } }) as PostRequest;
     const before = this.buckets(request.walletId, request.currency);
     const affordable = before.available.div(request.amount).floor().toNumber();
     const outcomes = await settleAll(Array.from({ length: step.count }, () => attempt(request)));
@@ -400,6 +451,11 @@ function describeBuckets(b: Buckets): string {
   return `{available ${b.available.toFixed()}, held ${b.held.toFixed()}}`;
 }
 
+function describeRequest(r: Request): string {
+  const where = r.kind === "transfer" ? `${r.fromWalletId.slice(0, 8)}→${r.toWalletId.slice(0, 8)}` : r.walletId.slice(0, 8);
+  return `${r.kind} ${r.amount.toFixed()} ${r.currency} ${where}`;
+}
+
 function balanceStrings(b: WalletCurrencyBalance): { currency: string; available: string; held: string; balance: string } {
   return { currency: b.currency, available: b.available.toFixed(8), held: b.held.toFixed(8), balance: b.balance.toFixed(8) };
 }
@@ -409,7 +465,7 @@ function modelStrings(currency: string, b: Buckets): { currency: string; availab
 }
 
 describe("ledger invariants under random operations (property, real PostgreSQL)", () => {
-  it("random sequential and concurrent deposits, holds, releases and debits keep every invariant", { timeout: 120_000 }, async () => {
+  it("random sequential and concurrent deposits, holds, releases, debits and transfers keep every invariant", { timeout: 180_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ wallets, currencies, initial, steps }) => {
         const run = new Run(wallets, currencies);
@@ -418,7 +474,7 @@ describe("ledger invariants under random operations (property, real PostgreSQL)"
         await run.batch(deposits.filter((d) => "units" in d.amount && d.amount.units > 0 && d.wallet < wallets && d.currency < currencies));
         for (const step of steps) {
           if (step.type === "one") await run.one(step.op);
-          else if (step.type === "batch") await run.batch(step.ops);
+          else if (step.type === "batch" || step.type === "crossfire") await run.batch(step.ops);
           else await run.holds(step);
         }
         await run.expectConsistent();
@@ -432,6 +488,8 @@ describe("ledger invariants under random operations (property, real PostgreSQL)"
     expect(totals.refused).toBeGreaterThan(0);
     expect(totals.concurrentAccepted).toBeGreaterThan(0);
     expect(totals.concurrentRefused).toBeGreaterThan(0);
+    expect(totals.transfersAccepted).toBeGreaterThan(0);
+    expect(totals.transfersRefused).toBeGreaterThan(0);
   });
 
   it("many equal concurrent holds exceeding the available money: exactly floor(available / amount) succeed", async () => {
@@ -605,6 +663,20 @@ describe("regressions", () => {
     }
     const check = await withEm((em) => ledger.verify(em));
     expect(check).toEqual(CLEAN);
+  });
+
+  it("crossing transfers between two wallets never deadlock, and keep the total (locks in id order)", async () => {
+    const run = new Run(2, 2);
+    await run.open();
+    await run.batch([0, 1].map((wallet) => ({ kind: "deposit" as const, wallet, currency: 0, amount: { units: 1_000_000_000 } })));
+    for (let round = 0; round < 10; round++) {
+      // 8 transfers at once, 4 each way, each of 30 % of its source's available money.
+      await run.batch(Array.from({ length: 8 }, (_, i) => ({ kind: "transfer" as const, wallet: i % 2, currency: 0, amount: { percent: 30 } })));
+    }
+    const currency = run.currencies[0]!;
+    const total = run.walletIds.reduce((acc, w) => acc.plus(run.buckets(w, currency).available), ZERO);
+    expect(total.toFixed(8)).toBe("20.00000000");
+    await run.expectConsistent();
   });
 
   it("concurrent posts that create the same missing accounts never deadlock", async () => {

@@ -23,6 +23,64 @@ export type AddAddressRequest = {
 };
 
 /**
+ * Data of an `address.added` notification: the allowlist entry just added.
+ */
+export type AddressAddedData = {
+    /**
+     * The entry's id (`address_id` of Add Address).
+     */
+    address_id: string;
+    /**
+     * The user whose allowlist it joined.
+     */
+    user_id: string;
+    /**
+     * The customer (tenant).
+     */
+    customer_id: string;
+    /**
+     * Lowercase currency code.
+     */
+    currency: string;
+    /**
+     * The destination address as added.
+     */
+    address: string;
+    /**
+     * Its label.
+     */
+    label: string;
+    /**
+     * When it was added, ISO 8601 UTC.
+     */
+    created_at: string;
+    /**
+     * When it becomes `ACTIVE` (usable under `allowlist_required`), ISO 8601 UTC.
+     */
+    activates_at: string;
+};
+
+/**
+ * Body of an `address.added` notification, sent when a destination joins a user's withdrawal
+ * allowlist (Add Address), with the same headers, signature, retries and delivery log as
+ * `withdrawal.pin`: a destination cannot be added unseen.
+ */
+export type AddressAddedNotification = {
+    /**
+     * Event type.
+     */
+    type: 'address.added';
+    /**
+     * When the event happened, ISO 8601 UTC.
+     */
+    timestamp: string;
+    /**
+     * The allowlist entry.
+     */
+    data: AddressAddedData;
+};
+
+/**
  * An address of a user's withdrawal allowlist.
  */
 export type AllowlistAddress = {
@@ -2323,9 +2381,9 @@ export type WebhookDelivery = {
      */
     created_at: string;
     /**
-     * The notification body sent on every attempt (the same bytes each time).
+     * The notification body sent on every attempt (the same bytes each time): `withdrawal.pin` or `address.added`.
      */
-    payload: WithdrawalPinNotification;
+    payload: WebhookNotification;
 };
 
 /**
@@ -2447,6 +2505,11 @@ export type WebhookHeaderRequest = {
      */
     value: string;
 };
+
+/**
+ * The body of a notification in the delivery log: one of the event types the webhook receives.
+ */
+export type WebhookNotification = WithdrawalPinNotification | AddressAddedNotification;
 
 /**
  * Body of Create Webhook and Update Webhook; it replaces any existing configuration.

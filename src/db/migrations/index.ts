@@ -19,6 +19,8 @@ import { Migration20261126020000_credit_set_aside } from "./Migration20261126020
 import { Migration20261126030000_names_tokens } from "./Migration20261126030000_names_tokens.js";
 import { Migration20261126040000_outbox } from "./Migration20261126040000_outbox.js";
 import { Migration20261126050000_idempotency_keys } from "./Migration20261126050000_idempotency_keys.js";
+import { Migration20261126070000_transfers } from "./Migration20261126070000_transfers.js";
+import { Migration20261126080000_limits_allowlist } from "./Migration20261126080000_limits_allowlist.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -37,4 +39,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126030000_names_tokens", class: Migration20261126030000_names_tokens },
   { name: "Migration20261126040000_outbox", class: Migration20261126040000_outbox },
   { name: "Migration20261126050000_idempotency_keys", class: Migration20261126050000_idempotency_keys },
+  { name: "Migration20261126070000_transfers", class: Migration20261126070000_transfers },
+  { name: "Migration20261126080000_limits_allowlist", class: Migration20261126080000_limits_allowlist },
 ];

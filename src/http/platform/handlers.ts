@@ -102,7 +102,4 @@ export function platformHandlers({ identity, users }: PlatformServices): Handler
 
 /** Platform operations of the contract that are not built yet; they answer 501 `NOT_IMPLEMENTED`. None. */
 export const platformNotImplemented: readonly (keyof operations)[] = [
-  "createTransfer", "getTransfer", "listWalletTransfers",
-  "getLimits", "setLimits", "getUserLimits",
-  "addAddress", "listAddresses", "deleteAddress",
 ];

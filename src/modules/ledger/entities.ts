@@ -4,6 +4,7 @@
  * decimal strings.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import type { JournalKind } from "../../domain/ledger.js";
 
 /**
  * A ledger account: a wallet's `available` or `held` bucket of one currency, or the `external`
@@ -38,19 +39,22 @@ export const LedgerAccount = defineEntity({
 });
 export type LedgerAccount = InferEntity<typeof LedgerAccount>;
 
-/** A journal entry: one balanced set of postings, with what caused it. */
+/**
+ * A journal entry: one balanced set of postings, with what caused it. `walletId` is the wallet it
+ * concerns (a transfer's: the source; the destination is in the transfer its `reference` names).
+ */
 export const JournalEntry = defineEntity({
   name: "JournalEntry",
   tableName: "journal_entry",
   indexes: [{ name: "journal_entry_wallet_id_index", properties: ["walletId"] }],
   properties: {
     id: p.bigint("number").primary(),
-    kind: p.string().$type<"deposit" | "hold" | "release" | "debit">(),
+    kind: p.string().$type<JournalKind>(),
     walletId: p.uuid(),
     network: p.string(),
     currency: p.string(),
     amount: p.decimal("string").precision(38).scale(18),
-    /** What caused the entry, e.g. `wallet_transaction:42` or `withdrawal:<id>`. */
+    /** What caused the entry, e.g. `wallet_transaction:42`, `withdrawal:<id>` or `transfer:<id>`. */
     reference: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

@@ -5,7 +5,8 @@
  *
  * Concurrency: {@link LedgerService.post} locks the entry's wallet accounts (`SELECT … FOR UPDATE`,
  * in id order so two entries never deadlock) before reading their balances, so concurrent holds on
- * one wallet are serialised and available money is never spent twice. External (network) accounts
+ * one wallet are serialised and available money is never spent twice; a transfer locks the two
+ * wallets' available accounts the same way ({@link LedgerService.transfer}). External (network) accounts
  * are append-only (src/domain/ledger.ts `balanceCached`; docs/decisions/customers-users-and-wallets.md "The custody ledger"): a post neither locks nor updates
  * their row, so deposits and withdrawals of different wallets never wait for one another. The
  * posting's foreign key takes only PostgreSQL's `FOR KEY SHARE` lock on the external row, which
@@ -13,7 +14,18 @@
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../../domain/errors.js";
-import { accountCode, assertBalanced, balanceAllowed, balanceCached, postingsFor, type AccountRef, type EntryKind } from "../../domain/ledger.js";
+import {
+  accountCode,
+  assertBalanced,
+  balanceAllowed,
+  balanceCached,
+  postingsFor,
+  transferPostings,
+  type AccountRef,
+  type EntryKind,
+  type JournalKind,
+  type Posting,
+} from "../../domain/ledger.js";
 import { money, type Money } from "../../domain/money.js";
 import {
   accountId,
@@ -47,6 +59,18 @@ export interface PostRequest {
   currency: string;
   amount: Money;
   /** What caused the entry, e.g. `wallet_transaction:42`. */
+  reference?: string;
+}
+
+/** A request to post a transfer between two wallets (src/domain/ledger.ts `transferPostings`). */
+export interface TransferPostRequest {
+  fromWalletId: string;
+  toWalletId: string;
+  /** Recorded on the journal entry (the source wallet's network of the currency); no account of it is posted to. */
+  network: string;
+  currency: string;
+  amount: Money;
+  /** What caused the entry, e.g. `transfer:<id>`. */
   reference?: string;
 }
 
@@ -126,7 +150,7 @@ export class LedgerService {
    *
    * Two statements when the accounts exist (docs/performance.md "What keeps the request path cheap": fewer round trips on the withdrawal path):
    * one locks the wallet accounts and reads the entry's other accounts and the wallet's other bucket
-   * of the currency ({@link accountsOfPost}); one writes the entry, its postings and the new cached
+   * of the currency (queries.ts `lockAndReadAccounts`); one writes the entry, its postings and the new cached
    * balances (data-modifying CTEs). A missing account is created first (race-safe, in code order).
    * @returns the new entry's id and the wallet's balance of the currency after it (the other bucket
    *   as read at the lock, the posted ones as written).
@@ -137,14 +161,50 @@ export class LedgerService {
   async post(em: EntityManager, request: PostRequest): Promise<{ entryId: number; after: WalletCurrencyBalance }> {
     if (!em.isInTransaction()) throw new Error("LedgerService.post must run inside a transaction (em.transactional)");
     const postings = postingsFor(request.kind, request.walletId, request.network, request.currency, request.amount);
+    const { entryId, after } = await this.book(em, request, postings, [request.walletId]);
+    return { entryId, after: after[0] as WalletCurrencyBalance };
+  }
+
+  /**
+   * Posts a transfer (docs/decisions/limits-and-allowlist.md "Transfers"): one entry of kind
+   * `transfer` (its `wallet_id` the source, its `reference` e.g. `transfer:<id>`) moves `amount`
+   * from the source's available account to the destination's. Locks exactly those two accounts
+   * (`FOR UPDATE`, in id order, in one statement, so two opposite transfers never deadlock) and
+   * reads both wallets' held accounts; no external account, no other row. Must run inside a
+   * transaction, as {@link post}.
+   * @returns the entry's id and each wallet's balance of the currency after it.
+   * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; INSUFFICIENT_BALANCE (400) when the
+   *   source's available money does not cover the amount; Error outside a transaction, or when
+   *   both wallets are one.
+   */
+  async transfer(em: EntityManager, request: TransferPostRequest): Promise<{ entryId: number; from: WalletCurrencyBalance; to: WalletCurrencyBalance }> {
+    if (!em.isInTransaction()) throw new Error("LedgerService.transfer must run inside a transaction (em.transactional)");
+    const postings = transferPostings(request.fromWalletId, request.toWalletId, request.currency, request.amount);
+    const entry = { kind: "transfer" as const, walletId: request.fromWalletId, network: request.network, currency: request.currency, amount: request.amount, reference: request.reference };
+    const { entryId, after } = await this.book(em, entry, postings, [request.fromWalletId, request.toWalletId]);
+    return { entryId, from: after[0] as WalletCurrencyBalance, to: after[1] as WalletCurrencyBalance };
+  }
+
+  /**
+   * Books `postings` as one entry (in a transaction): locks the entry's wallet accounts and reads
+   * its other accounts and the `available` and `held` accounts of each of `wallets` in the
+   * currency; refuses a wallet bucket going below zero; writes the entry, its postings and the new
+   * cached balances. @returns the entry's id and the balance of each of `wallets` after it, in order.
+   */
+  private async book(
+    em: EntityManager,
+    entry: { kind: JournalKind; walletId: string; network: string; currency: string; amount: Money; reference?: string | undefined },
+    postings: Posting[],
+    wallets: readonly string[],
+  ): Promise<{ entryId: number; after: WalletCurrencyBalance[] }> {
     assertBalanced(postings);
     const refs = new Map(postings.map((p) => [accountCode(p.account), p.account]));
     const codes = [...refs.keys()].sort();
-    // Only the accounts with a cached balance (the wallet's) are locked; every kind has at least one.
+    // Only the accounts with a cached balance (the wallets') are locked; every kind has at least one.
     const walletCodes = codes.filter((code) => balanceCached((refs.get(code) as AccountRef).bucket));
-    if (walletCodes.length === 0) throw new Error(`a ${request.kind} entry posts to no wallet account`);
-    const buckets = (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId: request.walletId, currency: request.currency }));
-    const readCodes = [...codes.filter((code) => !walletCodes.includes(code)), ...buckets.filter((code) => !walletCodes.includes(code))];
+    if (walletCodes.length === 0) throw new Error(`a ${entry.kind} entry posts to no wallet account`);
+    const buckets = wallets.map((walletId) => (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId, currency: entry.currency })));
+    const readCodes = [...new Set([...codes, ...buckets.flat()])].filter((code) => !walletCodes.includes(code));
     let rows = await lockAndReadAccounts(em, walletCodes, readCodes);
     const missing = codes.filter((code) => !rows.some((row) => row.code === code));
     if (missing.length > 0) {
@@ -161,22 +221,25 @@ export class LedgerService {
       if (row.balance === null) throw new Error(`wallet account ${row.code} has no cached balance`);
       const balance = (next.get(row.code) ?? money(row.balance)).plus(p.amount);
       if (!balanceAllowed(row.bucket, balance)) {
-        throw new DomainError("INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${request.currency} balance for this amount.`);
+        throw new DomainError("INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${entry.currency} balance for this amount.`);
       }
       next.set(row.code, balance);
     }
     const entryId = await writeEntry(em, {
-      kind: request.kind,
-      walletId: request.walletId,
-      network: request.network,
-      currency: request.currency,
-      amount: request.amount.toFixed(),
-      reference: request.reference ?? null,
+      kind: entry.kind,
+      walletId: entry.walletId,
+      network: entry.network,
+      currency: entry.currency,
+      amount: entry.amount.toFixed(),
+      reference: entry.reference ?? null,
       postings: postings.map((p) => ({ accountId: (byCode.get(accountCode(p.account)) as AccountRow).id, currency: p.account.currency, amount: p.amount.toFixed() })),
       balances: [...next].map(([code, balance]) => ({ code, balance: balance.toFixed() })),
     });
-    const [available, held] = buckets.map((code) => next.get(code) ?? money(byCode.get(code)?.balance ?? 0)) as [Money, Money];
-    return { entryId, after: { currency: request.currency, available, held, balance: available.plus(held) } };
+    const after = buckets.map((pair) => {
+      const [available, held] = pair.map((code) => next.get(code) ?? money(byCode.get(code)?.balance ?? 0)) as [Money, Money];
+      return { currency: entry.currency, available, held, balance: available.plus(held) };
+    });
+    return { entryId, after };
   }
 
   /**

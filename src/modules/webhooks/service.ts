@@ -45,6 +45,17 @@ export type VerificationView = Schemas["WebhookVerification"];
 /** Schema `WithdrawalPinNotification`: the JSON body of a `withdrawal.pin` notification. */
 export type PinNotification = Schemas["WithdrawalPinNotification"];
 
+/**
+ * A notification to a customer's webhook: `type` (at most 64 characters, e.g. `address.added`),
+ * its JSON `data`, and what caused it (`reference`, at most 128 characters, e.g. `address:<id>`).
+ */
+export interface WebhookEvent {
+  customerId: string;
+  type: string;
+  data: Record<string, unknown>;
+  reference: string;
+}
+
 /** Settings of webhook delivery (src/config.ts): `WEBHOOK_TIMEOUT_S`, `WEBHOOK_RETRY_BASE_S`, `ALLOW_PRIVATE_NETWORK_TARGETS`. */
 export type WebhookSettings = NotificationSettings;
 
@@ -207,30 +218,39 @@ export class WebhookService implements PinPush {
    * @returns whether it wrote one.
    */
   async enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean> {
-    const [webhook] = await tx.execute<{ disabled_at: Date | null }[]>(`select disabled_at from webhook where customer_id = ?`, [pin.customerId]);
-    if (!webhook || webhook.disabled_at !== null) return false;
-    const payload: PinNotification = {
-      type: "withdrawal.pin",
-      timestamp: new Date().toISOString(),
-      data: {
-        withdrawal_id: pin.withdrawalId,
-        user_id: pin.userId,
-        customer_id: pin.customerId,
-        code: pin.code,
-        expires_at: pin.expiresAt.toISOString(),
-      },
+    const data: PinNotification["data"] = {
+      withdrawal_id: pin.withdrawalId,
+      user_id: pin.userId,
+      customer_id: pin.customerId,
+      code: pin.code,
+      expires_at: pin.expiresAt.toISOString(),
     };
+    return this.enqueueEvent(tx, { customerId: pin.customerId, type: "withdrawal.pin", data, reference: `withdrawal:${pin.withdrawalId}` });
+  }
+
+  /**
+   * Writes notification `event` (any type: `withdrawal.pin`, `address.added`, …) to the outbox in
+   * `tx` when the customer has an enabled webhook; nothing otherwise. Its body is `{type,
+   * timestamp, data}` (timestamp: now, ISO 8601 UTC), sealed at rest, and it is delivered and
+   * signed like every notification of the channel (docs/decisions/notifications.md "The PIN
+   * webhook"). Call {@link kick} after the commit when it returns true.
+   * @returns whether it wrote one.
+   */
+  async enqueueEvent(tx: EntityManager, event: WebhookEvent): Promise<boolean> {
+    const [webhook] = await tx.execute<{ disabled_at: Date | null }[]>(`select disabled_at from webhook where customer_id = ?`, [event.customerId]);
+    if (!webhook || webhook.disabled_at !== null) return false;
+    const payload = { type: event.type, timestamp: new Date().toISOString(), data: event.data };
     const id = randomUUID();
     tx.create(WebhookDelivery, {
       id,
-      customerId: pin.customerId,
+      customerId: event.customerId,
       webhookMessageId: newMessageId(),
-      eventType: payload.type,
+      eventType: event.type,
       payloadSealed: this.box.seal(JSON.stringify(payload), ctx.payload(id)),
       status: "pending",
       attemptCount: 0,
       nextAttemptAt: new Date(),
-      reference: `withdrawal:${pin.withdrawalId}`,
+      reference: event.reference,
       createdAt: new Date(),
     });
     return true;

@@ -1,30 +1,27 @@
 /**
- * The withdrawals module's own SQL (beyond the ORM's entity reads and writes): the caps' sums, the
- * lock that serialises a user's initiates of one currency, and the source of a confirmed withdrawal.
- * Each runs in the caller's transaction `tx`.
+ * The withdrawals module's own SQL (beyond the ORM's entity reads and writes): the caps' use (read
+ * by the limits service under its lock on the user and currency) and the source of a confirmed
+ * withdrawal. Each runs in the caller's transaction.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 
 /**
- * Serialises initiates of one user and currency until `tx` ends (transaction-scoped advisory lock),
- * so that the caps' sums read next cannot be passed by a concurrent initiate.
+ * The withdrawal caps' use (docs/decisions/limits-and-allowlist.md "Limits"), the
+ * {@link UsageReader} of kind `withdrawal` that src/modules/limits/service.ts reads under its lock
+ * `withdrawal:<userId>:<currency>`: amounts of the user's PENDING and COMPLETED withdrawals of
+ * `currency` created since `windows.dayStart` (`today`) and since `windows.monthStart` (`month`),
+ * UTC instants, as exact decimal text ("0" when none). Cancelled withdrawals are released. One
+ * statement on index `withdrawal_user_currency_created_index`, in `em` (the caller's transaction).
  */
-export async function lockUserCurrency(tx: EntityManager, userId: string, currency: string): Promise<void> {
-  await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`withdrawal:${userId}:${currency}`]);
-}
-
-/**
- * Amounts of the user's PENDING and COMPLETED withdrawals of `currency` since `dayStart` and since
- * `monthStart` (UTC instants), as decimal text (0 when none).
- */
-export async function capSums(tx: EntityManager, userId: string, currency: string, dayStart: Date, monthStart: Date): Promise<{ today: string; month: string }> {
-  const [sums] = await tx.execute<{ today: string; month: string }[]>(
+export const withdrawalUsage: UsageReader<EntityManager> = async (em: EntityManager, userId: string, currency: string, windows: Windows): Promise<Usage> => {
+  const [sums] = await em.execute<{ today: string; month: string }[]>(
     `select coalesce(sum(amount) filter (where created_at >= ?), 0)::text as today, coalesce(sum(amount), 0)::text as month
        from withdrawal where user_id = ? and currency = ? and status in ('PENDING', 'COMPLETED') and created_at >= ?`,
-    [dayStart, userId, currency, monthStart],
+    [windows.dayStart, userId.toLowerCase(), currency.toLowerCase(), windows.monthStart],
   );
   return { today: sums?.today ?? "0", month: sums?.month ?? "0" };
-}
+};
 
 /**
  * Where a withdrawal leaves from, in one statement: wallet `walletId`'s vault at the provider and

@@ -7,9 +7,9 @@
  *
  * Concurrency: every change of a withdrawal locks its row (`SELECT … FOR UPDATE`), so parallel
  * confirms see one PENDING withdrawal at most once; repeats of one Idempotency-Key wait on the key's
- * row (src/modules/idempotency/service.ts) and initiates of one user and currency on an advisory
- * lock (caps), taken in that order; the ledger's account locks keep available money from being
- * held twice.
+ * row (src/modules/idempotency/service.ts) and initiates of one user and currency on the limits
+ * service's advisory lock (caps; src/modules/limits/service.ts), taken in that order; the ledger's
+ * account locks keep available money from being held twice.
  */
 import { LockMode, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
-import { assertCancellable, assertConfirmable, assertResendable, assertWithinCaps, capPeriods } from "../../domain/withdrawals.js";
+import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import { priorResult, runOnce } from "../idempotency/service.js";
@@ -28,15 +28,16 @@ import type { User } from "../users/entities.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletTransaction } from "../wallets/entities.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
+import { destinationNetworks, withdrawableCurrency } from "./destination.js";
 import { WithdrawalCodes } from "./codes.js";
 import { codeEmail } from "./email.js";
 import { Withdrawal } from "./entities.js";
 import { initiateRequest } from "./initiate-key.js";
-import { capSums, lockUserCurrency, withdrawalSource } from "./queries.js";
-import type { MailboxPinOutcome, PinPush, WithdrawalFilter, WithdrawalSettings } from "./types.js";
+import { withdrawalSource } from "./queries.js";
+import type { MailboxPinOutcome, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
 import { initiatedView, withdrawalView, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
 
-export type { MailboxPinOutcome, PinEvent, PinPush, WithdrawalFilter, WithdrawalSettings } from "./types.js";
+export type { DestinationPolicy, MailboxPinOutcome, MovementLimits, PinEvent, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
 
 /** An initiate that passed the checks made before its transaction. */
 interface CheckedInitiate {
@@ -61,7 +62,8 @@ export class WithdrawalService {
     private readonly mail: MailService,
     private readonly pins: PinPush,
     box: SecretBox,
-    private readonly settings: WithdrawalSettings,
+    settings: WithdrawalSettings,
+    private readonly guards: WithdrawalGuards,
   ) {
     this.codes = new WithdrawalCodes(box, settings);
   }
@@ -70,11 +72,14 @@ export class WithdrawalService {
    * Initiates a withdrawal (docs/decisions/withdrawals.md "Initiate"). A repeat with the same `Idempotency-Key` and body
    * returns the first withdrawal with `is_duplicate: true` (docs/idempotency.md). Checks, in this
    * order: user exists and is active; currency supported and withdrawable; amount positive and at
-   * least the minimum; address valid for the currency's network; per-withdrawal, daily and monthly
-   * caps; available balance. Then holds the amount, issues a code and emails it, in one transaction.
+   * least the minimum; address valid for the currency's network; with the customer's
+   * `allowlist_required`, the address `ACTIVE` on the user's allowlist
+   * (docs/decisions/limits-and-allowlist.md "Destination allowlist"); per-withdrawal, daily and
+   * monthly caps (the customer's or the defaults; docs/decisions/limits-and-allowlist.md "Limits");
+   * available balance. Then holds the amount, issues a code and emails it, in one transaction.
    * @throws DomainError IDEMPOTENCY_KEY_REUSED (409, same key, other body); USER_NOT_FOUND /
    *   RESOURCE_NOT_FOUND (404); INVALID_CURRENCY / UNSUPPORTED_CURRENCY; AMOUNT_MUST_BE_POSITIVE,
-   *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET; INVALID_CRYPTO_ADDRESS; WITHDRAWAL_LIMIT_EXCEEDED,
+   *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET; INVALID_CRYPTO_ADDRESS; INVALID_ADDRESS (allowlist); WITHDRAWAL_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED; WALLET_NOT_FOUND (404, `wallet_id` not the
    *   user's); INSUFFICIENT_BALANCE (all 400 unless noted).
    */
@@ -195,34 +200,29 @@ export class WithdrawalService {
 
   /**
    * The checks of an initiate made before its transaction, in the order of {@link initiate}: the
-   * user, the currency, the amount, the address.
+   * user, the currency, the amount, the address, the allowlist.
    */
   private async checkInitiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, key: string): Promise<CheckedInitiate> {
     const user = await this.activeUser(em, customerId, userId);
-    const currency = await this.wallets.currency(input.currency);
-    if (!currency.canWithdraw || currency.networks.length === 0) {
-      throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be withdrawn.`, "currency");
-    }
+    const currency = await withdrawableCurrency(this.wallets, input.currency);
     const amount = money(input.amount);
     checkAmount(amount, currency);
     if (amount.lt(money(currency.minWithdrawal))) {
       throw new DomainError("MINIMUM_AMOUNT_NOT_MET", `The minimum ${currency.code} withdrawal is ${currency.minWithdrawal}.`, "amount");
     }
-    const networks = currency.networks.filter((n) => this.provider.isValidAddress(n, input.address));
-    if (networks.length === 0) {
-      throw new DomainError("INVALID_CRYPTO_ADDRESS", `${quote(input.address)} is not a valid ${currency.code} address on ${currency.networks.join(" or ")}.`, "address");
-    }
+    const networks = destinationNetworks(this.provider, currency, input.address);
+    await this.guards.destinations.assertDestinationAllowed(em, { customerId, userId: user.userId, currency: currency.code, address: input.address, now: new Date() });
     return { user, currency: currency.code, amount, networks, input, key };
   }
 
   /**
-   * The change of a new initiate, in `tx` after its key was claimed: serialises the user's
-   * initiates of the currency, checks the caps, chooses the wallet, creates withdrawal `id`, holds
-   * the amount and delivers a new code. @returns the withdrawal and whether a webhook notification was written.
+   * The change of a new initiate, in `tx` after its key was claimed: checks the caps (which
+   * serialises the user's initiates of the currency until `tx` ends), chooses the wallet, creates
+   * withdrawal `id`, holds the amount and delivers a new code. @returns the withdrawal and whether a webhook notification was written.
    */
   private async open(tx: EntityManager, c: CheckedInitiate, id: string): Promise<{ withdrawal: Withdrawal; pushed: boolean }> {
-    await lockUserCurrency(tx, c.user.userId, c.currency);
-    await this.checkCaps(tx, c.user, c.currency, c.amount);
+    const { customerId, userId } = c.user;
+    await this.guards.limits.checkMovement(tx, { customerId, userId, kind: "withdrawal", currency: c.currency, amount: c.amount.toFixed(), now: new Date() });
     const { wallet, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id);
     const withdrawal = tx.create(Withdrawal, {
       id,
@@ -338,13 +338,6 @@ export class WithdrawalService {
       : null;
     if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return w;
-  }
-
-  /** The caps of `currency` for the user (per withdrawal, UTC day, UTC month). @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400). */
-  private async checkCaps(tx: EntityManager, user: User, currency: string, amount: Money): Promise<void> {
-    const { dayStart, monthStart } = capPeriods(new Date());
-    const sums = await capSums(tx, user.userId, currency, dayStart, monthStart);
-    assertWithinCaps(amount, this.settings.caps[currency], money(sums.today), money(sums.month));
   }
 
   /**

@@ -4,14 +4,39 @@
  * outcome (the email poller) and the list filters (the HTTP handlers).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Caps, CodeLimits } from "../../domain/withdrawals.js";
+import type { MovementKind } from "../../domain/limits.js";
+import type { CodeLimits } from "../../domain/withdrawals.js";
 
 /** Settings of the withdrawals service (src/config.ts). */
 export interface WithdrawalSettings extends CodeLimits {
   /** Lifetime of a confirmation code, seconds. */
   codeTtlS: number;
-  /** Caps per currency code (lower case). */
-  caps: Readonly<Record<string, Caps>>;
+}
+
+/**
+ * The caps check of Initiate Withdrawal (src/modules/limits/service.ts `LimitsService`;
+ * docs/decisions/limits-and-allowlist.md "Limits"): called in the initiate's transaction before
+ * the withdrawal is written; it locks the user's kind and currency until that transaction ends.
+ * @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400).
+ */
+export interface MovementLimits {
+  checkMovement(tx: EntityManager, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
+}
+
+/**
+ * The allowlist check of Initiate Withdrawal (src/modules/allowlist/service.ts `AllowlistService`;
+ * docs/decisions/limits-and-allowlist.md "Destination allowlist"): passes unless the customer
+ * requires allowlisted destinations and `address` is not `ACTIVE` on the user's list at `now`.
+ * @throws DomainError INVALID_ADDRESS (400).
+ */
+export interface DestinationPolicy {
+  assertDestinationAllowed(em: EntityManager, d: { customerId: string; userId: string; currency: string; address: string; now: Date }): Promise<void>;
+}
+
+/** The checks the withdrawals service asks other modules for: caps and the allowlist. */
+export interface WithdrawalGuards {
+  limits: MovementLimits;
+  destinations: DestinationPolicy;
 }
 
 /** A new confirmation code of a withdrawal, as pushed to the customer's webhook (`withdrawal.pin`). */

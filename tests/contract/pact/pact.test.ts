@@ -1,6 +1,6 @@
 /**
- * Pact contract of the identity, wallet, webhook and email poller slices: consumer "platform-client"
- * and provider "custody-platform-api" (docs/contract.md, docs/testing.md). Both halves run in this
+ * Pact contract of the identity, wallet, transfer, limits and allowlist, webhook and email poller
+ * slices: consumer "platform-client" and provider "custody-platform-api" (docs/contract.md, docs/testing.md). Both halves run in this
  * one file so that the pact is written before it is verified (vitest runs the files in parallel,
  * the describe blocks of one file in order); the consumer cases live in one module per resource
  * group under platform/, with their shared setup in platform/setup.ts.
@@ -26,9 +26,11 @@ import { TEST_MASTER_KEY, startTestApp, type TestApp } from "../../support/app.j
 import { startReceiver, type Receiver } from "../../support/webhook-receiver.js";
 import { WHOLE_RUN_MS } from "../whole-run.js";
 import { emailPollerCases } from "./platform/email-poller.js";
+import { limitAndAddressCases } from "./platform/limits-addresses.js";
 import { PlatformProviderStates, type LiveCredentials, type StateHandler } from "./platform/provider-states.js";
 import { sessionAndCustomerCases } from "./platform/sessions-customers.js";
 import { CONSUMER, EXAMPLE_USER_TOKEN, PROVIDER, RECEIVER_PORT, keepDir, pactDir, pactFile, type ConsumerPact } from "./platform/setup.js";
+import { transferCases } from "./platform/transfers.js";
 import { userCases } from "./platform/users.js";
 import { walletCases } from "./platform/wallets.js";
 import { webhookCases } from "./platform/webhooks.js";
@@ -38,6 +40,8 @@ const GROUPS = {
   "sessions and customers": sessionAndCustomerCases,
   users: userCases,
   "wallets, currencies and the sandbox": walletCases,
+  transfers: transferCases,
+  "limits and the withdrawal allowlist": limitAndAddressCases,
   "customer webhook and delivery log": webhookCases,
   "email poller": emailPollerCases,
 };
@@ -46,12 +50,13 @@ const GROUPS = {
 const descriptionsIn = (file: string): string[] =>
   (JSON.parse(readFileSync(file, "utf8")) as { interactions: { description: string }[] }).interactions.map((i) => i.description);
 
+/** Interactions the consumer cases added: each one must reach the pact file under its own description, and the provider replay them all. */
+let added = 0;
+
 // ── Consumer ──────────────────────────────────────────────────────────────────────────────────
 
 describe(`consumer ${CONSUMER}`, () => {
   const pact = new PactV4({ consumer: CONSUMER, provider: PROVIDER, dir: pactDir, logLevel: "warn" });
-  /** Interactions the cases added: each one must reach the pact file under its own description. */
-  let added = 0;
   const counted: ConsumerPact = {
     addInteraction: () => {
       added += 1;
@@ -165,6 +170,7 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
 
   it("replays every interaction against the real app", () => {
     expect(verification.pactWritten, `${pactFile} was not written: the consumer tests failed`).toBe(true);
+    expect(verification.interactions, "interactions of the pact file: every one the consumer cases added").toBe(added);
     expect(verification.interactions).toBeGreaterThan(0);
     expect(verification.error, `the verification failed: ${String(verification.error)}`).toBeUndefined();
   });

@@ -1,11 +1,12 @@
 /**
  * Provider states of the platform pact (tests/contract/pact/pact.test.ts, provider half). Each
  * state seeds data through the services the app itself runs (IdentityService, UserService,
- * WalletService, webhooks, pollers, withdrawals), not SQL, and is safe to set up again for every
- * interaction that names it. The credentials a state creates differ on every run: they go to
- * {@link LiveCredentials}, from which the verifier's request filter swaps the pact's example ones.
- * States whose ids are generated answer them (`{walletId}`, `{deliveryId}`, `{pollerId}`) for
- * the interactions' provider-state generators.
+ * WalletService, webhooks, pollers, withdrawals, limits, transfers, the allowlist), not SQL, and is
+ * safe to set up again for every interaction that names it. The credentials a state creates differ
+ * on every run: they go to {@link LiveCredentials}, from which the verifier's request filter swaps
+ * the pact's example ones. States whose ids are generated answer them (`{walletId}`,
+ * `{toWalletId}`, `{transferId}`, `{addressId}`, `{deliveryId}`, `{pollerId}`) for the
+ * interactions' provider-state generators.
  */
 import { DomainError } from "../../../../src/domain/errors.js";
 import type { TestApp } from "../../../support/app.js";
@@ -13,6 +14,7 @@ import { BTC_DESTINATION } from "../../../support/fixtures.js";
 import { waitFor } from "../../../support/wait.js";
 import {
   ACME,
+  COLD_ADDRESS,
   HOOKED,
   HOOK_URL,
   IMAP_CLOSED,
@@ -20,10 +22,14 @@ import {
   NEW_CUSTOMER,
   NEW_USER,
   NEW_WALLET,
+  OLD_ADDRESS,
   PENDING_USER,
+  RECIPIENT_USER,
+  RECIPIENT_WALLET,
   SPARE_WALLET,
   STATE,
   UNHOOKED,
+  UNKNOWN_TRANSFER,
   UNKNOWN_USER,
   UNKNOWN_WALLET,
   VERIFIED_USER,
@@ -85,26 +91,54 @@ export class PlatformProviderStates {
     return created.status;
   }
 
-  /** The wallets of {@link VERIFIED_USER} (none: empty, not the API's 404). */
-  private async walletsOfUser(): Promise<{ wallet_id: string; name: string }[]> {
-    const listed = this.t.services.wallets.list(this.em(), ACME, VERIFIED_USER, { limit: 100, skip: 0 }).then(({ items }) => items);
+  /** Makes `userId` of {@link ACME} exist and be active (VERIFIED). */
+  private async ensureVerified(userId: string): Promise<void> {
+    await this.ensureCustomer(ACME);
+    await this.ensureUser(ACME, userId);
+    await this.t.services.users.activate(this.em(), ACME, userId);
+  }
+
+  /** The wallets of `userId` of {@link ACME} (none: empty, not the API's 404). */
+  private async walletsOfUser(userId = VERIFIED_USER): Promise<{ wallet_id: string; name: string }[]> {
+    const listed = this.t.services.wallets.list(this.em(), ACME, userId, { limit: 100, skip: 0 }).then(({ items }) => items);
     return unless(listed, "WALLET_NOT_FOUND", []);
   }
 
-  /** Makes {@link VERIFIED_USER} exist and be active, with wallet `name` (created unless it exists); answers its id. */
-  private async ensureWallet(name: string): Promise<string> {
-    await this.ensureCustomer(ACME);
-    await this.ensureUser(ACME, VERIFIED_USER);
-    await this.t.services.users.activate(this.em(), ACME, VERIFIED_USER);
-    const found = (await this.walletsOfUser()).find((w) => w.name === name);
+  /**
+   * Makes `userId` of {@link ACME} exist and be active, with wallet `name` on `networks` (created
+   * unless it exists); answers its id.
+   */
+  private async ensureWallet(name: string, userId = VERIFIED_USER, networks = WALLET_NETWORKS): Promise<string> {
+    await this.ensureVerified(userId);
+    const found = (await this.walletsOfUser(userId)).find((w) => w.name === name);
     if (found) return found.wallet_id;
-    const created = await this.t.services.wallets.create(this.em(), ACME, VERIFIED_USER, {
+    const created = await this.t.services.wallets.create(this.em(), ACME, userId, {
       name,
       description: "Seeded by a provider state",
-      networks: WALLET_NETWORKS,
+      networks,
       wallet_type: "virtual",
     });
     return created.wallet_id;
+  }
+
+  /** {@link MAIN_WALLET} with its deposit, and the recipient's {@link RECIPIENT_WALLET}: their ids. */
+  private async transferWallets(): Promise<{ walletId: string; toWalletId: string }> {
+    const walletId = await this.ensureWallet(MAIN_WALLET);
+    await this.depositOnce(walletId);
+    return { walletId, toWalletId: await this.ensureWallet(RECIPIENT_WALLET, RECIPIENT_USER, [{ name: "networks/bitcoin", currency: "btc" }]) };
+  }
+
+  /** The allowlist entry of {@link VERIFIED_USER} with `address`, if it exists (the user made sure of). */
+  private async allowlistEntry(address: string): Promise<{ address_id: string } | undefined> {
+    await this.ensureVerified(VERIFIED_USER);
+    const { items } = await this.t.services.allowlist.list(this.em(), ACME, VERIFIED_USER, { limit: 100, skip: 0 });
+    return items.find((a) => a.address === address);
+  }
+
+  /** Allowlist entry `entry` of {@link VERIFIED_USER} (added through the service unless it exists); answers its id. */
+  private async ensureAllowlisted(entry: typeof COLD_ADDRESS): Promise<string> {
+    const found = await this.allowlistEntry(entry.address);
+    return found?.address_id ?? (await this.t.services.allowlist.add(this.em(), ACME, VERIFIED_USER, entry)).address_id;
   }
 
   /** Customer {@link HOOKED} with an owner credential (its email is the poller's mailbox). */
@@ -170,7 +204,7 @@ export class PlatformProviderStates {
 
   /** Every state of {@link STATE} with its set-up. */
   handlers(): Record<string, StateHandler> {
-    const { identity, users, wallets, webhooks, pollers } = this.t.services;
+    const { identity, users, wallets, webhooks, pollers, limits, transfers, allowlist } = this.t.services;
     const em = () => this.em();
     return {
       [STATE.operatorSession]: async () => {
@@ -222,6 +256,30 @@ export class PlatformProviderStates {
       [STATE.poller]: async () => ({ pollerId: await this.ensurePolledPoller() }),
       [STATE.unknownWallet]: () =>
         PlatformProviderStates.absent(STATE.unknownWallet, unless(wallets.balance({ customerId: ACME }, UNKNOWN_WALLET).then(() => true), "WALLET_NOT_FOUND", false)),
+      [STATE.acmeSession]: async () => {
+        await this.ensureCustomer(ACME);
+        const secret = (await identity.generateCredentials(em(), ACME)).customer_secret;
+        this.live.sessionToken = (await identity.createSession(em(), null, { customer_id: ACME, customer_secret: secret })).token;
+      },
+      [STATE.acmeDefaultLimits]: async () => {
+        await this.ensureCustomer(ACME);
+        await limits.set(em(), ACME, { allowlist_required: false });
+      },
+      [STATE.recipientWallet]: async () => ({ toWalletId: (await this.transferWallets()).toWalletId }),
+      [STATE.transferred]: async () => {
+        const ids = await this.transferWallets();
+        const input = { from_wallet_id: ids.walletId, to_wallet_id: ids.toWalletId, currency: "btc", amount: "0.1", memo: "Dinner" };
+        // One key: setting the state up again answers the same transfer.
+        return { ...ids, transferId: (await transfers.create(em(), { customerId: ACME }, input, "pact-state-transfer")).transfer_id };
+      },
+      [STATE.unknownTransfer]: () =>
+        PlatformProviderStates.absent(STATE.unknownTransfer, unless(transfers.get(em(), { customerId: ACME }, UNKNOWN_TRANSFER).then(() => true), "RESOURCE_NOT_FOUND", false)),
+      [STATE.noColdAddress]: async () => {
+        const found = await this.allowlistEntry(COLD_ADDRESS.address);
+        if (found) await allowlist.delete(em(), ACME, VERIFIED_USER, found.address_id);
+      },
+      [STATE.coldAddress]: async () => ({ addressId: await this.ensureAllowlisted(COLD_ADDRESS) }),
+      [STATE.oldAddress]: async () => ({ addressId: await this.ensureAllowlisted(OLD_ADDRESS) }),
     };
   }
 }

@@ -2,7 +2,8 @@
  * Shared setup of the platform pact (tests/contract/pact/pact.test.ts): the consumer and provider
  * names and where the pact file goes, the identifiers and example credentials the interactions
  * record, the provider states both halves name, and the response templates (Pact matchers) of the
- * resource groups (sessions-customers.ts, users.ts, wallets.ts, webhooks.ts, email-poller.ts).
+ * resource groups (sessions-customers.ts, users.ts, wallets.ts, webhooks.ts, email-poller.ts,
+ * transfers.ts, limits-addresses.ts).
  *
  * The pact file goes to a fresh temporary directory, removed by the provider half; set `PACT_DIR`
  * (for example `tests/contract/pact/pacts`, ignored by git) to keep it.
@@ -55,6 +56,17 @@ export const RECEIVER_PORT = await freePort();
 export const HOOK_URL = `http://127.0.0.1:${RECEIVER_PORT}/pins`;
 /** An IMAP address nothing listens on: Verify Email Poller answers 401 there. */
 export const IMAP_CLOSED = { host: "127.0.0.1", port: 9, tls: false };
+/** The recipient of the transfers (a VERIFIED user of {@link ACME}) and the name of its wallet holding btc. */
+export const RECIPIENT_USER = "3b4c5d6e-7f80-4a1b-9c2d-3e4f5a6b7c8d";
+export const RECIPIENT_WALLET = "Inbox";
+/** Example ids of the pact; on the provider side the transfer and allowlist states supply the live ones. */
+export const EXAMPLE_TO_WALLET = "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a";
+export const EXAMPLE_TRANSFER = "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e";
+export const UNKNOWN_TRANSFER = "c4d5e6f7-a8b9-4c0d-8e1f-000000000000";
+export const EXAMPLE_ADDRESS = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f";
+/** Allowlist destinations of {@link VERIFIED_USER} (valid bitcoin testnet addresses, BIP 173 test vectors). */
+export const COLD_ADDRESS = { currency: "btc", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", label: "Cold storage" };
+export const OLD_ADDRESS = { currency: "btc", address: "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7", label: "Old exchange" };
 export const EXAMPLE_DELIVERY = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f";
 export const EXAMPLE_POLLER = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d";
 
@@ -85,6 +97,14 @@ export const STATE = {
   unhooked: `customer ${UNHOOKED} has no webhook`,
   noPoller: `customer ${HOOKED} has no email poller`,
   poller: `customer ${HOOKED} has an email poller that has polled once, in vain`,
+  acmeSession: `a session of customer ${ACME} is open`,
+  acmeDefaultLimits: `customer ${ACME} has set no limits of its own`,
+  recipientWallet: `user ${RECIPIENT_USER} is VERIFIED and has wallet '${RECIPIENT_WALLET}' holding btc`,
+  transferred: `0.1 btc was transferred from wallet '${MAIN_WALLET}' to wallet '${RECIPIENT_WALLET}'`,
+  unknownTransfer: `transfer ${UNKNOWN_TRANSFER} does not exist`,
+  noColdAddress: `user ${VERIFIED_USER} has no allowlist address '${COLD_ADDRESS.label}'`,
+  coldAddress: `user ${VERIFIED_USER} has allowlist address '${COLD_ADDRESS.label}'`,
+  oldAddress: `user ${VERIFIED_USER} has allowlist address '${OLD_ADDRESS.label}'`,
 } as const;
 
 // ── Response templates ────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,102 @@
+/**
+ * The service's statements that the baseline's write routes run (scripts/bench/baseline.ts,
+ * scripts/bench/baseline-transfers.ts): the two authentication statements as main prepares them
+ * (same names and texts), the others as MikroORM sends them with each inlined literal turned into a
+ * bound parameter. `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
+ */
+import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
+import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
+import type { Decimal } from "decimal.js";
+import { Refusal } from "./baseline-http.js";
+
+/** The withdrawal routes' statements, and the ledger and limits statements the transfer route shares. */
+export const SQL = {
+  /** The service's own prepared statements (same names and texts). */
+  authUserToken: USER_TOKEN,
+  authCredentialByHash: CREDENTIAL_BY_HASH,
+  user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  /** The limits service's customer row (read before the transaction for the allowlist policy, and again under the lock for the caps). */
+  customerLimits: `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = $1`,
+  /** The limits service's lock of `<kind>:<user>:<currency>`. */
+  userLock: `select pg_advisory_xact_lock(hashtext($1))`,
+  caps: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from withdrawal where user_id = $2 and currency = $3 and status in ($4, $5) and created_at >= $6`,
+  userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
+  walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
+  insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+  /**
+   * src/modules/ledger/queries.ts `lockAndReadAccounts`: `lock` wallet accounts locked in id order,
+   * `read` other accounts (the external account of a debit, the wallets' other buckets) read without a lock.
+   */
+  accountsOfPost: (lock: number, read: number): string => {
+    const list = (from: number, n: number) => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
+    const locked = `select id, code, bucket, balance from ledger_account where code in (${list(1, lock)}) order by id for update`;
+    if (read === 0) return locked;
+    return `with locked as (${locked}) select id, code, bucket, balance from locked union all select id, code, bucket, balance from ledger_account where code in (${list(lock + 1, read)})`;
+  },
+  /** src/modules/ledger/queries.ts `writeEntry`: the entry, its `postings` postings and `balances` cached balances in one statement. */
+  postEntry: (postings: number, balances: number): string => {
+    let n = 0;
+    const p = (): string => `$${++n}`;
+    const entry = `insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, now()) returning id`;
+    const postingRows = Array.from({ length: postings }, () => `(${p()}::bigint, ${p()}, ${p()}::numeric)`).join(", ");
+    const balanceRows = Array.from({ length: balances }, () => `(${p()}, ${p()}::numeric)`).join(", ");
+    return (
+      `with entry as ( ${entry} ), postings as ( insert into ledger_posting (entry_id, account_id, currency, amount) ` +
+      `select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingRows}) as v (account_id, currency, amount) ), ` +
+      `balances as ( update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceRows}) as v (code, balance) where a.code = v.code ) ` +
+      `select id from entry`
+    );
+  },
+  webhook: `select disabled_at from webhook where customer_id = $1`,
+  insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+  sandboxMail: SANDBOX_MAIL_TO,
+  withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
+  walletSource: `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = $1 and a.currency = $2 where w.wallet_id = $3`,
+  insertTransaction: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning "id"`,
+  completeWithdrawal: `update "withdrawal" set "status" = $1, "code_hash" = $2, "tx_hash" = $3, "completed_at" = $4, "updated_at" = $5 where "id" = $6`,
+} as const;
+
+/** Create Transfer's own statements (src/modules/transfers), beside {@link SQL}'s shared ones. */
+export const TRANSFER_SQL = {
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'transfer' and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'transfer', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  /** WalletService.visibleWallet. */
+  wallet: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 and "w0"."customer_id" = $2 limit 1`,
+  /** src/modules/transfers/usage.ts: what the sender sent today and this month. */
+  usage: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from transfer where from_user_id = $2 and currency = $3 and created_at >= $4`,
+  /** src/modules/transfers/queries.ts `sideOf`: the wallet's address on the currency's network. */
+  walletAddress: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."network" = $2 and "w0"."currency" = $3 limit 1`,
+  /** Both sides' wallet transactions, in one statement as MikroORM batches them. */
+  insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${Array.from(
+    { length: 2 },
+    (_, row) => Array.from({ length: 20 }, (_, col) => `$${row * 20 + col + 1}`).join(", "),
+  ).join("), (")}) returning "id"`,
+  insertTransfer: `insert into "transfer" ("id", "customer_id", "from_wallet_id", "to_wallet_id", "from_user_id", "to_user_id", "currency", "amount", "memo", "status", "idempotency_key", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+} as const;
+
+/** Caps of one kind and currency, decimal strings (src/domain/limits.ts `CapSet`). */
+export interface CapSet {
+  perTransaction: string;
+  daily: string;
+  monthly: string;
+}
+
+/** A row of {@link SQL.customerLimits}: the customer's own caps per kind and currency, and its policy. */
+export interface LimitsRow {
+  allowlist_required: boolean;
+  withdrawal_caps: Record<string, CapSet>;
+  transfer_caps: Record<string, CapSet>;
+}
+
+/**
+ * src/domain/limits.ts `assertWithinCaps` on what the statements read: `amount` against the
+ * per-transaction cap, and added to the day's and the month's sums.
+ * @throws Refusal 400 WITHDRAWAL_LIMIT_EXCEEDED or TRANSFER_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED.
+ */
+export function assertCaps(kind: "withdrawal" | "transfer", caps: CapSet, amount: Decimal, sums: { today: string; month: string } | undefined): void {
+  if (amount.gt(caps.perTransaction)) throw new Refusal(400, `${kind.toUpperCase()}_LIMIT_EXCEEDED`, `Over the per-transaction ${kind} cap.`);
+  if (amount.plus(sums?.today ?? 0).gt(caps.daily)) throw new Refusal(400, "DAILY_LIMIT_EXCEEDED", `Over the daily ${kind} cap.`);
+  if (amount.plus(sums?.month ?? 0).gt(caps.monthly)) throw new Refusal(400, "MONTHLY_LIMIT_EXCEEDED", `Over the monthly ${kind} cap.`);
+}

@@ -1,0 +1,214 @@
+/**
+ * `POST /api/v1/transfers` of the benchmark's baseline (scripts/bench/baseline.ts): NOT a minimum
+ * but the very statements Create Transfer runs (src/modules/transfers/service.ts, the ledger's
+ * `transfer`, the limits' `checkMovement`, the idempotency claim), in the same order, in the same
+ * transaction, taking the same locks, with bound parameters where MikroORM inlines literals
+ * ({@link TRANSFER_SQL} and the shared {@link SQL}; `npx tsx scripts/bench/capture-sql.ts` compares
+ * them with the service's):
+ *
+ * jwtVerify; `auth_user_token` (credential, customer and user in one prepared statement); the
+ * key's row (scope `transfer`); both wallets; both users; BEGIN; INSERT of the key row (`on
+ * conflict do nothing`); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's
+ * caps row; the sender's sums of the day and the month; both wallets' addresses on the currency's
+ * network; one statement locking both available accounts (`FOR UPDATE`, in id order) and reading
+ * both held ones; one statement writing the journal entry, its two postings and both cached
+ * balances; INSERT of both wallet transactions (one statement, `transfer_out` then `transfer_in`);
+ * INSERT transfer; COMMIT. It answers the service's `Transfer` record.
+ *
+ * What the service does beyond this: request validation against the OpenAPI document, the exact
+ * reading of the amount from the JSON text, the checks of src/domain/transfers.ts for other
+ * currencies, express and its middleware, the ORM's entities, identity map, unit of work and change sets.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createHash, randomUUID } from "node:crypto";
+import type pg from "pg";
+import type { Decimal } from "decimal.js";
+import { D, first, ok, readJson, Refusal } from "./baseline-http.js";
+import { assertCaps, SQL, TRANSFER_SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+
+/** What the transfer route borrows from the baseline: its pool, its user-token check and its transaction helper. */
+export interface TransferDeps {
+  pool: pg.Pool;
+  /** The service's user-token authentication (`auth_user_token`). @throws Refusal 401. */
+  authenticate: (req: IncomingMessage) => Promise<{ userId: string; customerId: string }>;
+  /** BEGIN … COMMIT on one connection (ROLLBACK on any error). */
+  transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+  /** The service's default transfer caps by currency (its `TRANSFER_CAPS`). */
+  defaultCaps: Readonly<Record<string, CapSet>>;
+}
+
+interface WalletRow {
+  wallet_id: string;
+  user_id: string;
+  networks: { name: string; currency: string }[];
+}
+
+interface UserRow {
+  user_id: string;
+  status: string;
+  is_active: boolean;
+  deleted_at: Date | null;
+}
+
+/** One side of the transfer: the wallet, its network of the currency and its address there. */
+interface Side {
+  wallet: WalletRow;
+  network: string;
+  address: string;
+}
+
+/** The sandbox catalogue's btc (src/providers/sandbox-catalogue.ts): the one currency the benchmark moves. */
+const BTC = { code: "btc", precision: 8 };
+
+/**
+ * Builds the route: `handle(req, res, traceId)` answers 201 with the new transfer, or throws a
+ * Refusal (401, 403, 404, 400, 409) for the listener to answer.
+ */
+export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: ServerResponse, traceId: string) => Promise<void> {
+  const { pool } = deps;
+
+  /** WalletService.visibleWallet. @throws Refusal 404 WALLET_NOT_FOUND. */
+  async function wallet(customerId: string, walletId: string): Promise<WalletRow> {
+    const row = (await pool.query<WalletRow>(TRANSFER_SQL.wallet, [walletId.toLowerCase(), customerId])).rows[0];
+    if (!row) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
+    return row;
+  }
+
+  /** The wallet's owner, live and VERIFIED. @throws Refusal 404 USER_NOT_FOUND. */
+  async function verifiedUser(customerId: string, userId: string): Promise<void> {
+    const user = (await pool.query<UserRow>(SQL.user, [userId, customerId])).rows[0];
+    if (!user || user.deleted_at || user.status !== "VERIFIED" || !user.is_active) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+  }
+
+  /** src/domain/transfers.ts steps 1–6 for btc. @throws Refusal 400. */
+  function check(from: WalletRow, to: WalletRow, currency: string, amount: Decimal): void {
+    if (from.wallet_id === to.wallet_id) throw new Refusal(400, "SAME_WALLET_TRANSFER", "Same wallet.");
+    if (currency !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark transfers btc.");
+    for (const w of [from, to]) if (!w.networks.some((n) => n.currency === BTC.code)) throw new Refusal(400, "UNSUPPORTED_CURRENCY", "No btc.");
+    if (!amount.isFinite() || amount.lte(0)) throw new Refusal(400, "AMOUNT_MUST_BE_POSITIVE", "The amount must be greater than zero.");
+    if (amount.lt("0.000001")) throw new Refusal(400, "AMOUNT_TOO_SMALL", "The smallest transfer is 0.000001 btc.");
+    if (amount.decimalPlaces() > BTC.precision || amount.gt("1e12")) throw new Refusal(400, "INVALID_AMOUNT", "Too many decimals.");
+  }
+
+  /** src/modules/transfers/queries.ts `sideOf`. */
+  async function sideOf(client: pg.PoolClient, w: WalletRow, currency: string): Promise<Side> {
+    const network = w.networks.find((n) => n.currency === currency)?.name;
+    if (network === undefined) throw new Error(`wallet ${w.wallet_id} holds no ${currency}`);
+    const found = (await client.query<{ address: string }>(TRANSFER_SQL.walletAddress, [w.wallet_id, network, currency])).rows[0];
+    if (!found) throw new Error(`wallet ${w.wallet_id} lacks its ${network} ${currency} address`);
+    return { wallet: w, network, address: found.address };
+  }
+
+  /** LimitsService.checkMovement of kind `transfer`: the lock, the customer's caps, the sender's sums. @throws Refusal 400. */
+  async function checkCaps(client: pg.PoolClient, customerId: string, userId: string, currency: string, amount: Decimal, now: Date): Promise<void> {
+    await client.query(SQL.userLock, [`transfer:${userId}:${currency}`]);
+    const own = (await client.query<LimitsRow>(SQL.customerLimits, [customerId])).rows[0];
+    const caps = own ? own.transfer_caps[currency] : deps.defaultCaps[currency];
+    if (!caps) return;
+    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const sums = (await client.query<{ today: string; month: string }>(TRANSFER_SQL.usage, [dayStart, userId, currency, monthStart])).rows[0];
+    assertCaps("transfer", caps, amount, sums);
+  }
+
+  /**
+   * LedgerService.transfer: both available accounts locked (in id order) and both held ones read in
+   * one statement; the entry, its two postings and both cached balances written in one.
+   * @returns the entry's id and each wallet's balance (available + held) after it.
+   * @throws Refusal 400 INSUFFICIENT_BALANCE.
+   */
+  async function ledgerTransfer(
+    client: pg.PoolClient,
+    from: Side,
+    to: Side,
+    currency: string,
+    amount: Decimal,
+    reference: string,
+  ): Promise<{ entryId: string; fromAfter: Decimal; toAfter: Decimal }> {
+    const code = (w: Side, bucket: string): string => `wallet:${w.wallet.wallet_id}:${bucket}:${currency}`;
+    const lock = [code(from, "available"), code(to, "available")].sort();
+    const read = [code(from, "held"), code(to, "held")];
+    const rows = (await client.query<{ id: string; code: string; balance: string }>(SQL.accountsOfPost(2, 2), [...lock, ...read])).rows;
+    const byCode = new Map(rows.map((r) => [r.code, r]));
+    const row = (c: string): { id: string; balance: string } => {
+      const found = byCode.get(c);
+      if (!found) throw new Error(`ledger account ${c} missing`);
+      return found;
+    };
+    const fromAvailable = new D(row(code(from, "available")).balance).minus(amount);
+    if (fromAvailable.lt(0)) throw new Refusal(400, "INSUFFICIENT_BALANCE", `Insufficient available ${currency} balance for this amount.`);
+    const toAvailable = new D(row(code(to, "available")).balance).plus(amount);
+    const entryId = String(
+      (
+        await client.query<{ id: string }>(SQL.postEntry(2, 2), [
+          "transfer", from.wallet.wallet_id, from.network, currency, amount.toFixed(), reference,
+          row(code(from, "available")).id, currency, amount.neg().toFixed(),
+          row(code(to, "available")).id, currency, amount.toFixed(),
+          code(from, "available"), fromAvailable.toFixed(),
+          code(to, "available"), toAvailable.toFixed(),
+        ])
+      ).rows[0]?.id,
+    );
+    return { entryId, fromAfter: fromAvailable.plus(row(code(from, "held")).balance), toAfter: toAvailable.plus(row(code(to, "held")).balance) };
+  }
+
+  return async function createTransfer(req, res, traceId) {
+    const body = await readJson(req);
+    const claims = await deps.authenticate(req);
+    const customerId = claims.customerId;
+    const key = first(req.headers["idempotency-key"]) ?? randomUUID();
+    const fromId = String(body.from_wallet_id);
+    const toId = String(body.to_wallet_id);
+    const currency = String(body.currency).toLowerCase();
+    const amount = new D(String(body.amount));
+    const memo = typeof body.memo === "string" ? body.memo : null;
+    const fingerprint = createHash("sha256").update(JSON.stringify([fromId.toLowerCase(), toId.toLowerCase(), currency, amount.toFixed(), memo])).digest("hex");
+    if ((await pool.query(TRANSFER_SQL.keyByAddress, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
+    const from = await wallet(customerId, fromId);
+    if (from.user_id !== claims.userId) throw new Refusal(403, "FORBIDDEN", "A user token can only send from its own wallets.");
+    const to = await wallet(customerId, toId);
+    await verifiedUser(customerId, from.user_id);
+    await verifiedUser(customerId, to.user_id);
+    check(from, to, currency, amount);
+    const id = randomUUID();
+    const createdAt = await deps.transaction(async (client) => {
+      if ((await client.query(TRANSFER_SQL.insertKey, [customerId, key, fingerprint, id])).rows.length === 0) {
+        await client.query(TRANSFER_SQL.keyByAddress, [customerId, key]);
+        throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
+      }
+      const now = new Date();
+      await checkCaps(client, customerId, from.user_id, currency, amount, now);
+      const source = await sideOf(client, from, currency);
+      const destination = await sideOf(client, to, currency);
+      const { entryId, fromAfter, toAfter } = await ledgerTransfer(client, source, destination, currency, amount, `transfer:${id}`);
+      const what = `${amount.toFixed(8)} ${currency.toUpperCase()}`;
+      const side = (s: Side, action: string, after: Decimal, description: string): unknown[] => [
+        s.wallet.wallet_id, customerId, s.network, s.address, action, "done", currency, amount.toFixed(), "0", amount.toFixed(), "0",
+        after.toFixed(), "", memo ?? "", description, id, "", key, entryId, now,
+      ];
+      await client.query(TRANSFER_SQL.insertTransactions, [
+        ...side(source, "transfer_out", fromAfter, `Transfer of ${what} to wallet ${to.wallet_id}`),
+        ...side(destination, "transfer_in", toAfter, `Transfer of ${what} from wallet ${from.wallet_id}`),
+      ]);
+      await client.query(TRANSFER_SQL.insertTransfer, [
+        id, customerId, from.wallet_id, to.wallet_id, from.user_id, to.user_id, currency, amount.toFixed(), memo, "COMPLETED", key, entryId, now,
+      ]);
+      return now;
+    });
+    const view = {
+      transfer_id: id,
+      from_wallet_id: from.wallet_id,
+      to_wallet_id: to.wallet_id,
+      from_user_id: from.user_id,
+      to_user_id: to.user_id,
+      currency,
+      amount: amount.toFixed(8),
+      memo,
+      status: "COMPLETED",
+      idempotency_key: key,
+      is_duplicate: false,
+      created_at: createdAt.toISOString(),
+    };
+    ok(res, 201, JSON.stringify(view), traceId);
+  };
+}

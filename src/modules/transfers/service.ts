@@ -1,0 +1,243 @@
+/**
+ * Internal transfers (docs/decisions/limits-and-allowlist.md "Transfers"): an amount moves between
+ * two wallets of one customer at once, as one ledger entry from the source's available account to
+ * the destination's, with a `transfer_out` and a `transfer_in` wallet transaction, in one
+ * transaction. No chain, no hold. The pure check order is src/domain/transfers.ts; the
+ * Idempotency-Key is the shared mechanism (docs/idempotency.md, scope `transfer`).
+ *
+ * Concurrency: a transfer's transaction takes, in this order, its key's row (repeats of one key
+ * wait there), the sender's movement lock for the currency (the limits module's advisory lock, so
+ * concurrent transfers of one user never pass a cap together), and the two wallets' available
+ * accounts (`FOR UPDATE` in id order, so opposite transfers never deadlock). Nothing tenant-wide or
+ * global is locked.
+ */
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { randomUUID } from "node:crypto";
+import { DomainError, quote } from "../../domain/errors.js";
+import { isUuid } from "../../domain/ids.js";
+import type { MovementKind } from "../../domain/limits.js";
+import { format8, money, type Money } from "../../domain/money.js";
+import type { PageRequest } from "../../domain/paging.js";
+import { checkTransfer } from "../../domain/transfers.js";
+import { priorResult, runOnce } from "../idempotency/service.js";
+import type { LedgerService } from "../ledger/service.js";
+import type { UserService } from "../users/service.js";
+import { WalletTransaction, type Wallet } from "../wallets/entities.js";
+import type { WalletCaller, WalletService } from "../wallets/service.js";
+import { Transfer } from "./entities.js";
+import { sideOf, walletTransfers, type TransferSide } from "./queries.js";
+import { transferRequest } from "./request-key.js";
+import { transferView, type CreateTransferInput, type TransferView } from "./views.js";
+
+/**
+ * The caps on outgoing movements, as the transfers module uses them (the limits module's
+ * `LimitsService` provides it; docs/decisions/limits-and-allowlist.md "Limits").
+ */
+export interface MovementLimits {
+  /**
+   * In transaction `tx`: takes the mover's lock for `kind` and `currency` (held until `tx` ends)
+   * and checks `amount` (exact decimal text, units of `currency`) against the user's
+   * per-transaction, daily and monthly caps at `now` (UTC).
+   * @throws DomainError TRANSFER_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400).
+   */
+  checkMovement(tx: EntityManager, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
+}
+
+/** A Create Transfer that passed the checks made before its transaction. */
+interface CheckedTransfer {
+  customerId: string;
+  from: Wallet;
+  to: Wallet;
+  /** Lower-case code. */
+  currency: string;
+  amount: Money;
+  memo: string | null;
+  key: string;
+}
+
+/** Transfers between wallets of one customer. */
+export class TransferService {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly users: UserService,
+    private readonly wallets: WalletService,
+    private readonly limits: MovementLimits,
+  ) {}
+
+  /**
+   * Create Transfer (spec/platform/transfers.tsp `createTransfer`). A repeat of an Idempotency-Key
+   * with the same body answers the first transfer with `is_duplicate: true` before any other check
+   * (to a caller who may send from its source wallet). Then, in order: both wallets found (404),
+   * the source the token user's (403), both users live and VERIFIED (404), steps 1–6 of
+   * src/domain/transfers.ts, and in one transaction the caps (the sender's, kind `transfer`), the
+   * balance, the ledger entry, the transfer and both wallet transactions.
+   * @param caller the owner key's customer, or a user token's customer and user.
+   * @param input `amount` exactly as the client wrote it (number or decimal text).
+   * @param idempotencyKey as sent (1–255 characters), or undefined: a UUID is generated.
+   * @throws DomainError IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
+   *   FORBIDDEN (403); SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
+   *   AMOUNT_MUST_BE_POSITIVE, AMOUNT_TOO_SMALL, INVALID_AMOUNT, TRANSFER_LIMIT_EXCEEDED,
+   *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, INSUFFICIENT_BALANCE (400).
+   */
+  async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string): Promise<TransferView> {
+    const key = idempotencyKey ?? randomUUID();
+    const request = transferRequest(caller.customerId, input, key);
+    const prior = await priorResult(em, request);
+    if (prior) return this.duplicate(em, caller, prior);
+
+    const checked = await this.check(em, caller, input, key);
+    const outcome = await runOnce(em, request, (tx, id) => this.book(tx, checked, id));
+    if (outcome.duplicate) return this.duplicate(em, caller, outcome.resultId);
+    return transferView(outcome.value, false);
+  }
+
+  /**
+   * Get Transfer: a transfer of the caller's customer; with a user token, only one from or to
+   * that user. @throws DomainError RESOURCE_NOT_FOUND (404) otherwise, or for an id that is no UUID.
+   */
+  async get(em: EntityManager, caller: WalletCaller, transferId: string): Promise<TransferView> {
+    const t = isUuid(transferId) ? await em.findOne(Transfer, { id: transferId.toLowerCase(), customerId: caller.customerId }) : null;
+    if (!t || (caller.userId !== undefined && t.fromUserId !== caller.userId && t.toUserId !== caller.userId)) {
+      throw new DomainError("RESOURCE_NOT_FOUND", `Transfer ${quote(transferId)} not found.`);
+    }
+    return transferView(t, false);
+  }
+
+  /**
+   * List Wallet Transfers: the transfers from or to the wallet, newest first, one page.
+   * @throws DomainError WALLET_NOT_FOUND (404, unknown or another customer's); FORBIDDEN (403, a
+   *   user token and another user's wallet).
+   */
+  async listForWallet(em: EntityManager, caller: WalletCaller, walletId: string, page: PageRequest): Promise<{ items: TransferView[]; total: number }> {
+    const wallet = await this.wallets.visibleWallet(em, { customerId: caller.customerId }, walletId);
+    if (caller.userId !== undefined && wallet.userId !== caller.userId) {
+      throw new DomainError("FORBIDDEN", "A user token can only list its own wallets' transfers.");
+    }
+    const [rows, total] = await walletTransfers(em, caller.customerId, wallet.walletId, page);
+    return { items: rows.map((t) => transferView(t, false)), total };
+  }
+
+  /** The checks made before the transaction, in the order of {@link create}. */
+  private async check(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, key: string): Promise<CheckedTransfer> {
+    const from = await this.wallets.visibleWallet(em, { customerId: caller.customerId }, input.from_wallet_id);
+    this.assertMaySend(caller, from.userId);
+    const to = await this.wallets.visibleWallet(em, { customerId: caller.customerId }, input.to_wallet_id);
+    await this.verifiedUser(em, caller.customerId, from.userId);
+    await this.verifiedUser(em, caller.customerId, to.userId);
+    const known = await this.wallets.currency(input.currency).catch((error: unknown) => {
+      if (error instanceof DomainError && error.code === "INVALID_CURRENCY") return null;
+      throw error;
+    });
+    const amount = money(input.amount);
+    const currency = checkTransfer({
+      fromWalletId: from.walletId,
+      toWalletId: to.walletId,
+      currency: input.currency,
+      known: known && { code: known.code, precision: known.precision },
+      fromHolds: from.networks.map((n) => n.currency),
+      toHolds: to.networks.map((n) => n.currency),
+      amount,
+    });
+    return { customerId: caller.customerId, from, to, currency, amount, memo: input.memo ?? null, key };
+  }
+
+  /**
+   * The change of a new transfer `id`, in `tx` after its key was claimed: the sender's caps, then
+   * the ledger entry (which refuses an uncovered amount), the transfer and both sides' wallet
+   * transactions. @returns the stored transfer.
+   */
+  private async book(tx: EntityManager, c: CheckedTransfer, id: string): Promise<Transfer> {
+    const now = new Date();
+    await this.limits.checkMovement(tx, { customerId: c.customerId, userId: c.from.userId, kind: "transfer", currency: c.currency, amount: c.amount.toFixed(), now });
+    const source = await sideOf(tx, c.from, c.currency);
+    const destination = await sideOf(tx, c.to, c.currency);
+    const { entryId, from, to } = await this.ledger.transfer(tx, {
+      fromWalletId: c.from.walletId,
+      toWalletId: c.to.walletId,
+      network: source.network,
+      currency: c.currency,
+      amount: c.amount,
+      reference: `transfer:${id}`,
+    });
+    const transfer = tx.create(Transfer, {
+      id,
+      customerId: c.customerId,
+      fromWalletId: c.from.walletId,
+      toWalletId: c.to.walletId,
+      fromUserId: c.from.userId,
+      toUserId: c.to.userId,
+      currency: c.currency,
+      amount: c.amount.toFixed(),
+      memo: c.memo,
+      status: "COMPLETED",
+      idempotencyKey: c.key,
+      journalEntryId: entryId,
+      createdAt: now,
+    });
+    const what = `${format8(c.amount)} ${c.currency.toUpperCase()}`;
+    this.record(tx, c, transfer, entryId, source, "transfer_out", from.balance, `Transfer of ${what} to wallet ${c.to.walletId}`);
+    this.record(tx, c, transfer, entryId, destination, "transfer_in", to.balance, `Transfer of ${what} from wallet ${c.from.walletId}`);
+    await tx.flush();
+    return transfer;
+  }
+
+  /** Adds one side's wallet transaction (status `done`, `order_id` the transfer's id) to `tx`'s unit of work. */
+  private record(
+    tx: EntityManager,
+    c: CheckedTransfer,
+    transfer: Transfer,
+    entryId: number,
+    side: TransferSide,
+    action: "transfer_out" | "transfer_in",
+    balanceAfter: Money,
+    description: string,
+  ): void {
+    tx.create(WalletTransaction, {
+      walletId: side.walletId,
+      customerId: c.customerId,
+      network: side.network,
+      address: side.address,
+      action,
+      status: "done",
+      currency: c.currency,
+      amount: c.amount.toFixed(),
+      fees: "0",
+      netProceeds: c.amount.toFixed(),
+      price: "0",
+      balanceAfter: balanceAfter.toFixed(),
+      hash: "",
+      memo: c.memo ?? "",
+      description,
+      orderId: transfer.id,
+      tradeId: "",
+      idempotencyId: c.key,
+      journalEntryId: entryId,
+      createdAt: transfer.createdAt,
+    });
+  }
+
+  /**
+   * The answer to a repeat of an Idempotency-Key: the first transfer, `is_duplicate: true`, to a
+   * caller who may send from its source wallet (the same body names the same source, so anyone
+   * else gets the 403 a new request would get). @throws DomainError FORBIDDEN (403).
+   */
+  private async duplicate(em: EntityManager, caller: WalletCaller, transferId: string): Promise<TransferView> {
+    const first = await em.fork().findOneOrFail(Transfer, { id: transferId, customerId: caller.customerId });
+    this.assertMaySend(caller, first.fromUserId);
+    return transferView(first, true);
+  }
+
+  /** A user token sends only from its own wallets. @throws DomainError FORBIDDEN (403). */
+  private assertMaySend(caller: WalletCaller, ownerId: string): void {
+    if (caller.userId !== undefined && ownerId !== caller.userId) {
+      throw new DomainError("FORBIDDEN", "A user token can only send from its own wallets.");
+    }
+  }
+
+  /** The wallet owner `userId`, live and VERIFIED. @throws DomainError USER_NOT_FOUND (404) otherwise. */
+  private async verifiedUser(em: EntityManager, customerId: string, userId: string): Promise<void> {
+    const user = await this.users.find(em, customerId, userId);
+    if (user.deletedAt) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+    if (user.status !== "VERIFIED" || !user.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
+  }
+}
