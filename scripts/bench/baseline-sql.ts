@@ -6,6 +6,7 @@
  */
 import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
+import { TRANSFER_PARTIES } from "../../src/modules/transfers/queries.js";
 import type { Decimal } from "decimal.js";
 import { Refusal } from "./baseline-http.js";
 
@@ -62,12 +63,10 @@ export const SQL = {
 export const TRANSFER_SQL = {
   keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'transfer' and key = $2`,
   insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'transfer', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
-  /** WalletService.visibleWallet. */
-  wallet: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 and "w0"."customer_id" = $2 limit 1`,
+  /** The service's own prepared statement (same name and text): both wallets, their owners' standing and their addresses of the currency. */
+  parties: TRANSFER_PARTIES,
   /** src/modules/transfers/usage.ts: what the sender sent today and this month. */
   usage: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from transfer where from_user_id = $2 and currency = $3 and created_at >= $4`,
-  /** src/modules/transfers/queries.ts `sideOf`: the wallet's address on the currency's network. */
-  walletAddress: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."network" = $2 and "w0"."currency" = $3 limit 1`,
   /** Both sides' wallet transactions, in one statement as MikroORM batches them. */
   insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${Array.from(
     { length: 2 },

@@ -7,13 +7,14 @@
  * them with the service's):
  *
  * jwtVerify; `auth_user_token` (credential, customer and user in one prepared statement); the
- * key's row (scope `transfer`); both wallets; both users; BEGIN; INSERT of the key row (`on
- * conflict do nothing`); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's
- * caps row; the sender's sums of the day and the month; both wallets' addresses on the currency's
- * network; one statement locking both available accounts (`FOR UPDATE`, in id order) and reading
- * both held ones; one statement writing the journal entry, its two postings and both cached
- * balances; INSERT of both wallet transactions (one statement, `transfer_out` then `transfer_in`);
- * INSERT transfer; COMMIT. It answers the service's `Transfer` record.
+ * key's row (scope `transfer`); `transfer_parties` (both wallets, their users' standing and their
+ * addresses of the currency in one prepared statement); BEGIN; INSERT of the key row (`on conflict
+ * do nothing`); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's caps
+ * row; the sender's sums of the day and the month; one statement locking both available accounts
+ * (`FOR UPDATE`, in id order) and reading both held ones; one statement writing the journal entry,
+ * its two postings and both cached balances; INSERT of both wallet transactions (one statement,
+ * `transfer_out` then `transfer_in`); INSERT transfer; COMMIT: 13 statements. It answers the
+ * service's `Transfer` record.
  *
  * What the service does beyond this: request validation against the OpenAPI document, the exact
  * reading of the amount from the JSON text, the checks of src/domain/transfers.ts for other
@@ -37,22 +38,28 @@ export interface TransferDeps {
   defaultCaps: Readonly<Record<string, CapSet>>;
 }
 
-interface WalletRow {
+/** A row of `transfer_parties`: a wallet, its owner's standing, one of its addresses of the currency. */
+interface PartyRow {
   wallet_id: string;
   user_id: string;
   networks: { name: string; currency: string }[];
+  user_exists: boolean;
+  user_deleted: boolean;
+  user_status: string | null;
+  user_active: boolean | null;
+  network: string | null;
+  address: string | null;
 }
 
-interface UserRow {
-  user_id: string;
-  status: string;
-  is_active: boolean;
-  deleted_at: Date | null;
+/** A wallet named by the transfer: its first row, and its addresses of the currency by network. */
+interface Party {
+  row: PartyRow;
+  addresses: Map<string, string>;
 }
 
 /** One side of the transfer: the wallet, its network of the currency and its address there. */
 interface Side {
-  wallet: WalletRow;
+  wallet: PartyRow;
   network: string;
   address: string;
 }
@@ -67,21 +74,34 @@ const BTC = { code: "btc", precision: 8 };
 export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: ServerResponse, traceId: string) => Promise<void> {
   const { pool } = deps;
 
-  /** WalletService.visibleWallet. @throws Refusal 404 WALLET_NOT_FOUND. */
-  async function wallet(customerId: string, walletId: string): Promise<WalletRow> {
-    const row = (await pool.query<WalletRow>(TRANSFER_SQL.wallet, [walletId.toLowerCase(), customerId])).rows[0];
-    if (!row) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
-    return row;
+  /** src/modules/transfers/queries.ts `transferParties`: both wallets of the customer, by id. */
+  async function parties(customerId: string, walletIds: string[], currency: string): Promise<Map<string, Party>> {
+    const { name, text } = TRANSFER_SQL.parties;
+    const rows = (await pool.query<PartyRow>({ name, text, values: [customerId, [...new Set(walletIds)], currency] })).rows;
+    const byId = new Map<string, Party>();
+    for (const row of rows) {
+      const party = byId.get(row.wallet_id) ?? { row, addresses: new Map<string, string>() };
+      byId.set(row.wallet_id, party);
+      if (row.network !== null && row.address !== null) party.addresses.set(row.network, row.address);
+    }
+    return byId;
+  }
+
+  /** WalletService.visibleWallet's answer for the owner key. @throws Refusal 404 WALLET_NOT_FOUND. */
+  function wallet(byId: Map<string, Party>, walletId: string): Party {
+    const party = byId.get(walletId.toLowerCase());
+    if (!party) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
+    return party;
   }
 
   /** The wallet's owner, live and VERIFIED. @throws Refusal 404 USER_NOT_FOUND. */
-  async function verifiedUser(customerId: string, userId: string): Promise<void> {
-    const user = (await pool.query<UserRow>(SQL.user, [userId, customerId])).rows[0];
-    if (!user || user.deleted_at || user.status !== "VERIFIED" || !user.is_active) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+  function verifiedUser(p: Party): void {
+    const u = p.row;
+    if (!u.user_exists || u.user_deleted || u.user_status !== "VERIFIED" || u.user_active !== true) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
   }
 
   /** src/domain/transfers.ts steps 1–6 for btc. @throws Refusal 400. */
-  function check(from: WalletRow, to: WalletRow, currency: string, amount: Decimal): void {
+  function check(from: PartyRow, to: PartyRow, currency: string, amount: Decimal): void {
     if (from.wallet_id === to.wallet_id) throw new Refusal(400, "SAME_WALLET_TRANSFER", "Same wallet.");
     if (currency !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark transfers btc.");
     for (const w of [from, to]) if (!w.networks.some((n) => n.currency === BTC.code)) throw new Refusal(400, "UNSUPPORTED_CURRENCY", "No btc.");
@@ -90,13 +110,14 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     if (amount.decimalPlaces() > BTC.precision || amount.gt("1e12")) throw new Refusal(400, "INVALID_AMOUNT", "Too many decimals.");
   }
 
-  /** src/modules/transfers/queries.ts `sideOf`. */
-  async function sideOf(client: pg.PoolClient, w: WalletRow, currency: string): Promise<Side> {
+  /** src/modules/transfers/queries.ts `sideOf`: no statement, the addresses came with the parties. */
+  function sideOf(p: Party, currency: string): Side {
+    const w = p.row;
     const network = w.networks.find((n) => n.currency === currency)?.name;
     if (network === undefined) throw new Error(`wallet ${w.wallet_id} holds no ${currency}`);
-    const found = (await client.query<{ address: string }>(TRANSFER_SQL.walletAddress, [w.wallet_id, network, currency])).rows[0];
-    if (!found) throw new Error(`wallet ${w.wallet_id} lacks its ${network} ${currency} address`);
-    return { wallet: w, network, address: found.address };
+    const address = p.addresses.get(network);
+    if (address === undefined) throw new Error(`wallet ${w.wallet_id} lacks its ${network} ${currency} address`);
+    return { wallet: w, network, address };
   }
 
   /** LimitsService.checkMovement of kind `transfer`: the lock, the customer's caps, the sender's sums. @throws Refusal 400. */
@@ -164,11 +185,14 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     const memo = typeof body.memo === "string" ? body.memo : null;
     const fingerprint = createHash("sha256").update(JSON.stringify([fromId.toLowerCase(), toId.toLowerCase(), currency, amount.toFixed(), memo])).digest("hex");
     if ((await pool.query(TRANSFER_SQL.keyByAddress, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
-    const from = await wallet(customerId, fromId);
+    const byId = await parties(customerId, [fromId.toLowerCase(), toId.toLowerCase()], currency);
+    const fromParty = wallet(byId, fromId);
+    const from = fromParty.row;
     if (from.user_id !== claims.userId) throw new Refusal(403, "FORBIDDEN", "A user token can only send from its own wallets.");
-    const to = await wallet(customerId, toId);
-    await verifiedUser(customerId, from.user_id);
-    await verifiedUser(customerId, to.user_id);
+    const toParty = wallet(byId, toId);
+    const to = toParty.row;
+    verifiedUser(fromParty);
+    verifiedUser(toParty);
     check(from, to, currency, amount);
     const id = randomUUID();
     const createdAt = await deps.transaction(async (client) => {
@@ -178,8 +202,8 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
       }
       const now = new Date();
       await checkCaps(client, customerId, from.user_id, currency, amount, now);
-      const source = await sideOf(client, from, currency);
-      const destination = await sideOf(client, to, currency);
+      const source = sideOf(fromParty, currency);
+      const destination = sideOf(toParty, currency);
       const { entryId, fromAfter, toAfter } = await ledgerTransfer(client, source, destination, currency, amount, `transfer:${id}`);
       const what = `${amount.toFixed(8)} ${currency.toUpperCase()}`;
       const side = (s: Side, action: string, after: Decimal, description: string): unknown[] => [

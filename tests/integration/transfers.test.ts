@@ -5,8 +5,10 @@
  * may send, read and list, and another customer's wallets answering 404. Idempotency, concurrency
  * and caps: transfers-concurrency.test.ts.
  */
+import pg from "pg";
 import type request from "supertest";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { quote } from "../../src/domain/errors.js";
 import { BASE, expectPlatformError } from "../support/fixtures.js";
 import {
   apiKey, bearer, BTC, ETH, UNKNOWN_ID, USDT_ETH, USDT_TRON, useWalletsScene, UUID,
@@ -271,5 +273,74 @@ describe("who may transfer, read and list", () => {
     expect(page.body.meta.pagination.records).toEqual({ skip: 2, has_next: true, has_previous: true, total: 5, limit: 2 });
     expect(page.body.meta.pagination.navigation.next).toBe(`/wallets/${w.wallet_id}/transfers?filter[limit]=2&filter[skip]=4`);
     expect((await scene.balancesOf(apiKey(key), w.wallet_id)).btc?.available).toBe("0.99000000"); // 3 sent, 2 received
+  });
+});
+
+describe("how Create Transfer reads its parties", () => {
+  /** The statements every `pg` client of this process sends while `record` is set (text and values as one string). */
+  let record: string[] | undefined;
+  const original = pg.Client.prototype.query;
+  afterEach(() => {
+    pg.Client.prototype.query = original;
+    record = undefined;
+  });
+  const recording = (): void => {
+    record = [];
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [config, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+      const text = typeof config === "string" ? config : config.text;
+      record?.push(`${text} ${JSON.stringify(values ?? (typeof config === "string" ? [] : config.values ?? []))}`);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+  };
+
+  it("checks the wallets, then their owners, source first, with the users' own messages", async () => {
+    const remover = await scene.activeUser(key);
+    const removed = await scene.newWallet(apiKey(key), remover.userId, [BTC]);
+    await scene.deactivate(key, remover.userId);
+    expect((await api().delete(`${BASE}/users/${remover.userId}`).set("x-api-key", key)).status).toBe(204);
+    const before = await transferCount();
+    const body = (from: string, to: string) => ({ from_wallet_id: from, to_wallet_id: to, currency: "btc", amount: 0.01 });
+    const cases: [string, Cred, Record<string, unknown>, number, string, string][] = [
+      ["unknown source before an unknown destination", apiKey(key), body(UNKNOWN_ID, "not-a-uuid"), 404, "WALLET_NOT_FOUND", `Wallet ${quote(UNKNOWN_ID)} not found.`],
+      ["a source that is no UUID", apiKey(key), body("not-a-uuid", UNKNOWN_ID), 404, "WALLET_NOT_FOUND", `Wallet ${quote("not-a-uuid")} not found.`],
+      ["wallets before owners", apiKey(key), body(gone.wallet_id, UNKNOWN_ID), 404, "WALLET_NOT_FOUND", `Wallet ${quote(UNKNOWN_ID)} not found.`],
+      ["a foreign source before the destination", bearer(alice.token), body(bobMain.wallet_id, UNKNOWN_ID), 403, "FORBIDDEN", "A user token can only send from its own wallets."],
+      ["a foreign source before its owner", bearer(alice.token), body(removed.wallet_id, aliceMain.wallet_id), 403, "FORBIDDEN", "A user token can only send from its own wallets."],
+      ["the source's owner first", apiKey(key), body(gone.wallet_id, removed.wallet_id), 404, "USER_NOT_FOUND", `User ${quote(gone.user_id)} is not active.`],
+      ["a deleted source owner", apiKey(key), body(removed.wallet_id, gone.wallet_id), 404, "USER_NOT_FOUND", `User ${quote(remover.userId)} has been deleted.`],
+      ["a deleted destination owner", bearer(alice.token), body(aliceMain.wallet_id, removed.wallet_id), 404, "USER_NOT_FOUND", `User ${quote(remover.userId)} has been deleted.`],
+      ["owners before the same-wallet rule", apiKey(key), body(gone.wallet_id, gone.wallet_id.toUpperCase()), 404, "USER_NOT_FOUND", `User ${quote(gone.user_id)} is not active.`],
+    ];
+    for (const [name, cred, change, status, code, message] of cases) {
+      const res = await createTransfer(cred, change);
+      expectPlatformError(res, status, code);
+      expect(res.body.errors[0].message, name).toBe(message);
+    }
+    expect(await transferCount()).toBe(before);
+  });
+
+  it("reads both wallets, their owners and their addresses in one statement (docs/performance.md)", async () => {
+    const [carol, erin] = [await scene.activeUser(key), await scene.activeUser(key)];
+    const [from, to] = [await scene.newWallet(apiKey(key), carol.userId, [BTC]), await scene.newWallet(apiKey(key), erin.userId, [BTC])];
+    await scene.deposited(key, from.wallet_id, BTC, 1);
+    recording();
+    const res = await createTransfer(bearer(carol.token), { from_wallet_id: from.wallet_id, to_wallet_id: to.wallet_id.toUpperCase(), currency: "BTC", amount: 0.25 });
+    const statements = record ?? [];
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const parties = [from.wallet_id, to.wallet_id, carol.userId, erin.userId];
+    const partyReads = statements.filter(
+      (s) => /^\s*select\b/i.test(s) && /\b(?:from|join)\s+"?(?:wallet|wallet_address|app_user)"?\s/i.test(s) && !/\bcredential\b/i.test(s) && parties.some((id) => s.includes(id)),
+    );
+    expect(partyReads, statements.join("\n")).toHaveLength(1);
+    const rows = await scene.t.orm.em.fork().execute<{ wallet_id: string; action: string; address: string }[]>(
+      `select wallet_id, action, address from wallet_transaction where order_id = ? order by action`,
+      [res.body.data.transfer_id],
+    );
+    const btcAddress = (w: WalletRecord) => w.addresses.find((a) => a.currency === "btc")?.address;
+    expect(rows).toEqual([
+      { wallet_id: to.wallet_id, action: "transfer_in", address: btcAddress(to) },
+      { wallet_id: from.wallet_id, action: "transfer_out", address: btcAddress(from) },
+    ]);
   });
 });

@@ -1,11 +1,18 @@
 /**
- * The transfers module's reads beyond single entities: where each side of a transfer is recorded
- * (the wallet's network and address of the currency), and a wallet's transfers in both directions.
- * Each runs in the caller's transaction or EntityManager.
+ * The transfers module's reads beyond single entities: the two parties of a Create Transfer (both
+ * wallets, their owners' standing and their addresses of the currency) in one prepared statement,
+ * where each side of a transfer is recorded, and a wallet's transfers in both directions.
+ *
+ * {@link TRANSFER_PARTIES} reads the wallets module's `wallet` and `wallet_address` tables and the
+ * users module's `app_user` directly: it is Create Transfer's hot path, and one round trip replaces
+ * four ORM reads (two `visibleWallet`, two user reads) and the two address reads of the transaction
+ * (docs/performance.md "What keeps the request path cheap"). The checks on what it reads stay in
+ * src/modules/transfers/service.ts, in the order of the wallets' and users' own services.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PreparedStatement, Statements } from "../../db/statements.js";
 import type { PageRequest } from "../../domain/paging.js";
-import { WalletAddress, type Wallet } from "../wallets/entities.js";
+import type { WalletNetworkEntry } from "../wallets/entities.js";
 import { Transfer } from "./entities.js";
 
 /** Where one side of a transfer appears in its wallet's history: a network of the currency and the wallet's address on it. */
@@ -15,20 +22,99 @@ export interface TransferSide {
   address: string;
 }
 
+/** The owner of a {@link TransferParty}'s wallet as the users module stores it; `exists` false when no such user of the customer. */
+export interface PartyOwner {
+  exists: boolean;
+  deleted: boolean;
+  /** Lifecycle status (`VERIFIED`, …); null when `exists` is false. */
+  status: string | null;
+  isActive: boolean;
+}
+
 /**
- * The side of `wallet` for `currency`: the first of its `networks[]` entries holding the currency
- * (as the wallet holds it) and its deposit address there. One wallet account per currency carries
- * the money whatever the network; the network and address only place the transaction in the
- * wallet's history (List Wallet Transactions lists a wallet's own addresses).
+ * A wallet named by a Create Transfer, found among the customer's: its id and owner (lower-case
+ * UUIDs), its `networks[]`, its owner's standing, and its deposit addresses of the transfer's
+ * currency by network (as read before the transaction; addresses are written with the wallet).
+ */
+export interface TransferParty {
+  walletId: string;
+  userId: string;
+  networks: WalletNetworkEntry[];
+  owner: PartyOwner;
+  /** Network name → the wallet's address there, for the transfer's currency only. */
+  addresses: ReadonlyMap<string, string>;
+}
+
+/** A row of {@link TRANSFER_PARTIES}: one wallet with one of its addresses of the currency (null columns when it has none). */
+interface PartyRow {
+  wallet_id: string;
+  user_id: string;
+  networks: WalletNetworkEntry[];
+  user_exists: boolean;
+  user_deleted: boolean;
+  user_status: string | null;
+  user_active: boolean | null;
+  network: string | null;
+  address: string | null;
+}
+
+/**
+ * The wallets `$2` (uuid[]) of customer `$1`, each with its owner (matched within the customer, as
+ * the users module reads a user) and its deposit addresses of currency `$3` (lower-case code), one
+ * row per address (one row of null address columns when it has none). Exported for the benchmark's
+ * baseline (scripts/bench/baseline-sql.ts), which runs the same statement.
+ */
+export const TRANSFER_PARTIES: PreparedStatement = {
+  name: "transfer_parties",
+  text: `select w.wallet_id, w.user_id, w.networks,
+                u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted,
+                u.status as user_status, u.is_active as user_active, a.network, a.address
+           from wallet w
+           left join app_user u on u.user_id = w.user_id and u.customer_id = w.customer_id
+           left join wallet_address a on a.wallet_id = w.wallet_id and a.currency = $3
+          where w.customer_id = $1 and w.wallet_id = any($2::uuid[])`,
+};
+
+/**
+ * The wallets `walletIds` (lower-case UUIDs) of `customerId` with their owners' standing and
+ * their addresses of `currency` (lower-case code), in one round trip, by wallet id; a wallet the
+ * customer does not have is absent. @throws the driver's error.
+ */
+export async function transferParties(statements: Statements, customerId: string, walletIds: readonly string[], currency: string): Promise<Map<string, TransferParty>> {
+  const rows = await statements.rows<PartyRow>(TRANSFER_PARTIES, [customerId, walletIds, currency]);
+  const parties = new Map<string, TransferParty>();
+  for (const row of rows) {
+    let party = parties.get(row.wallet_id);
+    if (!party) {
+      party = {
+        walletId: row.wallet_id,
+        userId: row.user_id,
+        networks: row.networks,
+        owner: { exists: row.user_exists, deleted: row.user_deleted, status: row.user_status, isActive: row.user_active === true },
+        addresses: new Map(),
+      };
+      parties.set(row.wallet_id, party);
+    }
+    if (row.network !== null && row.address !== null) (party.addresses as Map<string, string>).set(row.network, row.address);
+  }
+  return parties;
+}
+
+/**
+ * The side of `party` for `currency` (lower-case, the one {@link transferParties} read the
+ * addresses of): the first of its `networks[]` entries holding the currency (as the wallet holds
+ * it) and its deposit address there. One wallet account per currency carries the money whatever
+ * the network; the network and address only place the transaction in the wallet's history (List
+ * Wallet Transactions lists a wallet's own addresses).
  * @throws Error when the wallet holds no such entry or lacks its address (checked before, and
  *   written with the wallet: a broken invariant, 500).
  */
-export async function sideOf(em: EntityManager, wallet: Wallet, currency: string): Promise<TransferSide> {
-  const network = wallet.networks.find((n) => n.currency === currency)?.name;
-  if (network === undefined) throw new Error(`wallet ${wallet.walletId} holds no ${currency}`);
-  const found = await em.findOne(WalletAddress, { walletId: wallet.walletId, network, currency });
-  if (!found) throw new Error(`wallet ${wallet.walletId} lacks its ${network} ${currency} address`);
-  return { walletId: wallet.walletId, network, address: found.address };
+export function sideOf(party: TransferParty, currency: string): TransferSide {
+  const network = party.networks.find((n) => n.currency === currency)?.name;
+  if (network === undefined) throw new Error(`wallet ${party.walletId} holds no ${currency}`);
+  const address = party.addresses.get(network);
+  if (address === undefined) throw new Error(`wallet ${party.walletId} lacks its ${network} ${currency} address`);
+  return { walletId: party.walletId, network, address };
 }
 
 /** The transfers from or to `walletId` (of `customerId`), newest first, one page, and how many there are. */

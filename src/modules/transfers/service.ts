@@ -14,18 +14,18 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
-import { isUuid } from "../../domain/ids.js";
+import type { Statements } from "../../db/statements.js";
+import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { checkTransfer } from "../../domain/transfers.js";
 import { priorResult, runOnce } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
-import type { UserService } from "../users/service.js";
-import { WalletTransaction, type Wallet } from "../wallets/entities.js";
+import { WalletTransaction } from "../wallets/entities.js";
 import type { WalletCaller, WalletService } from "../wallets/service.js";
 import { Transfer } from "./entities.js";
-import { sideOf, walletTransfers, type TransferSide } from "./queries.js";
+import { sideOf, transferParties, walletTransfers, type TransferParty, type TransferSide } from "./queries.js";
 import { transferRequest } from "./request-key.js";
 import { transferView, type CreateTransferInput, type TransferView } from "./views.js";
 
@@ -46,8 +46,8 @@ export interface MovementLimits {
 /** A Create Transfer that passed the checks made before its transaction. */
 interface CheckedTransfer {
   customerId: string;
-  from: Wallet;
-  to: Wallet;
+  from: TransferParty;
+  to: TransferParty;
   /** Lower-case code. */
   currency: string;
   amount: Money;
@@ -59,7 +59,8 @@ interface CheckedTransfer {
 export class TransferService {
   constructor(
     private readonly ledger: LedgerService,
-    private readonly users: UserService,
+    /** Prepared statements of the hot read ({@link check}: both parties in one round trip). */
+    private readonly statements: Statements,
     private readonly wallets: WalletService,
     private readonly limits: MovementLimits,
   ) {}
@@ -85,7 +86,7 @@ export class TransferService {
     const prior = await priorResult(em, request);
     if (prior) return this.duplicate(em, caller, prior);
 
-    const checked = await this.check(em, caller, input, key);
+    const checked = await this.check(caller, input, key);
     const outcome = await runOnce(em, request, (tx, id) => this.book(tx, checked, id));
     if (outcome.duplicate) return this.duplicate(em, caller, outcome.resultId);
     return transferView(outcome.value, false);
@@ -117,13 +118,19 @@ export class TransferService {
     return { items: rows.map((t) => transferView(t, false)), total };
   }
 
-  /** The checks made before the transaction, in the order of {@link create}. */
-  private async check(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, key: string): Promise<CheckedTransfer> {
-    const from = await this.wallets.visibleWallet(em, { customerId: caller.customerId }, input.from_wallet_id);
+  /**
+   * The checks made before the transaction, in the order of {@link create}. Both wallets, their
+   * owners and their addresses of the currency come from one prepared statement
+   * (src/modules/transfers/queries.ts `transferParties`); the checks on them are those of
+   * `WalletService.visibleWallet` and `UserService.find`, in the order they ran one read at a time.
+   */
+  private async check(caller: WalletCaller, input: CreateTransferInput, key: string): Promise<CheckedTransfer> {
+    const parties = await this.parties(caller.customerId, input);
+    const from = found(parties, input.from_wallet_id);
     this.assertMaySend(caller, from.userId);
-    const to = await this.wallets.visibleWallet(em, { customerId: caller.customerId }, input.to_wallet_id);
-    await this.verifiedUser(em, caller.customerId, from.userId);
-    await this.verifiedUser(em, caller.customerId, to.userId);
+    const to = found(parties, input.to_wallet_id);
+    assertVerified(from);
+    assertVerified(to);
     const known = await this.wallets.currency(input.currency).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === "INVALID_CURRENCY") return null;
       throw error;
@@ -142,6 +149,17 @@ export class TransferService {
   }
 
   /**
+   * The request's wallets that are UUIDs, read in one round trip with their owners and their
+   * addresses of the requested currency (lower-cased as the catalogue's codes are); none when the
+   * source is no UUID (it is then not found, first).
+   */
+  private async parties(customerId: string, input: CreateTransferInput): Promise<Map<string, TransferParty>> {
+    if (!isUuid(input.from_wallet_id)) return new Map();
+    const ids = [input.from_wallet_id, input.to_wallet_id].filter(isUuid).map((id) => id.toLowerCase());
+    return transferParties(this.statements, customerId, [...new Set(ids)], input.currency.toLowerCase());
+  }
+
+  /**
    * The change of a new transfer `id`, in `tx` after its key was claimed: the sender's caps, then
    * the ledger entry (which refuses an uncovered amount), the transfer and both sides' wallet
    * transactions. @returns the stored transfer.
@@ -149,8 +167,8 @@ export class TransferService {
   private async book(tx: EntityManager, c: CheckedTransfer, id: string): Promise<Transfer> {
     const now = new Date();
     await this.limits.checkMovement(tx, { customerId: c.customerId, userId: c.from.userId, kind: "transfer", currency: c.currency, amount: c.amount.toFixed(), now });
-    const source = await sideOf(tx, c.from, c.currency);
-    const destination = await sideOf(tx, c.to, c.currency);
+    const source = sideOf(c.from, c.currency);
+    const destination = sideOf(c.to, c.currency);
     const { entryId, from, to } = await this.ledger.transfer(tx, {
       fromWalletId: c.from.walletId,
       toWalletId: c.to.walletId,
@@ -233,11 +251,25 @@ export class TransferService {
       throw new DomainError("FORBIDDEN", "A user token can only send from its own wallets.");
     }
   }
+}
 
-  /** The wallet owner `userId`, live and VERIFIED. @throws DomainError USER_NOT_FOUND (404) otherwise. */
-  private async verifiedUser(em: EntityManager, customerId: string, userId: string): Promise<void> {
-    const user = await this.users.find(em, customerId, userId);
-    if (user.deletedAt) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
-    if (user.status !== "VERIFIED" || !user.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
-  }
+/**
+ * The party of wallet `walletId` (as sent), as `WalletService.visibleWallet` finds a wallet for the
+ * owner key: a UUID of the customer's. @throws DomainError WALLET_NOT_FOUND (404) otherwise.
+ */
+function found(parties: ReadonlyMap<string, TransferParty>, walletId: string): TransferParty {
+  const party = isUuid(walletId) ? parties.get(walletId.toLowerCase()) : undefined;
+  if (!party) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
+  return party;
+}
+
+/**
+ * The party's owner is live and VERIFIED (as `UserService.find` reads a user, then its standing).
+ * @throws DomainError USER_NOT_FOUND (404): "not found", "has been deleted" or "is not active".
+ */
+function assertVerified(party: TransferParty): void {
+  const { userId, owner } = party;
+  if (!isUuidV4(userId) || !owner.exists) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+  if (owner.deleted) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+  if (owner.status !== "VERIFIED" || !owner.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
 }
