@@ -311,7 +311,7 @@ async function buildSurfaces(
     surface: "credit",
     definition: loadDocument("credit") as unknown as Document,
     handlers: {
-      ...creditHandlers({ products: creditProducts, notifications: creditNotifications }),
+      ...creditHandlers({ products: creditProducts, notifications: creditNotifications, delivery: services.creditDelivery }),
       ...sandboxClockHandlers(sandboxClock, provider),
       ...creditWalletHandlers(creditWallets),
     },

@@ -100,6 +100,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/notifications/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit notification deliveries
+         * @description The credit delivery log (owner API key; the master key answers 403): the tenant's
+         *     notifications, newest first, each with its delivery status, its attempts (time, HTTP status,
+         *     duration, error) and its next attempt, as the platform's List Webhook Deliveries.
+         */
+        get: operations["listCreditNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/notifications/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed credit notifications
+         * @description RecoverCreditNotifications (docs/outbox.md "Recovering missed notifications"; owner API key,
+         *     the master key answers 403): every notification of the tenant in delivery status `failed` or
+         *     `disabled` created at or after `since` goes back to `pending` with its original `webhook-id`
+         *     and body, attempt history kept and attempt counter restarted. They go out in `sequence` order
+         *     per wallet, each behind any earlier pending notification of its wallet. Notifications already
+         *     waiting (pending, including those held while the target is disabled) are left alone; a
+         *     disabled target is not enabled (NotificationsEnlist does that). No URL registered answers 404
+         *     `NOT_FOUND`; `since` in the future or more than 30 days back answers 422 `VALIDATION_ERROR`.
+         */
+        post: operations["recoverCreditNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/sandbox/clock": {
         parameters: {
             query?: never;
@@ -610,6 +659,31 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
+        /** @description One HTTP attempt of a credit notification. */
+        CreditDeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started, ISO 8601 UTC.
+             */
+            attemptedAt: string;
+            /**
+             * Format: int32
+             * @description HTTP status answered by the receiver; null when no answer came (timeout, connection refused).
+             */
+            httpStatus: number | null;
+            /**
+             * Format: int32
+             * @description Duration of the attempt, milliseconds.
+             */
+            durationMs: number;
+            /** @description Why the attempt failed; null on a 2xx. */
+            error: string | null;
+        };
+        /**
+         * @description Delivery status of a credit notification: `pending` (waiting for its turn or its next attempt), `succeeded` (a 2xx), `failed` (attempts used up, or a target that cannot be sent to), `disabled` (the tenant was deleted).
+         * @enum {string}
+         */
+        CreditDeliveryStatus: "pending" | "succeeded" | "failed" | "disabled";
         /**
          * @description Whether a notification's amount is owed by (`debit`) or credited to (`credit`) the holder.
          * @enum {string}
@@ -778,6 +852,68 @@ export interface components {
              */
             sequence: number;
         };
+        /** @description A credit notification and its delivery (the credit delivery log). */
+        CreditNotificationDelivery: {
+            /** @description Identifier of the event (`id` in List Credit Wallet Events). */
+            eventId: string;
+            /** @description The Standard Webhooks `webhook-id` header of every attempt: the event's id. */
+            webhookId: string;
+            /** @description Event type. */
+            type: components["schemas"]["CreditNotificationType"];
+            /** @description The wallet the event belongs to. */
+            walletId: string;
+            /**
+             * Format: int64
+             * @description Per-wallet sequence number.
+             */
+            sequence: number;
+            /** @description Delivery status. */
+            status: components["schemas"]["CreditDeliveryStatus"];
+            /** @description Every attempt, oldest first (at most the last 50). */
+            attempts: components["schemas"]["CreditDeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due, ISO 8601 UTC; null unless `pending` and scheduled (a notification waiting behind an earlier one of its wallet, or for an enabled target, has null).
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the event was created, ISO 8601 UTC.
+             */
+            createdAt: string;
+        };
+        /** @description One page of credit notification deliveries. */
+        CreditNotificationDeliveryList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditNotificationDelivery"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditNotificationDeliveryListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditNotificationDeliveryList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
         /**
          * @description Event type of a credit notification (reference "Credit notifications"). The reference fixes
          *     `direction` and `affectsBalance` of the first six types; it does not for the last four, whose
@@ -829,6 +965,39 @@ export interface components {
             success: true;
             /** @description The resource payload. */
             data: components["schemas"]["CreditNotificationsEnlisted"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description Body of RecoverCreditNotifications (docs/outbox.md "Recovering missed notifications"). */
+        CreditNotificationsRecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Re-queue every notification in delivery status `failed` or `disabled` created at or after this
+             *     instant (ISO 8601 with an offset, compared in UTC). At most 30 days back and not in the
+             *     future: outside that window answers 422 `VALIDATION_ERROR` on `since`.
+             * @example 2025-12-20T00:00:00Z
+             */
+            since: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Answer of RecoverCreditNotifications. */
+        CreditNotificationsRecovery: {
+            /**
+             * Format: int32
+             * @description How many notifications went back to `pending` (0 when none matched).
+             */
+            recovered: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditNotificationsRecoveryCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditNotificationsRecovery"];
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
@@ -2610,6 +2779,315 @@ export interface operations {
             };
             /** @description 403 `FORBIDDEN`: insufficient permissions. */
             403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCreditNotificationDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNotificationDeliveryListCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    recoverCreditNotifications: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2025-12-20T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditNotificationsRecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNotificationsRecoveryCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;

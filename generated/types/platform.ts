@@ -373,6 +373,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/{customer_id}/webhooks/deliveries/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover webhook deliveries
+         * @description Recover missed notifications (docs/outbox.md "Recovering missed notifications"): every
+         *     delivery of the customer in status `failed` or `disabled` created at or after `since` goes
+         *     back to `pending`, due now, oldest first, with its original `webhook-id`, body and attempt
+         *     history (its attempt counter restarts, so it gets the full retry schedule again). Deliveries
+         *     `pending` or `succeeded` are left alone. Answers how many were re-queued. Errors: 400
+         *     `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first, recover does not enable
+         *     it); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no
+         *     webhook configured); 422 `UNPROCESSABLE_ENTITY` (`since` missing, not a date-time, in the
+         *     future or more than 30 days back).
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customer_id}/webhooks/deliveries/{delivery_id}/retry": {
         parameters: {
             query?: never;
@@ -2672,6 +2700,37 @@ export interface components {
         };
         /** @description The body of a notification in the delivery log: one of the event types the webhook receives. */
         WebhookNotification: components["schemas"]["WithdrawalPinNotification"] | components["schemas"]["AddressAddedNotification"];
+        /** @description Body of Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications"). */
+        WebhookRecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Re-queue every `failed` or `disabled` delivery created at or after this instant (ISO 8601 with
+             *     an offset; stored and compared in UTC). At most 30 days back and not in the future: outside
+             *     that window answers 422 `UNPROCESSABLE_ENTITY` naming `since`.
+             * @example 2026-11-25T00:00:00Z
+             */
+            since: string;
+        };
+        /** @description What Recover Webhook Deliveries did. */
+        WebhookRecovery: {
+            /**
+             * Format: int32
+             * @description How many deliveries went back to `pending`, due now (0 when none matched).
+             */
+            recovered: number;
+        };
+        /** @description Success envelope of the platform API. */
+        WebhookRecoveryEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["WebhookRecovery"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description Body of Create Webhook and Update Webhook; it replaces any existing configuration. */
         WebhookRequest: {
             /**
@@ -6506,6 +6565,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-25T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecoveryEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */

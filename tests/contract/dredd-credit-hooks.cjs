@@ -98,6 +98,20 @@ const CASES = {
     404: (c) => c.as("otherOwner").error("NOT_FOUND"), // a tenant that never enlisted
     422: BAD_TRACE_ID,
   },
+  recoverCreditNotifications: {
+    // `since` relative to now: the example's instant leaves the 30-day window as time passes.
+    200: (c) => c.body({ since: new Date(Date.now() - 3_600_000).toISOString() }).expect(dataWith({ recovered: { minimum: 0 } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    404: (c) => c.as("otherOwner").body({ since: new Date(Date.now() - 3_600_000).toISOString() }).error("NOT_FOUND"), // a tenant that never enlisted
+    422: (c) => c.body({ since: new Date(Date.now() + 3_600_000).toISOString() }).error("VALIDATION_ERROR").expect(fieldError("since")), // in the future
+  },
+  listCreditNotificationDeliveries: {
+    200: (c) => c.query("limit=2&offset=0").expect(dataWith({ limit: { const: 2 }, offset: { const: 0 } })),
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("master").error("FORBIDDEN"),
+    422: (c) => c.query("limit=0").error("VALIDATION_ERROR"),
+  },
   getSandboxClock: {
     200: (c) => c.expect(dataWith({ now: { const: c.f.clockNow } })),
     401: (c) => c.as("none").error("UNAUTHORIZED"),

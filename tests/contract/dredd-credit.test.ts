@@ -152,7 +152,7 @@ describe("credit contract (Dredd)", () => {
   }, WHOLE_RUN_MS);
 
   it("serves every operation and its deterministic error cases as the document says", () => {
-    expect(all.length, "operations of the credit document").toBe(21);
+    expect(all.length, "operations of the credit document").toBe(23);
     expect(all.filter((op) => !op.implemented).map((op) => op.operationId), "credit operations answering 501").toEqual([]);
     const { main: run, connections } = runs;
     expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
@@ -172,7 +172,7 @@ describe("credit contract (Dredd)", () => {
     expect(passing("404"), "operations passing 404").toEqual([
       "blockCreditWallet", "dissolveCreditWallet", "getCreditProduct", "getCreditWallet", "getNotificationsSettings",
       "listCreditWalletEvents", "listCreditWalletStatements", "payOutCredit", "reportPayCredit", "unblockCreditWallet",
-      "updateCreditProductSettings", "changeInterestCreditCapital", "changeWalletLimit",
+      "updateCreditProductSettings", "changeInterestCreditCapital", "changeWalletLimit", "recoverCreditNotifications",
     ].sort());
     expect(passing("409"), "operations passing 409").toEqual([
       "blockCreditWallet", "changeInterestCreditCapital", "changeWalletLimit", "createCreditProduct", "createCreditWallet",

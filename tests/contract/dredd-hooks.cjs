@@ -203,6 +203,15 @@ const CASES = {
     403: (c) => c.as("owner").error("FORBIDDEN"),
     404: (c) => c.error("NOT_FOUND"), // the example delivery id
   },
+  recoverWebhookDeliveries: {
+    // `since` relative to now: the example's instant leaves the 30-day window as time passes.
+    200: (c) => c.path(`/customers/${c.f.customerId}/webhooks/deliveries/recover`).body({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+    400: "needs a webhook disabled by HTTP 410 (tests/integration/notifications-recover.test.ts covers it)",
+    401: (c) => c.as("none").error("UNAUTHORIZED"),
+    403: (c) => c.as("owner").error("FORBIDDEN"),
+    404: (c) => c.path(`/customers/${c.f.otherCustomerId}/webhooks/deliveries/recover`).body({ since: new Date(Date.now() - 3_600_000).toISOString() }).error("WEBHOOK_NOT_FOUND"),
+    422: (c) => c.body({ since: new Date(Date.now() + 3_600_000).toISOString() }).error("UNPROCESSABLE_ENTITY"), // in the future
+  },
   createUser: {
     201: (c) => c.body(c.freshUser()),
     400: (c) => c.body({ ...c.freshUser(), account_type: "alien" }).error("INVALID_ACCOUNT_TYPE"),

@@ -2512,6 +2512,46 @@ export type WebhookHeaderRequest = {
 export type WebhookNotification = WithdrawalPinNotification | AddressAddedNotification;
 
 /**
+ * Body of Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications").
+ */
+export type WebhookRecoverRequest = {
+    /**
+     * Re-queue every `failed` or `disabled` delivery created at or after this instant (ISO 8601 with
+     * an offset; stored and compared in UTC). At most 30 days back and not in the future: outside
+     * that window answers 422 `UNPROCESSABLE_ENTITY` naming `since`.
+     */
+    since: string;
+};
+
+/**
+ * What Recover Webhook Deliveries did.
+ */
+export type WebhookRecovery = {
+    /**
+     * How many deliveries went back to `pending`, due now (0 when none matched).
+     */
+    recovered: number;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type WebhookRecoveryEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: WebhookRecovery;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
  * Body of Create Webhook and Update Webhook; it replaces any existing configuration.
  */
 export type WebhookRequest = {
@@ -5019,6 +5059,89 @@ export type ListWebhookDeliveriesResponses = {
 };
 
 export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof ListWebhookDeliveriesResponses];
+
+export type RecoverWebhookDeliveriesData = {
+    body: WebhookRecoverRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/webhooks/deliveries/recover';
+};
+
+export type RecoverWebhookDeliveriesErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RecoverWebhookDeliveriesError = RecoverWebhookDeliveriesErrors[keyof RecoverWebhookDeliveriesErrors];
+
+export type RecoverWebhookDeliveriesResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WebhookRecoveryEnvelope;
+};
+
+export type RecoverWebhookDeliveriesResponse = RecoverWebhookDeliveriesResponses[keyof RecoverWebhookDeliveriesResponses];
 
 export type RetryWebhookDeliveryData = {
     body?: never;

@@ -7,6 +7,7 @@
  */
 import type { operations } from "../../../generated/types/credit.js";
 import { DomainError } from "../../domain/errors.js";
+import type { CreditNotificationDelivery } from "../../modules/credit/notifications/delivery.js";
 import type { CreditNotificationService } from "../../modules/credit/notifications/service.js";
 import { RATE_FIELDS, type CreditProductService } from "../../modules/credit/products/service.js";
 import type { Call, HandlerMap } from "../types.js";
@@ -26,10 +27,12 @@ export function tenantOf(call: Call<unknown>): string {
 export interface CreditServices {
   products: CreditProductService;
   notifications: CreditNotificationService;
+  /** The credit delivery log and RecoverCreditNotifications (docs/outbox.md "Recovering missed notifications"). */
+  delivery: CreditNotificationDelivery;
 }
 
 /** Handlers of the credit products and NotificationsEnlist. */
-export function creditHandlers({ products, notifications }: CreditServices): HandlerMap<operations> {
+export function creditHandlers({ products, notifications, delivery }: CreditServices): HandlerMap<operations> {
   return {
     createCreditProduct: async ({ em, body }) => ({ status: 201, data: await products.create(em, withExactRates(body, RATE_FIELDS)) }),
     updateCreditProductSettings: async ({ em, params, body }) => ({
@@ -48,5 +51,10 @@ export function creditHandlers({ products, notifications }: CreditServices): Han
       data: await notifications.enlist(call.em, tenantOf(call), call.body.creditNotificationsURL),
     }),
     getNotificationsSettings: async (call) => ({ status: 200, data: await notifications.get(call.em, tenantOf(call)) }),
+    recoverCreditNotifications: async (call) => ({ status: 200, data: await delivery.recover(call.em, tenantOf(call), call.body.since) }),
+    listCreditNotificationDeliveries: async (call) => ({
+      status: 200,
+      data: await delivery.listDeliveries(call.em, tenantOf(call), { limit: call.query.limit ?? 20, offset: call.query.offset ?? 0 }),
+    }),
   };
 }

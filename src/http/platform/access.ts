@@ -39,6 +39,7 @@ export const platformAccess: { [K in keyof operations]: Access } = {
   rotateWebhookSecret: SESSION,
   listWebhookDeliveries: SESSION,
   retryWebhookDelivery: SESSION,
+  recoverWebhookDeliveries: SESSION,
   createUser: OWNER,
   listUsers: OWNER,
   getUser: OWNER,

@@ -39,5 +39,9 @@ export function webhookHandlers(webhooks: WebhookService): HandlerMap<operations
       status: 200,
       data: await webhooks.retry(em, params.customer_id, params.delivery_id),
     }),
+    recoverWebhookDeliveries: async ({ em, params, body }) => ({
+      status: 200,
+      data: await webhooks.recover(em, params.customer_id, body.since),
+    }),
   };
 }

@@ -27,6 +27,7 @@ import { checkTarget } from "../net/targets.js";
 import type { DeliveryAttempt } from "../outbox/entities.js";
 import type { NotificationSettings } from "../outbox/http-sender.js";
 import { Outbox } from "../outbox/outbox.js";
+import { recoverSince, requeueFailed } from "../outbox/recover.js";
 import type { OutboxChannel } from "../outbox/channel.js";
 import type { PinEvent, PinPush } from "../withdrawals/service.js";
 import { webhookChannel, type PinMessage } from "./channel.js";
@@ -299,6 +300,27 @@ export class WebhookService implements PinPush {
     const fresh = em.fork();
     const row = await fresh.findOneOrFail(WebhookDelivery, { id: delivery.id });
     return this.deliveryView(row, await this.outbox.attemptsOf(fresh, "webhook", [row.id]));
+  }
+
+  /**
+   * Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications"): every `failed`
+   * or `disabled` delivery of the customer created at or after `since` goes back to `pending`, due
+   * now, attempt counter 0, with its `webhook-id`, body and attempt history kept; then a round
+   * starts (after the commit). A disabled webhook is not enabled.
+   * @param since ISO 8601 date-time, at most 30 days back, not in the future.
+   * @returns `{ recovered }`: how many deliveries were re-queued.
+   * @throws DomainError CUSTOMER_NOT_FOUND, WEBHOOK_NOT_FOUND (404); BAD_REQUEST (400, the webhook
+   *   is disabled by HTTP 410); ValidationFailed (422 on `since`).
+   */
+  async recover(em: EntityManager, customerId: string, since: string): Promise<{ recovered: number }> {
+    const from = recoverSince(since);
+    const webhook = await this.find(em, customerId);
+    if (webhook.disabledAt) {
+      throw new DomainError("BAD_REQUEST", "The webhook is disabled after its receiver answered HTTP 410 Gone; update the webhook to enable it, then recover.");
+    }
+    const recovered = await em.transactional((tx) => requeueFailed(tx, this.channel, customerId, from));
+    if (recovered > 0) this.kick();
+    return { recovered };
   }
 
   // --- internals -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@
  * process; NotificationsEnlist ({@link CreditNotificationDelivery.resumeTenant}) and the same sweep
  * release them.
  */
-import type { MikroORM } from "@mikro-orm/postgresql";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
 import { PARKED_AT } from "../../../domain/outbox.js";
 import type { JobQueue, JobSpec } from "../../../jobs/port.js";
@@ -30,6 +30,7 @@ import type { OutboxChannel } from "../../outbox/channel.js";
 import type { NotificationSettings } from "../../outbox/http-sender.js";
 import { Outbox } from "../../outbox/outbox.js";
 import { creditChannel, hasEnabledTarget, type CreditMessage } from "./channel.js";
+import { listCreditDeliveries, recoverCreditNotifications, type CreditDeliveryListView } from "./log.js";
 
 export { creditNotificationBody, type CreditEventRow, type CreditNotificationBody } from "./channel.js";
 export { PARKED_AT, WAITING_AT } from "../../../domain/outbox.js";
@@ -141,6 +142,23 @@ export class CreditNotificationDelivery {
                        and not ${hasEnabledTarget("e")} for update of e skip locked)`,
       [PARKED_AT],
     );
+  }
+
+  /**
+   * RecoverCreditNotifications for tenant `customerId` (./log.ts {@link recoverCreditNotifications};
+   * docs/outbox.md "Recovering missed notifications"), then a delivery round after the commit.
+   * @returns `{ recovered }`: how many notifications were re-queued.
+   * @throws DomainError NOT_FOUND (404, no target); ValidationFailed (422 on `since`).
+   */
+  async recover(em: EntityManager, customerId: string, since: string): Promise<{ recovered: number }> {
+    const recovered = await recoverCreditNotifications(em, this.channel, customerId, since);
+    this.notifyCreditEventsWritten(recovered);
+    return { recovered };
+  }
+
+  /** The credit delivery log of tenant `customerId`, one page ({@link listCreditDeliveries}). */
+  listDeliveries(em: EntityManager, customerId: string, page: { limit: number; offset: number }): Promise<CreditDeliveryListView> {
+    return listCreditDeliveries(em, customerId, page);
   }
 
   /** {@link notifyCreditEventsWritten} on this service's queue. */
