@@ -1,7 +1,8 @@
 /**
  * Platform pact, consumer cases of a customer's webhook with an operator session: register (and a
  * header key refused), read with header values masked, the 404 of a customer without one, update,
- * verify, rotate the signing secret, the delivery log and a retry, delete (docs/contract.md).
+ * verify, rotate the signing secret, the delivery log, a retry and a recovery of missed
+ * notifications, delete (docs/contract.md; recovery: docs/outbox.md "Recovering missed notifications").
  */
 import { MatchersV3 } from "@pact-foundation/pact";
 import { expect } from "vitest";
@@ -10,6 +11,7 @@ import {
   deleteWebhook,
   getWebhook,
   listWebhookDeliveries,
+  recoverWebhookDeliveries,
   retryWebhookDelivery,
   rotateWebhookSecret,
   updateWebhook,
@@ -34,7 +36,7 @@ import {
   type ConsumerCase,
 } from "./setup.js";
 
-const { like, eachLike, regex, uuid, integer, equal } = MatchersV3;
+const { like, eachLike, regex, uuid, integer, equal, iso8601DateTimeWithMillis } = MatchersV3;
 
 /** A client with the example operator session. */
 const sessionClient = (url: string) => platformClient(url, { sessionToken: EXAMPLE_SESSION });
@@ -66,6 +68,14 @@ const delivery = (status: unknown) => ({
   created_at: timestamp(),
   payload: pinPayload(),
 });
+
+/**
+ * The `since` of the recovery: a day before this run (ISO 8601, UTC, milliseconds). The provider
+ * accepts only instants at most 30 days back and not in the future (docs/outbox.md "Recovering
+ * missed notifications"), and the pact is written and replayed in the same run, so a fixed example
+ * would leave the window as time passes.
+ */
+const RECOVER_SINCE = new Date(Date.now() - 86_400_000).toISOString();
 
 /** The cases, in the order they run. */
 export const webhookCases: ConsumerCase[] = [
@@ -235,6 +245,24 @@ export const webhookCases: ConsumerCase[] = [
         .executeTest(async (mock) => {
           const retried = await data(retryWebhookDelivery({ client: sessionClient(mock.url), path: { customer_id: HOOKED, delivery_id: EXAMPLE_DELIVERY } }));
           expect(retried.status).toBe("succeeded");
+        });
+    },
+  },
+
+  {
+    title: "recovers the failed and disabled deliveries since an instant",
+    run: async (pact) => {
+      const body = { since: RECOVER_SINCE };
+      await pact
+        .addInteraction()
+        .given(STATE.operatorSession)
+        .given(STATE.webhook)
+        .uponReceiving("a request to recover webhook deliveries")
+        .withRequest("POST", hookPath("/deliveries/recover"), (b) => b.headers(bearer).jsonBody({ since: iso8601DateTimeWithMillis(RECOVER_SINCE) }))
+        .willRespondWith(200, (b) => b.jsonBody(ok({ recovered: integer(0) })))
+        .executeTest(async (mock) => {
+          const { recovered } = await data(recoverWebhookDeliveries({ client: sessionClient(mock.url), path: { customer_id: HOOKED }, body }));
+          expect(Number.isInteger(recovered) && recovered >= 0).toBe(true);
         });
     },
   },
