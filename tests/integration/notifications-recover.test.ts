@@ -84,17 +84,22 @@ async function wallet(s: Scene, events: number): Promise<string> {
 }
 
 /** Inserts events `from`…`to` of a wallet created at `createdAt`, their counters one short of the last attempt. @returns their ids by sequence. */
-async function insertEvents(s: Scene, walletId: string, from: number, to: number, createdAt = new Date()): Promise<string[]> {
+/**
+ * Inserts events `from`..`to` of a wallet, `pending` with LAST_BUT_ONE attempts, or already
+ * `failed` after 17 (`failed`: a delivery round can never take them before the test looks).
+ */
+async function insertEvents(s: Scene, walletId: string, from: number, to: number, createdAt = new Date(), failed = false): Promise<string[]> {
   const ids: string[] = [];
   const values: unknown[] = [];
   for (let n = from; n <= to; n++) {
     const id = randomUUID();
     ids.push(id);
-    values.push(id, walletId, s.customerId, n, "Reporte de Pago", 100 * n, "credit", true, JSON.stringify(DETAILS), createdAt, LAST_BUT_ONE);
+    values.push(id, walletId, s.customerId, n, "Reporte de Pago", 100 * n, "credit", true, JSON.stringify(DETAILS), createdAt,
+      failed ? 17 : LAST_BUT_ONE, failed ? "failed" : "pending");
   }
   await t.orm.em.fork().execute(
-    `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at, attempt_count)
-       values ${ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)").join(", ")}`,
+    `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at, attempt_count, delivery_status)
+       values ${ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)").join(", ")}`,
     values,
   );
   return ids;
@@ -159,11 +164,9 @@ describe("RecoverCreditNotifications", () => {
     const other = await scene();
     const w = await wallet(s, 2);
     const o = await wallet(other, 1);
-    const old = await insertEvents(s, w, 1, 1, new Date(Date.now() - 48 * HOUR));
-    const recent = await insertEvents(s, w, 2, 2, new Date(Date.now() - HOUR));
-    const others = await insertEvents(other, o, 1, 1, new Date(Date.now() - HOUR));
-    const all = [...old, ...recent, ...others];
-    await t.orm.em.fork().execute(`update credit_event set delivery_status = 'failed', attempt_count = 17 where id in (?, ?, ?)`, all);
+    const old = await insertEvents(s, w, 1, 1, new Date(Date.now() - 48 * HOUR), true);
+    const recent = await insertEvents(s, w, 2, 2, new Date(Date.now() - HOUR), true);
+    const others = await insertEvents(other, o, 1, 1, new Date(Date.now() - HOUR), true);
 
     const res = await recover(s, new Date(Date.now() - 24 * HOUR));
     expect(res.body.data).toEqual({ recovered: 1 });
