@@ -282,6 +282,8 @@ async function buildSurfaces(
   const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, limits: caps, allowlist, transfers } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
+  // what both surfaces share: the database, who is calling, logging, validation and the request bounds
+  const shared = { orm, authenticator, logger, validateResponses, limits, bodyLimitBytes: config.bodyLimitBytes, bodyBudget };
   const platform = await buildSurface<PlatformOps>({
     surface: "platform",
     definition: loadDocument("platform") as unknown as Document,
@@ -298,13 +300,7 @@ async function buildSurfaces(
     notImplemented: platformNotImplemented,
     access: platformAccess,
     scope: platformScope,
-    orm,
-    authenticator,
-    logger,
-    validateResponses,
-    limits,
-    bodyLimitBytes: config.bodyLimitBytes,
-    bodyBudget,
+    ...shared,
     codeOperations: ["confirmWithdrawal", "resendWithdrawalCode"],
   });
   const credit = await buildSurface<CreditOps>({
@@ -317,13 +313,7 @@ async function buildSurfaces(
     },
     notImplemented: creditNotImplemented,
     access: creditAccess,
-    orm,
-    authenticator,
-    logger,
-    validateResponses,
-    limits,
-    bodyLimitBytes: config.bodyLimitBytes,
-    bodyBudget,
+    ...shared,
   });
   return { platform, credit };
 }

@@ -4,8 +4,6 @@
  */
 import { randomInt } from "node:crypto";
 import { DomainError } from "./errors.js";
-import { type Money } from "./money.js";
-import { assertWithinCaps as assertMovementWithinCaps, windowsAt, type CapSet } from "./limits.js";
 
 /** Withdrawal status (reference: statuses are uppercase). */
 export type WithdrawalStatus = "PENDING" | "COMPLETED" | "CANCELLED";
@@ -127,33 +125,4 @@ export function assertResendAllowed(state: ResendState, now: Date, limits: Pick<
     const retryAfterS = Math.ceil(waitMs / 1000);
     throw new DomainError("RATE_LIMIT_EXCEEDED", `A new code can be requested ${limits.resendIntervalS} s after the previous one; retry in ${retryAfterS} s.`, undefined, retryAfterS);
   }
-}
-
-/**
- * Caps of one currency in the withdrawal-only naming (`perWithdrawal`). The caps rule itself is
- * src/domain/limits.ts ({@link CapSet}, `perTransaction`; docs/decisions/limits-and-allowlist.md "Limits").
- */
-export interface Caps {
-  perWithdrawal: string;
-  daily: string;
-  monthly: string;
-}
-
-/**
- * The withdrawal form of src/domain/limits.ts `assertWithinCaps`: checks a new withdrawal of
- * `amount` of `currency` against `caps`, given what the user already withdrew (PENDING and
- * COMPLETED) in the UTC day and the UTC month of `now`. No caps: anything passes.
- * @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400),
- *   with the messages of docs/decisions/limits-and-allowlist.md "Limits".
- */
-export function assertWithinCaps(amount: Money, caps: Caps | undefined, usedToday: Money, usedThisMonth: Money, currency = "this currency", now = new Date()): void {
-  if (!caps) return;
-  const set: CapSet = { perTransaction: caps.perWithdrawal, daily: caps.daily, monthly: caps.monthly };
-  assertMovementWithinCaps({ kind: "withdrawal", currency, amount }, set, { today: usedToday.toFixed(), month: usedThisMonth.toFixed() }, windowsAt(now));
-}
-
-/** Start of the UTC day and of the UTC month of `now` (src/domain/limits.ts `windowsAt`). */
-export function capPeriods(now: Date): { dayStart: Date; monthStart: Date } {
-  const { dayStart, monthStart } = windowsAt(now);
-  return { dayStart, monthStart };
 }

@@ -13,17 +13,35 @@ import {
   assertCancellable,
   assertConfirmable,
   assertResendable,
-  assertWithinCaps,
-  capPeriods,
   codeError,
   judgeCode,
   newConfirmationCode,
-  type Caps,
   type CodeVerdict,
   type WithdrawalStatus,
 } from "../../src/domain/withdrawals.js";
+import { assertWithinCaps as assertMovementWithinCaps, windowsAt } from "../../src/domain/limits.js";
+import type { Money } from "../../src/domain/money.js";
 import { STATUS_OF } from "../../src/http/errors.js";
 import { expectDomainError } from "../support/assertions.js";
+
+/** Withdrawal caps as these tests write them; the rule is src/domain/limits.ts `assertWithinCaps` with kind `withdrawal`. */
+interface Caps {
+  perWithdrawal: string;
+  daily: string;
+  monthly: string;
+}
+
+function assertWithinCaps(amount: Money, caps: Caps | undefined, usedToday: Money, usedThisMonth: Money, currency = "this currency", now = new Date()): void {
+  if (!caps) return;
+  const set = { perTransaction: caps.perWithdrawal, daily: caps.daily, monthly: caps.monthly };
+  assertMovementWithinCaps({ kind: "withdrawal", currency, amount }, set, { today: usedToday.toFixed(), month: usedThisMonth.toFixed() }, windowsAt(now));
+}
+
+/** Start of the UTC day and of the UTC month of `now`. */
+function capPeriods(now: Date): { dayStart: Date; monthStart: Date } {
+  const { dayStart, monthStart } = windowsAt(now);
+  return { dayStart, monthStart };
+}
 
 /** Lets one test force the CSPRNG's answer; every other call goes to the real `randomInt`. */
 const rng = vi.hoisted(() => ({ forced: undefined as number | undefined, calls: [] as unknown[][] }));
