@@ -40,6 +40,8 @@ import { WebhookService } from "./modules/webhooks/service.js";
 import { CreditProductService } from "./modules/credit/products/service.js";
 import { CreditWalletService } from "./modules/credit/accounts/service.js";
 import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
+import { creditAuthorizationHandlers } from "./http/credit/authorization-handlers.js";
+import { CreditAuthorizationService } from "./modules/credit/authorizations/service.js";
 import { CreditNotificationService } from "./modules/credit/notifications/service.js";
 import { CreditNotificationDelivery } from "./modules/credit/notifications/delivery.js";
 import { SandboxClockService } from "./modules/credit/clock/service.js";
@@ -84,6 +86,7 @@ export interface AppServices {
   creditDelivery: CreditNotificationDelivery;
   sandboxClock: SandboxClockService;
   creditWallets: CreditWalletService;
+  creditAuthorizations: CreditAuthorizationService;
   /** Caps of withdrawals and transfers, and the allowlist policy (docs/decisions/limits-and-allowlist.md). */
   limits: LimitsService;
   allowlist: AllowlistService;
@@ -262,11 +265,12 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
   // Writers of credit_event rows start their delivery after commit.
   const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+  const creditAuthorizations = new CreditAuthorizationService({ ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, limits, allowlist, transfers },
+    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers },
   };
 }
 
@@ -279,7 +283,7 @@ async function buildSurfaces(
   limits: RateLimits,
   validateResponses: boolean,
 ): Promise<{ platform: BuiltSurface; credit: BuiltSurface }> {
-  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, limits: caps, allowlist, transfers } = services;
+  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   // what both surfaces share: the database, who is calling, logging, validation and the request bounds
@@ -310,6 +314,7 @@ async function buildSurfaces(
       ...creditHandlers({ products: creditProducts, notifications: creditNotifications, delivery: services.creditDelivery }),
       ...sandboxClockHandlers(sandboxClock, provider),
       ...creditWalletHandlers(creditWallets),
+      ...creditAuthorizationHandlers(creditAuthorizations),
     },
     notImplemented: creditNotImplemented,
     access: creditAccess,

@@ -139,6 +139,11 @@ export interface Config {
   transferCaps: Record<string, CapSet>;
   /** `ALLOWLIST_COOLDOWN_S` (default 86400, 0 to 2592000): seconds an added allowlist address stays `PENDING` before it is `ACTIVE`. */
   allowlistCooldownS: number;
+  /**
+   * `AUTHORIZATION_TTL_DAYS` (default 7, 1 to 30): days an approved card authorization holds its
+   * amount; it expires at the first daily close (00:00 UTC) after that (docs/decisions/credit.md "Authorizations").
+   */
+  authorizationTtlDays: number;
 }
 
 /** Raised by {@link loadConfig} with one line per invalid variable. */
@@ -295,6 +300,7 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   withdrawalCaps: (e) => e.caps("WITHDRAWAL_CAPS", DEFAULT_WITHDRAWAL_CAPS),
   transferCaps: (e) => e.caps("TRANSFER_CAPS", DEFAULT_TRANSFER_CAPS),
   allowlistCooldownS: (e) => e.int("ALLOWLIST_COOLDOWN_S", DEFAULT_ALLOWLIST_COOLDOWN_S, 0, MAX_ALLOWLIST_COOLDOWN_S),
+  authorizationTtlDays: (e) => e.int("AUTHORIZATION_TTL_DAYS", 7, 1, 30),
   pollerIntervalS: (e) => e.int("POLLER_INTERVAL_S", 30, 1, 86_400),
   imapTimeoutS: (e) => e.int("IMAP_TIMEOUT_S", 15, 1, 300),
   outboxIntervalS: (e) => e.int("OUTBOX_INTERVAL_S", 10, 1, 3600),

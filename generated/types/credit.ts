@@ -257,6 +257,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/wallet/credits/{walletId}/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the card authorizations of a credit wallet
+         * @description List the authorizations of a wallet, whatever their status, newest first (`createdAt` descending, then `authorizationId`).
+         */
+        get: operations["listCreditAuthorizations"];
+        put?: never;
+        /**
+         * Authorize a card payment on a credit wallet
+         * @description Authorize a card payment against a credit wallet. Answers 201 with the authorization whether it
+         *     is approved or declined: a decline is never an error. Declines (`declineReason`, checked in this
+         *     order): `WALLET_BLOCKED`, `WALLET_IN_DEFAULT`, `WALLET_DISSOLVED`, `WALLET_EXPIRED` (at or after
+         *     the wallet's `expiresAt`), `INSUFFICIENT_CREDIT` (`amount` above `availableAmount`).
+         *
+         *     An approved authorization holds its amount: `availableAmount` falls at once by `amount` and
+         *     `amountHeld` rises by it; the debt does not change and no interest accrues on a hold. The hold
+         *     lasts until Capture Credit Authorization, Void Credit Authorization, or its expiry at `expiresAt`:
+         *     the first daily close (00:00 UTC) at or after `createdAt` + `AUTHORIZATION_TTL_DAYS` days (a
+         *     service setting, 7 by default), when the whole hold is released (status `expired`); advancing a
+         *     tenant's sandbox clock past it does the same. Dissolving the wallet releases every open hold.
+         *
+         *     Notifications: `Autorizacion Aprobada` (debit, `affectsBalance` false, the amount authorized) on
+         *     an approval, `Autorizacion Rechazada` (debit, `affectsBalance` false, the amount requested) on a
+         *     decline; an expiry emits `Autorizacion Liberada` (credit, `affectsBalance` false, the amount
+         *     released).
+         *
+         *     `Idempotency-Key`: a repeat with the same key and body answers 201 with the first authorization
+         *     (`isDuplicate: true`) before any other check; the same key with another body, or on another
+         *     wallet or operation, answers 409. A set-aside wallet (`setAside`) answers 409.
+         */
+        post: operations["authorizeCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/authorizations/{authorizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a card authorization
+         * @description Read one authorization of a wallet. An unknown wallet, or an authorization unknown on that wallet, answers 404.
+         */
+        get: operations["getCreditAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/authorizations/{authorizationId}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture a card authorization
+         * @description Capture an `approved` authorization, whole (no body, or no `amount`) or in part (`amount`). The
+         *     captured amount becomes a charge on the wallet dated at the capture: it moves from `amountHeld`
+         *     to `principalOutstanding` (interest accrues on it from then on, as on a PayOutCredit charge);
+         *     the rest of the hold is released to `availableAmount` (`releasedAmount`). Allowed in any wallet
+         *     state except dissolved (a dissolution releases every open hold), including `blocked`,
+         *     `in_default` and after the wallet's `expiresAt`; a set-aside wallet answers 409.
+         *
+         *     Emits `Autorizacion Capturada` (debit, `affectsBalance` true, the amount captured) and, on a
+         *     partial capture, `Autorizacion Liberada` (credit, `affectsBalance` false, the amount released).
+         *
+         *     409 `CONFLICT`: an `amount` above the authorized amount, or an authorization that is not
+         *     `approved` (`declined`, `captured`, `voided`, `expired`). 404 when the wallet, or the
+         *     authorization on that wallet, is unknown.
+         */
+        post: operations["captureCreditAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/wallet/credits/{walletId}/authorizations/{authorizationId}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a card authorization
+         * @description Void an `approved` authorization: the whole hold is released (`amountHeld` falls and
+         *     `availableAmount` rises by `amount`; `releasedAmount` = `amount`), status `voided`. Emits
+         *     `Autorizacion Liberada` (credit, `affectsBalance` false, the amount released). An authorization
+         *     that is not `approved`, or a set-aside wallet, answers 409 `CONFLICT`; an unknown wallet, or an
+         *     authorization unknown on that wallet, 404.
+         */
+        post: operations["voidCreditAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/wallet/credits/{walletId}/block": {
         parameters: {
             query?: never;
@@ -318,7 +437,8 @@ export interface paths {
         /**
          * Dissolve a credit wallet
          * @description Dissolve a wallet (final state `dissolved`): no new charges, limit changes, overrides or
-         *     interest; outstanding principal and interest must still be cleared by payment reports.
+         *     interest; every open card authorization is voided (its hold is released, `Autorizacion Liberada`);
+         *     outstanding principal and interest must still be cleared by payment reports.
          *     An already dissolved or a set-aside wallet answers 409.
          */
         post: operations["dissolveCreditWallet"];
@@ -386,7 +506,7 @@ export interface paths {
         /**
          * Raise the limit of a credit wallet
          * @description ChangeWalletLimit: raise the limit of a wallet. Limits are raise only: a new limit equal to or
-         *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference, less what it first takes off `amountOverdraft` (debt above the old limit).
+         *     lower than the current one answers 422 on `limit`. `availableAmount` grows by the difference, less what it first takes off `amountOverdraft` (debt and open holds above the old limit).
          *     Emits `Cambio de Limite` with `amount` = new limit − old limit. A dissolved or set-aside wallet answers 409.
          */
         post: operations["changeWalletLimit"];
@@ -482,6 +602,26 @@ export interface components {
              *     answer's `target` here.
              */
             to?: string;
+        };
+        /** @description Body of Authorize Credit. */
+        AuthorizeCreditRequest: {
+            /**
+             * Format: int64
+             * @description Amount to authorize, in cents: 1 to 10¹² (ten billion currency units). An amount above the wallet's `availableAmount` is declined (`INSUFFICIENT_CREDIT`), not refused.
+             */
+            amount: number;
+            /** @description The merchant. */
+            merchant: components["schemas"]["CreditMerchant"];
+            /** @description The card processor's own identifier of the authorization, 1 to 255 characters. */
+            reference?: string;
+        };
+        /** @description Body of Capture Credit Authorization; optional. */
+        CaptureCreditAuthorizationRequest: {
+            /**
+             * Format: int64
+             * @description Amount to capture, in cents, 1 to 10¹², at most the authorized `amount` (else 409). Absent (or no body): the whole authorized amount.
+             */
+            amount?: number;
         };
         /**
          * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
@@ -622,6 +762,129 @@ export interface components {
             /** @description Three-digit code of one of the tenant's credit products (else 422 on `creditProductCode`). */
             creditProductCode: string;
         };
+        /**
+         * @description A card authorization on a credit wallet. Amounts in integer cents; instants ISO 8601 UTC, on
+         *     the tenant's sandbox clock while the sandbox is active.
+         */
+        CreditAuthorization: {
+            /**
+             * Format: uuid
+             * @description Identifier of the authorization (UUID v4), assigned by the service.
+             */
+            authorizationId: string;
+            /** @description The wallet authorized against. */
+            walletId: string;
+            /** @description State of the authorization. */
+            status: components["schemas"]["CreditAuthorizationStatus"];
+            /**
+             * @description Why the authorization was declined; null unless `status` is `declined`. One of these codes,
+             *     checked in this order (the first that applies is given):
+             *
+             *     | declineReason | when |
+             *     |---|---|
+             *     | `WALLET_BLOCKED` | the wallet is `blocked` |
+             *     | `WALLET_IN_DEFAULT` | the wallet is `in_default` |
+             *     | `WALLET_DISSOLVED` | the wallet is `dissolved` |
+             *     | `WALLET_EXPIRED` | the request came at or after the wallet's `expiresAt` |
+             *     | `INSUFFICIENT_CREDIT` | `amount` is above the wallet's `availableAmount` |
+             */
+            declineReason: string | null;
+            /**
+             * Format: int64
+             * @description Amount requested, in cents.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description Amount captured (booked as a charge), in cents; 0 until captured.
+             */
+            capturedAmount: number;
+            /**
+             * Format: int64
+             * @description Amount of the hold released, in cents: the whole `amount` on a void or an expiry, `amount` − `capturedAmount` on a partial capture; 0 otherwise.
+             */
+            releasedAmount: number;
+            /** @description The merchant, as sent. */
+            merchant: components["schemas"]["CreditMerchant"];
+            /** @description The card processor's identifier, as sent, or null when none was sent. */
+            reference: string | null;
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotencyKey: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier authorization is returned (nothing was held again). */
+            isDuplicate: boolean;
+            /**
+             * Format: date-time
+             * @description When an approved hold is released unless captured or voided first: the first daily close (00:00 UTC) at or after `createdAt` + `AUTHORIZATION_TTL_DAYS` days; null for a decline. Kept after the authorization is closed.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the authorization was captured, voided or expired; null while `approved` and for a decline.
+             */
+            closedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the authorization was requested.
+             */
+            createdAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditAuthorizationCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditAuthorization"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description One page of authorizations. */
+        CreditAuthorizationList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["CreditAuthorization"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditAuthorizationListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditAuthorizationList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description State of a card authorization on a credit wallet:
+         *
+         *     | status | meaning |
+         *     |---|---|
+         *     | `approved` | the amount is held on the wallet (`amountHeld`, out of `availableAmount`) until the authorization is captured, voided or expires; the only open state |
+         *     | `declined` | refused (`declineReason` says why); nothing was held; final |
+         *     | `captured` | `capturedAmount` became a charge at the capture, the rest of the hold (`releasedAmount`) was released; final |
+         *     | `voided` | the whole hold was released by Void Credit Authorization, or when the wallet was dissolved; final |
+         *     | `expired` | the whole hold was released at `expiresAt` without a capture or a void; final |
+         * @enum {string}
+         */
+        CreditAuthorizationStatus: "approved" | "declined" | "captured" | "voided" | "expired";
         /** @description A charge (purchase or disbursement) on a credit wallet. */
         CreditCharge: {
             /** @description Identifier of the charge, assigned by the service. */
@@ -782,6 +1045,15 @@ export interface components {
              */
             fixedInterestMoroso: number;
         };
+        /** @description The merchant of a card authorization, as the card processor reports it. */
+        CreditMerchant: {
+            /** @description Merchant name, 1 to 255 characters. */
+            name: string;
+            /** @description Merchant category code (ISO 18245): four digits. */
+            mcc?: string;
+            /** @description Country of the merchant, ISO 3166-1 alpha-2 code (two capital letters). */
+            country?: string;
+        };
         /** @description Metadata carried by every credit core response. */
         CreditMeta: {
             /**
@@ -916,8 +1188,9 @@ export interface components {
         };
         /**
          * @description Event type of a credit notification (reference "Credit notifications"). The reference fixes
-         *     `direction` and `affectsBalance` of the first six types; it does not for the last four, whose
-         *     values below are the service's.
+         *     `direction` and `affectsBalance` of the first six types; it does not for the other eight, whose
+         *     values below are the service's. The four `Autorizacion …` types follow the card authorizations
+         *     (Credit authorizations).
          *
          *     | type | when | direction | affectsBalance | amount |
          *     |---|---|---|---|---|
@@ -931,9 +1204,13 @@ export interface components {
          *     | `Credito Reintegrado` | revolving products, on leaving default: the available amount withheld during the default is restored | credit | true | amount restored to the available amount |
          *     | `Cambio Interest ejecutado` | at a cut: a wallet-level override (ChangeInterestCreditCapital) becomes effective; `walletDetails_after` shows the new specs | credit | false | 0 |
          *     | `Interes moroso ejecutado` | right after `Interes Moroso Aplicado`: the booked penal interest now counts toward what a payment must cover to leave default | debit | false (not counted twice) | penal interest |
+         *     | `Autorizacion Aprobada` | Authorize Credit approved: the amount is held (`amountHeld` up, `availableAmount` down; the debt is unchanged) | debit | false | amount authorized |
+         *     | `Autorizacion Rechazada` | Authorize Credit declined (`declineReason`); nothing is held | debit | false | amount requested |
+         *     | `Autorizacion Capturada` | Capture Credit Authorization: the captured amount becomes a charge (principal) | debit | true | amount captured |
+         *     | `Autorizacion Liberada` | a hold released: Void Credit Authorization, expiry (`expiresAt`, or the wallet dissolved), or the rest of a partial capture | credit | false | amount released |
          * @enum {string}
          */
-        CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado";
+        CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado" | "Autorizacion Aprobada" | "Autorizacion Rechazada" | "Autorizacion Capturada" | "Autorizacion Liberada";
         /** @description Answer of NotificationsEnlist: the target and its new signing secret, shown only in this answer. */
         CreditNotificationsEnlisted: {
             /**
@@ -1060,7 +1337,7 @@ export interface components {
             appliedToPrincipal: number;
             /**
              * Format: int64
-             * @description Part of the amount that reduced `amountOverdraft` (debt above the limit), in cents. Already counted in `appliedToInterest` / `appliedToPrincipal`; on revolving products it is the part not restored to `availableAmount`.
+             * @description Part of the amount that reduced `amountOverdraft` (what the debt and the open holds exceed the limit by), in cents. Already counted in `appliedToInterest` / `appliedToPrincipal`; on revolving products it is the part not restored to `availableAmount`.
              */
             appliedToOverdraft: number;
             /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
@@ -1472,7 +1749,8 @@ export interface components {
          * @description A credit wallet: a ledger against a limit that never carries a positive cash balance. Counters
          *     (all integer cents, 0 to 9007199254740991 = 2^53 − 1): AA `availableAmount`, AO
          *     `principalOutstanding`, IO `interestOutstanding`. A charge lowers AA and raises AO; a payment
-         *     lowers IO and AO and, on revolving products, restores AA.
+         *     lowers IO and AO and, on revolving products, restores AA. An approved card authorization lowers
+         *     AA and raises `amountHeld` until it is captured (the captured amount moves to AO), voided or expires.
          */
         CreditWallet: {
             /** @description Identifier of the wallet, assigned by the service. */
@@ -1497,9 +1775,14 @@ export interface components {
             limit: number;
             /**
              * Format: int64
-             * @description AA: amount still available for charges, in cents. Lowered by charges; restored by payments on revolving products (never above `limit`).
+             * @description AA: amount still available for charges, in cents. Lowered by charges and by approved card authorizations (holds); restored by payments on revolving products (never above `limit`).
              */
             availableAmount: number;
+            /**
+             * Format: int64
+             * @description Sum of the open (approved, not yet captured, voided or expired) card authorizations, in cents; `availableAmount` + `amountHeld` + `totalDebt` − `amountOverdraft` ≤ `limit`. No interest accrues on a hold.
+             */
+            amountHeld: number;
             /**
              * Format: int64
              * @description AO: outstanding principal, in cents (charges, plus applied interest on compound products, minus the principal part of payments).
@@ -1517,7 +1800,7 @@ export interface components {
             totalDebt: number;
             /**
              * Format: int64
-             * @description Debt above the limit, in cents: max(0, `totalDebt` − `limit`) (for example after interest is applied on a fully used line).
+             * @description What the wallet's debt and open holds together exceed the limit by, in cents: max(0, `totalDebt` + `amountHeld` − `limit`) (without holds: the debt above the limit, for example after interest is applied on a fully used line).
              */
             amountOverdraft: number;
             /**
@@ -1563,7 +1846,8 @@ export interface components {
              * @description Present only when the wallet is set aside: its next daily close, grace end or cut would have
              *     taken an amount beyond 9007199254740991 cents (2^53 − 1). Its cycle steps have stopped (the
              *     counters stay as they were before those steps); it still answers reads; every change (charge,
-             *     payment, limit, override, block, unblock, dissolve) answers 409 with this reason.
+             *     card authorization, capture or void, payment, limit, override, block, unblock, dissolve)
+             *     answers 409 with this reason.
              */
             setAside?: components["schemas"]["CreditWalletSetAside"];
         };
@@ -1603,9 +1887,14 @@ export interface components {
             limit: number;
             /**
              * Format: int64
-             * @description Debt above the limit, in cents.
+             * @description What the debt and the open holds together exceed the limit by, in cents: max(0, `totalDebt` + `amountHeld` − `limit`) (without holds: the debt above the limit).
              */
             amountOverdraft: number;
+            /**
+             * Format: int64
+             * @description Sum of the open (approved, not yet captured, voided or expired) card authorizations, in cents.
+             */
+            amountHeld: number;
             /** @description Interest settings in force for the wallet. */
             interestSpecs: components["schemas"]["CreditInterestSpecs"];
             /** @description Minimum payment settings in force for the wallet. */
@@ -3896,6 +4185,7 @@ export interface operations {
                      *         "status": "active",
                      *         "limit": 100000,
                      *         "availableAmount": 100000,
+                     *         "amountHeld": 0,
                      *         "principalOutstanding": 0,
                      *         "interestOutstanding": 0,
                      *         "totalDebt": 0,
@@ -4122,6 +4412,855 @@ export interface operations {
             };
             /** @description 404 `NOT_FOUND`: resource does not exist. */
             404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCreditAuthorizations: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationListCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    authorizeCredit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+                /** @description Client-chosen key, 1–255 visible ASCII characters (else 422). */
+                "Idempotency-Key"?: components["parameters"]["CreditIdempotencyKeyHeader"];
+            };
+            path: {
+                /** @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422). */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizeCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCreditAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+                /**
+                 * @description Identifier of the authorization, at most 64 characters (a longer value answers 422).
+                 * @example 2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182
+                 */
+                authorizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    captureCreditAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /** @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422). */
+                walletId: string;
+                /** @description Identifier of the authorization, at most 64 characters (a longer value answers 422). */
+                authorizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaptureCreditAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    voidCreditAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+                /**
+                 * @description Identifier of the authorization, at most 64 characters (a longer value answers 422).
+                 * @example 2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182
+                 */
+                authorizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
                 headers: {
                     /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
                     "x-trace-id": string;
@@ -4445,6 +5584,7 @@ export interface operations {
                      *           "status": "active",
                      *           "limit": 100000,
                      *           "availableAmount": 55000,
+                     *           "amountHeld": 0,
                      *           "principalOutstanding": 45000,
                      *           "interestOutstanding": 0,
                      *           "totalDebt": 45000,
@@ -5371,6 +6511,7 @@ export interface operations {
                      *           "status": "active",
                      *           "limit": 100000,
                      *           "availableAmount": 60500,
+                     *           "amountHeld": 0,
                      *           "principalOutstanding": 39500,
                      *           "interestOutstanding": 0,
                      *           "totalDebt": 39500,

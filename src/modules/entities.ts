@@ -21,6 +21,7 @@ import { CreditProduct } from "./credit/products/entities.js";
 import { CreditNotificationTarget } from "./credit/notifications/entities.js";
 import { CreditClock } from "./credit/clock/entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./credit/accounts/entities.js";
+import { CreditAuthorization } from "./credit/authorizations/entities.js";
 
 /** The entities of every module and of the sandbox provider, in the order they were listed before. */
 export const ENTITIES = [
@@ -34,4 +35,5 @@ export const ENTITIES = [
   CreditWallet, CreditStatement, CreditEvent, CreditCharge, CreditPayment, CreditClock,
   ...TRANSFER_ENTITIES,
   CustomerLimits, AllowlistAddress,
+  CreditAuthorization,
 ];

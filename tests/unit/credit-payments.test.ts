@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { amountOverdraft, applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, splitPayment, totalDebt, type Balances } from "../../src/domain/credit/payments.js";
 
-const b = (limit: number, aa: number, ao: number, io: number): Balances => ({ limit, availableAmount: aa, principalOutstanding: ao, interestOutstanding: io });
+const b = (limit: number, aa: number, ao: number, io: number): Balances => ({ limit, availableAmount: aa, principalOutstanding: ao, interestOutstanding: io, amountHeld: 0 });
 
 describe("splitPayment", () => {
   it.each([

@@ -141,8 +141,8 @@ describe("wallet creation", () => {
 });
 
 describe("event kinds", () => {
-  it("lists the ten names of the reference with their direction and balance effect", () => {
-    expect(CREDIT_EVENT_TYPES).toHaveLength(10);
+  it("lists the ten names of the reference and the four authorization types with their direction and balance effect", () => {
+    expect(CREDIT_EVENT_TYPES).toHaveLength(14);
     expect(Object.fromEntries(CREDIT_EVENT_TYPES.map((t) => [t, `${EVENT_KINDS[t].direction}/${String(EVENT_KINDS[t].affectsBalance)}`]))).toEqual({
       "Interes Nominal Calculado": "debit/false",
       "Interes Nominal Aplicado": "debit/true",
@@ -154,14 +154,18 @@ describe("event kinds", () => {
       "Credito Reintegrado": "credit/true",
       "Cambio Interest ejecutado": "credit/false",
       "Interes moroso ejecutado": "debit/false",
+      "Autorizacion Aprobada": "debit/false",
+      "Autorizacion Rechazada": "debit/false",
+      "Autorizacion Capturada": "debit/true",
+      "Autorizacion Liberada": "credit/false",
     });
   });
 
   it("numbers events per wallet and keeps the payload to the reference's fields plus sequence", () => {
     const specs = { interestRateNominal: 36, interestRateMoroso: 12, fixedInterestNominal: 0, fixedInterestMoroso: 500 };
     const min = { minimumPaymentRate: 10, fixedMinimumPayment: 1000 };
-    const details = walletDetails({ limit: 100000, availableAmount: 0, principalOutstanding: 100000, interestOutstanding: 850 }, specs, min);
-    expect(details).toEqual({ principal_outstanding: 100000, interest_accrued: 850, totalDebt: 100850, limit: 100000, amountOverdraft: 850, interestSpecs: specs, minimumPaymentSpecs: min });
+    const details = walletDetails({ limit: 100000, availableAmount: 0, principalOutstanding: 100000, interestOutstanding: 850, amountHeld: 0 }, specs, min);
+    expect(details).toEqual({ principal_outstanding: 100000, interest_accrued: 850, totalDebt: 100850, limit: 100000, amountOverdraft: 850, amountHeld: 0, interestSpecs: specs, minimumPaymentSpecs: min });
     const e = makeEvent({ walletId: "w1", type: "Interes Nominal Aplicado", amount: 850, lastSequence: 6, at: new Date("2026-02-10T00:00:00Z"), details, statementCut: new Date("2026-01-31T00:00:00Z") });
     expect(notificationPayload(e)).toEqual({ walletId: "w1", type: "Interes Nominal Aplicado", amount: 850, direction: "debit", affectsBalance: true, walletDetails_after: details, sequence: 7 });
     expect(() => makeEvent({ walletId: "w1", type: "Reporte de Pago", amount: -1, lastSequence: 0, at: new Date(), details })).toThrow(RangeError);

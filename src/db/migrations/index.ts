@@ -21,6 +21,7 @@ import { Migration20261126040000_outbox } from "./Migration20261126040000_outbox
 import { Migration20261126050000_idempotency_keys } from "./Migration20261126050000_idempotency_keys.js";
 import { Migration20261126070000_transfers } from "./Migration20261126070000_transfers.js";
 import { Migration20261126080000_limits_allowlist } from "./Migration20261126080000_limits_allowlist.js";
+import { Migration20261126090000_credit_authorizations } from "./Migration20261126090000_credit_authorizations.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -41,4 +42,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126050000_idempotency_keys", class: Migration20261126050000_idempotency_keys },
   { name: "Migration20261126070000_transfers", class: Migration20261126070000_transfers },
   { name: "Migration20261126080000_limits_allowlist", class: Migration20261126080000_limits_allowlist },
+  { name: "Migration20261126090000_credit_authorizations", class: Migration20261126090000_credit_authorizations },
 ];

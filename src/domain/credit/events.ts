@@ -20,6 +20,10 @@ export const CREDIT_EVENT_TYPES = [
   "Credito Reintegrado",
   "Cambio Interest ejecutado",
   "Interes moroso ejecutado",
+  "Autorizacion Aprobada",
+  "Autorizacion Rechazada",
+  "Autorizacion Capturada",
+  "Autorizacion Liberada",
 ] as const;
 
 /** A credit notification type (one of `CREDIT_EVENT_TYPES`). */
@@ -34,7 +38,10 @@ export type Direction = "debit" | "credit";
  * (`Interes Moroso Calculado` debit/false, `Interes Moroso Aplicado` debit/true, `Interes moroso ejecutado`
  * debit/false, `Interes cancelado` credit/false, `Credito Reintegrado` credit/true) and, for
  * `Cambio Interest ejecutado` (named by neither), spec/credit/notifications.tsp: credit/false, amount 0
- * — a settings change moves no money.
+ * — a settings change moves no money. The four `Autorizacion …` types are docs/decisions/credit.md
+ * "Authorizations": approved (amount authorized) and declined (amount requested) debit/false,
+ * captured debit/true (amount captured), released credit/false (amount released by a void, an
+ * expiry, a dissolution or the rest of a partial capture).
  */
 export const EVENT_KINDS: Readonly<Record<CreditEventType, { direction: Direction; affectsBalance: boolean }>> = {
   "Interes Nominal Calculado": { direction: "debit", affectsBalance: false },
@@ -47,6 +54,10 @@ export const EVENT_KINDS: Readonly<Record<CreditEventType, { direction: Directio
   "Credito Reintegrado": { direction: "credit", affectsBalance: true },
   "Cambio Interest ejecutado": { direction: "credit", affectsBalance: false },
   "Interes moroso ejecutado": { direction: "debit", affectsBalance: false },
+  "Autorizacion Aprobada": { direction: "debit", affectsBalance: false },
+  "Autorizacion Rechazada": { direction: "debit", affectsBalance: false },
+  "Autorizacion Capturada": { direction: "debit", affectsBalance: true },
+  "Autorizacion Liberada": { direction: "credit", affectsBalance: false },
 };
 
 /**
@@ -59,6 +70,8 @@ export interface WalletDetails {
   totalDebt: number;
   limit: number;
   amountOverdraft: number;
+  /** Sum of the open holds (approved authorizations not captured, voided or expired), cents. */
+  amountHeld: number;
   interestSpecs: InterestSpecs;
   minimumPaymentSpecs: MinimumPaymentSpecs;
 }
@@ -90,6 +103,7 @@ export function walletDetails(b: Balances, interestSpecs: InterestSpecs, minimum
     totalDebt: totalDebt(b),
     limit: b.limit,
     amountOverdraft: amountOverdraft(b),
+    amountHeld: b.amountHeld,
     interestSpecs: { ...interestSpecs },
     minimumPaymentSpecs: { ...minimumPaymentSpecs },
   };

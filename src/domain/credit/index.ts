@@ -12,6 +12,9 @@
  * - states.ts — block/unblock/dissolve, charge permission, default and cure conditions;
  * - events.ts — the ten notification types, direction, affectsBalance, `walletDetails_after`, sequence;
  * - wallet.ts — product rules, wallet state, statements, creation;
+ * - holds.ts — holds of approved authorizations on the balances (place, settle);
+ * - authorizations.ts — authorize, capture, void, and a hold's expiry instant;
+ * - work.ts — the working copy of one call (state, events, touched statements, closed holds);
  * - simulate.ts — the reference model (`advance`, `charge`, `pay`, `changeLimit`, `overrideSpecs`,
  *   `blockWallet`, `unblockWallet`, `dissolveWallet`) and the order of the steps.
  *
@@ -46,3 +49,5 @@ export * from "./states.js";
 export * from "./events.js";
 export * from "./wallet.js";
 export * from "./simulate.js";
+export * from "./holds.js";
+export * from "./authorizations.js";

@@ -14,7 +14,9 @@
  *   `INVALID_TRANSITION` (block/unblock/dissolve from a state that does not allow it),
  *   `CLOCK_BACKWARDS` (the instant passed in is before the wallet's clock), `WALLET_SET_ASIDE` (the
  *   wallet's cycle steps stopped because an amount would leave ±(2^53 − 1) cents; docs/security.md
- *   "Money stays exact"; raised by the service, not by the engine).
+ *   "Money stays exact"; raised by the service, not by the engine), `AUTHORIZATION_NOT_OPEN` (capture
+ *   or void of an authorization that is not an open approval), `CAPTURE_EXCEEDS_AUTHORIZED`
+ *   (docs/decisions/credit.md "Authorizations").
  */
 export type RefusalCode =
   | "AMOUNT_NOT_POSITIVE"
@@ -28,7 +30,9 @@ export type RefusalCode =
   | "WALLET_EXPIRED"
   | "INVALID_TRANSITION"
   | "CLOCK_BACKWARDS"
-  | "WALLET_SET_ASIDE";
+  | "WALLET_SET_ASIDE"
+  | "AUTHORIZATION_NOT_OPEN"
+  | "CAPTURE_EXCEEDS_AUTHORIZED";
 
 /** A refused operation: `code` (see `RefusalCode` for its HTTP mapping), a human-readable `message`, and the camelCase request `field` on 422s. */
 export interface Refusal {

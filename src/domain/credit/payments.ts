@@ -5,7 +5,10 @@
  * charges.tsp, wallets.tsp). Pure functions over `Balances`; amounts are integer cents (JS safe integers).
  *
  * Overdraft (the reference names `amountOverdraft` without a rule; these are the engine's choices):
- * - the debt above the limit: `amountOverdraft` = max(0, totalDebt − limit) (spec `CreditWallet.amountOverdraft`);
+ * - what the debt and the open holds together exceed the limit by: `amountOverdraft` =
+ *   max(0, totalDebt + amountHeld − limit) (spec `CreditWallet.amountOverdraft`); without holds, the
+ *   debt above the limit. A hold (docs/decisions/credit.md "Authorizations", ./holds.ts) is a promise
+ *   to a merchant: interest booked while the holds use up the available amount becomes overdraft;
  * - booked interest lowers the available amount like a charge does, and when the available amount
  *   cannot take it all, AA stays at 0 and the rest is overdraft (debt above the limit);
  * - a payment reduces the overdraft first: the part of a payment that brings the debt back down to the
@@ -14,19 +17,25 @@
  *   limit). The overdraft is not a third debt bucket: the payment itself is split between interest and
  *   principal only, and `toOverdraft` reports how much of it reduced the overdraft;
  * - a limit raise absorbs the overdraft first, then adds the rest to AA.
- * Invariant kept by every function here: AA ≥ 0, AO ≥ 0, IO ≥ 0 and AA + AO + IO ≤ limit + overdraft
- * (AA ≤ max(0, limit − totalDebt)); on revolving products in good standing AA = max(0, limit − totalDebt).
+ * Invariant kept by every function here and in ./holds.ts: AA ≥ 0, AO ≥ 0, IO ≥ 0, held ≥ 0 and
+ * AA + held + AO + IO − overdraft ≤ limit (AA ≤ max(0, limit − totalDebt − held)); on revolving
+ * products in good standing without holds AA = max(0, limit − totalDebt).
  */
 import { Money } from "../money.js";
 import { roundCents } from "./interest.js";
 import { accept, cents, refuse, type Outcome } from "./outcome.js";
 
-/** The counters of a credit wallet, integer cents: `limit`, AA `availableAmount`, AO `principalOutstanding`, IO `interestOutstanding`. */
+/**
+ * The counters of a credit wallet, integer cents: `limit`, AA `availableAmount`, AO
+ * `principalOutstanding`, IO `interestOutstanding`, and `amountHeld`, the sum of the open holds of
+ * approved authorizations (./holds.ts; not debt, accrues no interest).
+ */
 export interface Balances {
   limit: number;
   availableAmount: number;
   principalOutstanding: number;
   interestOutstanding: number;
+  amountHeld: number;
 }
 
 /** `totalDebt` = AO + IO, in cents (spec `CreditWallet.totalDebt`). */
@@ -34,14 +43,14 @@ export function totalDebt(b: Balances): number {
   return b.principalOutstanding + b.interestOutstanding;
 }
 
-/** `amountOverdraft` = max(0, AO + IO − limit), in cents: the debt above the limit (see the module note). */
+/** `amountOverdraft` = max(0, AO + IO + held − limit), in cents: what the debt and the open holds exceed the limit by (see the module note). */
 export function amountOverdraft(b: Balances): number {
-  return Math.max(0, totalDebt(b) - b.limit);
+  return Math.max(0, totalDebt(b) + b.amountHeld - b.limit);
 }
 
-/** The available amount a revolving wallet in good standing has for its debt: max(0, limit − totalDebt), in cents. */
+/** The most available amount the balances allow: max(0, limit − totalDebt − held), in cents (a revolving wallet in good standing has exactly this). */
 export function reinstatedAvailable(b: Balances): number {
-  return Math.max(0, b.limit - totalDebt(b));
+  return Math.max(0, b.limit - totalDebt(b) - b.amountHeld);
 }
 
 /** How a payment is applied, in cents: `toInterest` + `toPrincipal` = the payment; `toOverdraft` (already inside those two) reduced the overdraft; `restored` went back to AA. */

@@ -13,7 +13,9 @@
  *    cycle's last day counts, and the grace end before the cut so that a statement's interest, default
  *    and penal interest are booked before the next statement reads the balances (docs/decisions/credit.md
  *    "The cycle").
- * 2. Daily close: `sumOfDailyBalance` += principal (+ outstanding interest on compound products).
+ * 2. Daily close: `sumOfDailyBalance` += principal (+ outstanding interest on compound products);
+ *    then every hold whose `expiresAt` is this close is released (`Autorizacion Liberada`, oldest
+ *    hold first; docs/decisions/credit.md "Authorizations"), before the grace ends and the cut.
  * 3. Cut: the wallet's interest and minimum payment settings are refreshed from the product unless an
  *    override has activated (so a product update applies from the next cut); the statement is computed
  *    and `Interes Nominal Calculado` emitted (amount = interest generated, provisional); then, when an override
@@ -34,64 +36,24 @@
  * Operations check the state after advancing to their instant; a refused operation returns only the
  * refusal (the caller keeps its state; `advance` alone moves the clock).
  */
-import { makeEvent, walletDetails, type CreditEvent, type CreditEventType } from "./events.js";
-import { dailyBalanceBasis, interestBasis, interestOn, minimumPayment, nominalInterestBucket, penalInterest, type InterestSpecs, type MinimumPaymentSpecs } from "./interest.js";
+import { interestBasis, dailyBalanceBasis, interestOn, minimumPayment, nominalInterestBucket, penalInterest, type InterestSpecs, type MinimumPaymentSpecs } from "./interest.js";
 import { accept, refuse, type Outcome } from "./outcome.js";
-import { applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, type Balances, type PaymentSplit } from "./payments.js";
+import { applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, type PaymentSplit } from "./payments.js";
 import { daysInCycle, graceEnd, nextCutAfter, nextDailyClose } from "./schedule.js";
 import { block, chargeAllowed, cured, defaultsAtGraceEnd, dissolve, settingsChangeAllowed, unblock } from "./states.js";
 import { productSpecs, type CreditProductRules, type Statement, type WalletState } from "./wallet.js";
+import { balancesOf, begin, closeHold, emit, finish, setBalances, type StepResult, type Work } from "./work.js";
 
-/** What a step returns: the new state, the events in emission order, the statements created or changed (oldest first). */
-export interface StepResult {
-  state: WalletState;
-  events: CreditEvent[];
-  statements: Statement[];
-}
+export type { HoldClosure, StepResult } from "./work.js";
 
-/** Working copy of one call: a deep copy of the state, the events and the touched statement indices. */
-interface Work {
-  s: WalletState;
-  events: CreditEvent[];
-  touched: Set<number>;
-}
-
-function begin(state: WalletState): Work {
-  return { s: structuredClone(state), events: [], touched: new Set() };
-}
-
-function finish(w: Work): StepResult {
-  return { state: w.s, events: w.events, statements: w.s.statements.filter((st) => w.touched.has(st.index)) };
-}
-
-function balancesOf(s: WalletState): Balances {
-  return { limit: s.limit, availableAmount: s.availableAmount, principalOutstanding: s.principalOutstanding, interestOutstanding: s.interestOutstanding };
-}
-
-function setBalances(s: WalletState, b: Balances): void {
-  s.limit = b.limit;
-  s.availableAmount = b.availableAmount;
-  s.principalOutstanding = b.principalOutstanding;
-  s.interestOutstanding = b.interestOutstanding;
-}
-
-function emit(w: Work, type: CreditEventType, amount: number, at: Date, statementCut?: Date): void {
-  const event = makeEvent({
-    walletId: w.s.walletId,
-    type,
-    amount,
-    lastSequence: w.s.sequence,
-    at,
-    details: walletDetails(balancesOf(w.s), w.s.interestSpecs, w.s.minimumPaymentSpecs),
-    ...(statementCut === undefined ? {} : { statementCut }),
-  });
-  w.s.sequence = event.sequence;
-  w.events.push(event);
-}
-
-/** Daily close at `at` (00:00 UTC): adds the day's end balance (interest.ts `dailyBalanceBasis`). */
-function runDailyClose(w: Work, product: CreditProductRules): void {
+/**
+ * Daily close at `at` (00:00 UTC): adds the day's end balance (interest.ts `dailyBalanceBasis`; holds
+ * are not debt and add nothing), then releases every hold whose `expiresAt` has come, oldest first
+ * (`Autorizacion Liberada` each; docs/decisions/credit.md "Authorizations").
+ */
+function runDailyClose(w: Work, product: CreditProductRules, at: Date): void {
   w.s.sumOfDailyBalance += dailyBalanceBasis(w.s.principalOutstanding, w.s.interestOutstanding, product.compound);
+  for (const hold of [...w.s.holds]) if (hold.expiresAt.getTime() <= at.getTime()) closeHold(w, hold, "expired", 0, at);
 }
 
 /** The cut at `at`: the product's specs refreshed, a statement, `Interes Nominal Calculado`, then a pending override (step 3). */
@@ -185,7 +147,7 @@ function runUntil(w: Work, product: CreditProductRules, to: Date): void {
     const t = Math.min(close, cut, grace);
     if (t > to.getTime()) break;
     const at = new Date(t);
-    if (t === close) runDailyClose(w, product);
+    if (t === close) runDailyClose(w, product, at);
     for (const st of s.statements) if (st.interestAppliedAt === null && st.paymentDueDate.getTime() === t) runGraceEnd(w, st, at);
     if (t === cut) runCut(w, product, at);
     s.asOf = at;
@@ -205,8 +167,8 @@ export function advance(state: WalletState, product: CreditProductRules, to: Dat
   return accept(finish(w));
 }
 
-/** Advances to `at` and returns the working copy, or the refusal. */
-function startAt(state: WalletState, product: CreditProductRules, at: Date): Outcome<Work> {
+/** Advances to `at` and returns the working copy, or the refusal (./authorizations.ts starts its operations with it too). */
+export function startAt(state: WalletState, product: CreditProductRules, at: Date): Outcome<Work> {
   if (at.getTime() < state.asOf.getTime()) return refuse("CLOCK_BACKWARDS", "The instant is before the wallet's clock.");
   const w = begin(state);
   runUntil(w, product, at);
@@ -339,7 +301,10 @@ function transition(state: WalletState, product: CreditProductRules, at: Date, r
   const next = rule(w.s.status);
   if (!next.ok) return next;
   w.s.status = next.value;
-  if (next.value === "dissolved") w.s.statusBeforeDefault = null;
+  if (next.value === "dissolved") {
+    w.s.statusBeforeDefault = null;
+    for (const hold of [...w.s.holds]) closeHold(w, hold, "voided", 0, at);
+  }
   return accept(finish(w));
 }
 
@@ -353,7 +318,11 @@ export function unblockWallet(state: WalletState, product: CreditProductRules, a
   return transition(state, product, at, unblock);
 }
 
-/** Dissolve at `at` (states.ts `dissolve`; no event; no later step runs). Refusals: `CLOCK_BACKWARDS`, `WALLET_DISSOLVED`. */
+/**
+ * Dissolve at `at` (states.ts `dissolve`; no later step runs). Every open hold is released
+ * (`Autorizacion Liberada` each, closed as `voided`; docs/decisions/credit.md "Authorizations"), the
+ * only events of a dissolution. Refusals: `CLOCK_BACKWARDS`, `WALLET_DISSOLVED`.
+ */
 export function dissolveWallet(state: WalletState, product: CreditProductRules, at: Date): Outcome<StepResult> {
   return transition(state, product, at, dissolve);
 }

@@ -6,6 +6,7 @@
  */
 import type { DailyRateDivisor, InterestAccrualMethod, InterestSpecs, MinimumPaymentSpecs } from "./interest.js";
 import { accept, cents, refuse, type Outcome } from "./outcome.js";
+import type { Hold } from "./holds.js";
 import type { Balances } from "./payments.js";
 import { addDays, cutDate, graceEnd, nextCutAfter, startOfUtcDay, type CutFrequency } from "./schedule.js";
 
@@ -128,6 +129,8 @@ export interface WalletState extends Balances {
   asOf: Date;
   /** Statements, oldest cut first. */
   statements: Statement[];
+  /** Open holds (approved authorizations not yet closed), oldest first; their amounts sum to `amountHeld`. */
+  holds: Hold[];
 }
 
 /** Creation input of a wallet (spec `CreateCreditWalletRequest`): limit in cents, `time` in days, instants UTC. */
@@ -186,6 +189,7 @@ export function createWallet(product: CreditProductRules, input: NewWallet): Out
     availableAmount: input.limit,
     principalOutstanding: 0,
     interestOutstanding: 0,
+    amountHeld: 0,
     createdAt: input.createdAt,
     firstCutDate,
     expiresAt: input.time === undefined ? null : addDays(input.createdAt, input.time),
@@ -197,6 +201,7 @@ export function createWallet(product: CreditProductRules, input: NewWallet): Out
     sequence: 0,
     asOf: input.createdAt,
     statements: [],
+    holds: [],
   });
 }
 

@@ -36,12 +36,17 @@ export const creditAccess: { [K in keyof operations]: Access } = {
   dissolveCreditWallet: TENANT,
   listCreditWalletStatements: TENANT,
   listCreditWalletEvents: TENANT,
+  authorizeCredit: TENANT,
+  captureCreditAuthorization: TENANT,
+  voidCreditAuthorization: TENANT,
+  getCreditAuthorization: TENANT,
+  listCreditAuthorizations: TENANT,
   getSandboxClock: TENANT,
   setSandboxClock: TENANT,
   advanceSandboxClock: TENANT,
 };
 
-/** Credit operations built (src/http/credit/handlers.ts, wallet-handlers.ts). */
+/** Credit operations built (src/http/credit/handlers.ts, wallet-handlers.ts, authorization-handlers.ts). */
 const IMPLEMENTED: readonly (keyof operations)[] = [
   "createCreditProduct",
   "updateCreditProductSettings",
@@ -66,6 +71,11 @@ const IMPLEMENTED: readonly (keyof operations)[] = [
   "dissolveCreditWallet",
   "listCreditWalletStatements",
   "listCreditWalletEvents",
+  "authorizeCredit",
+  "captureCreditAuthorization",
+  "voidCreditAuthorization",
+  "getCreditAuthorization",
+  "listCreditAuthorizations",
 ];
 
 /** The other credit operations answer 501 `NOT_IMPLEMENTED` (docs/contract.md "What the documents declare besides the operations"). */

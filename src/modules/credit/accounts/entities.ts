@@ -11,7 +11,7 @@
  * - `credit_statement`: one per (wallet, cut), unique, so a rerun or a crash mid-batch books no cut twice;
  * - `credit_event`: the event log and notification outbox, one row per notification, unique per
  *   (wallet, sequence), written in the transaction of the change;
- * - `credit_charge`, `credit_payment`: the operations; their keys are the shared `idempotency_key`
+ * - `credit_charge`, `credit_payment`: the operations (authorizations: ../authorizations/entities.ts); their keys are the shared `idempotency_key`
  *   rows of scope `credit` (src/modules/idempotency/, docs/idempotency.md);
  * The HTTP attempts of a notification's delivery are the outbox's `delivery_attempt` rows
  * (channel `credit`; src/modules/outbox/entities.ts, docs/outbox.md).
@@ -49,7 +49,7 @@ export const CreditWallet = defineEntity({
     { name: "credit_wallet_set_aside_index", properties: ["setAsideAt"], where: "set_aside_at is not null" },
   ],
   checks: [
-    { name: "credit_wallet_counters_non_negative", expression: "credit_limit >= 0 and available_amount >= 0 and principal_outstanding >= 0 and interest_outstanding >= 0 and sum_of_daily_balance >= 0 and sequence >= 0" },
+    { name: "credit_wallet_counters_non_negative", expression: "credit_limit >= 0 and available_amount >= 0 and principal_outstanding >= 0 and interest_outstanding >= 0 and sum_of_daily_balance >= 0 and sequence >= 0 and amount_held >= 0" },
   ],
   properties: {
     walletId: p.uuid().primary(),
@@ -64,6 +64,8 @@ export const CreditWallet = defineEntity({
     availableAmount: p.bigint("number"),
     principalOutstanding: p.bigint("number"),
     interestOutstanding: p.bigint("number"),
+    /** Sum of the open holds (`credit_authorization` rows `approved`), cents (docs/decisions/credit.md "Authorizations"). */
+    amountHeld: p.bigint("number").default(0),
     firstCutDate: p.datetime(),
     time: p.integer().nullable(),
     expiresAt: p.datetime().nullable(),

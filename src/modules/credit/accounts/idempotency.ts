@@ -30,28 +30,29 @@ function keyReused(): DomainError {
 }
 
 /**
- * Runs a charge or payment under its Idempotency-Key (`changes` runs the wallet's transaction and
+ * Runs a charge, payment or authorization under its Idempotency-Key (`changes` runs the wallet's transaction and
  * its set-aside guard). In one transaction: claims the key first (a concurrent repeat waits on it
  * until the first commits, then gets its result, `duplicate: true`), then locks the wallet and runs
- * `op` with the new result's id. On a refusal the key is released (a refused request does not use
+ * `op` with the new result's id; what `op` accepted with is returned as `value` (absent on a
+ * duplicate, whose result the caller reads by `resultId`). On a refusal the key is released (a refused request does not use
  * its key up) and the catch-up steps are committed; the refusal is then thrown in the credit envelope.
  * @throws DomainError `NOT_FOUND` for an unknown wallet; `RESOURCE_CONFLICT` (409) for a reused key;
  *   the refusal's error (see ./refusals.ts) for a refused operation or a set-aside wallet.
  */
-export async function withKey(
+export async function withKey<T = undefined>(
   changes: WalletChanges,
   em: EntityManager,
   customerId: string,
   walletId: string,
   key: string,
   hash: string,
-  op: (tx: EntityManager, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<undefined>>,
-): Promise<{ resultId: string; walletId: string; duplicate: boolean }> {
+  op: (tx: EntityManager, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<T>>,
+): Promise<{ resultId: string; walletId: string; duplicate: boolean; value?: T }> {
   if (!isWalletId(walletId)) throw walletNotFound(walletId);
   const wallet = walletId.toLowerCase();
   const request: IdempotentRequest = { customerId, scope: "credit", key, fingerprint: hash, reused: keyReused };
   let written = 0;
-  const outcome = await changes.exact(em, customerId, wallet, () => em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean }>> => {
+  const outcome = await changes.exact(em, customerId, wallet, () => em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
     const claim = await claimKey(tx, request, randomUUID());
     if (claim.duplicate) return { ok: true, value: claim };
     const locked = await lockWallet(tx, customerId, wallet);
@@ -67,7 +68,7 @@ export async function withKey(
       await commitCatchUp(tx, locked, now);
     }
     written = eventsWrittenIn(tx);
-    return done.ok ? { ok: true, value: claim } : done;
+    return done.ok ? { ok: true, value: { ...claim, value: done.value } } : done;
   }));
   if (written > 0) changes.onEventsWritten(written);
   if (!outcome.ok) throw refusalError(outcome);

@@ -16,12 +16,14 @@
 import { Decimal } from "decimal.js";
 import {
   nextCutDate,
+  type Hold,
   startOfUtcDay,
   type CreditProductRules,
   type Statement,
   type WalletState,
 } from "../../../domain/credit/index.js";
 import type { CreditProduct } from "../products/entities.js";
+import type { CreditAuthorization } from "../authorizations/entities.js";
 import type { CreditStatement, CreditWallet } from "./entities.js";
 
 /** A percent rate as the engine holds it: the exact value of a `numeric(9,4)` decimal string (e.g. `"36.0000"` → 36). */
@@ -138,8 +140,13 @@ export function specsOf(row: CreditWallet) {
   };
 }
 
-/** The engine state of a wallet row and its open statements (oldest cut first). */
-export function stateOf(row: CreditWallet, openStatements: readonly CreditStatement[]): WalletState {
+/** The engine hold of an open (`approved`) authorization row. */
+export function holdOf(row: CreditAuthorization): Hold {
+  return { authorizationId: row.authorizationId, amount: row.amount, createdAt: row.createdAt, expiresAt: row.expiresAt ?? row.createdAt };
+}
+
+/** The engine state of a wallet row, its open statements (oldest cut first) and its open authorizations (oldest first). */
+export function stateOf(row: CreditWallet, openStatements: readonly CreditStatement[], openAuthorizations: readonly CreditAuthorization[] = []): WalletState {
   const pending = row.pendingSpecs ?? null;
   return {
     walletId: row.walletId,
@@ -149,6 +156,7 @@ export function stateOf(row: CreditWallet, openStatements: readonly CreditStatem
     availableAmount: row.availableAmount,
     principalOutstanding: row.principalOutstanding,
     interestOutstanding: row.interestOutstanding,
+    amountHeld: row.amountHeld,
     createdAt: row.createdAt,
     firstCutDate: row.firstCutDate,
     expiresAt: row.expiresAt ?? null,
@@ -160,6 +168,7 @@ export function stateOf(row: CreditWallet, openStatements: readonly CreditStatem
     sequence: row.sequence,
     asOf: row.asOf,
     statements: openStatements.map((st, i) => statementOf(st, i)),
+    holds: openAuthorizations.map(holdOf),
   };
 }
 
@@ -192,6 +201,7 @@ export function walletColumns(row: CreditWallet, s: WalletState, product: Credit
     availableAmount: s.availableAmount,
     principalOutstanding: s.principalOutstanding,
     interestOutstanding: s.interestOutstanding,
+    amountHeld: s.amountHeld,
     cycleStart: s.cycleStart,
     sumOfDailyBalance: s.sumOfDailyBalance,
     lastCloseAt: wasDissolved ? (row.lastCloseAt ?? null) : lastCloseOf(s.createdAt, s.asOf),

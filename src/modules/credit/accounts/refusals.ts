@@ -2,7 +2,8 @@
  * Refusals of the wallet changes and their HTTP errors (the credit error table; outcome.ts
  * `RefusalCode`): 422 `VALIDATION_ERROR` with the camelCase field (`AMOUNT_NOT_POSITIVE`,
  * `PAYMENT_EXCEEDS_DEBT`, `CHARGE_EXCEEDS_AVAILABLE` on `amount`, `LIMIT_NOT_RAISED` on `limit`,
- * `FIRST_CUT_NOT_AFTER_CREATION` on `firstCutDate`), 409 `CONFLICT` for the state conflicts.
+ * `FIRST_CUT_NOT_AFTER_CREATION` on `firstCutDate`), 409 `CONFLICT` for the state conflicts
+ * (`AUTHORIZATION_NOT_OPEN` and `CAPTURE_EXCEEDS_AUTHORIZED` among them).
  */
 import type { Refusal } from "../../../domain/credit/index.js";
 import { DomainError, ValidationFailed } from "../../../domain/errors.js";

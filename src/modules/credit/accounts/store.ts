@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CreditProductRules, StepResult, WalletState } from "../../../domain/credit/index.js";
+import { CreditAuthorization } from "../authorizations/entities.js";
 import { CreditProduct } from "../products/entities.js";
 import { CreditEvent, CreditStatement, CreditWallet } from "./entities.js";
 import { productRules, stateOf, statementColumns, walletColumns } from "./mapping.js";
@@ -19,6 +20,8 @@ export interface LockedWallet {
   productCode: string;
   /** Open statements (grace not ended, or defaulted and not cured), oldest cut first; engine index = position. */
   open: CreditStatement[];
+  /** Open authorizations (`approved`: the engine's holds), oldest first; loaded only when the wallet holds an amount. */
+  holds: CreditAuthorization[];
   state: WalletState;
 }
 
@@ -32,7 +35,8 @@ export function isWalletId(walletId: string): boolean {
 
 /**
  * Locks wallet `walletId` of tenant `customerId` (its own row only, `for update`) and loads its
- * product (unlocked: products are shared rows) and open statements into an engine state.
+ * product (unlocked: products are shared rows), open statements and, when it holds an amount, its
+ * open authorizations into an engine state.
  * Call inside the transaction of the change.
  * @returns null when the tenant has no such wallet (another tenant's wallet included).
  */
@@ -46,8 +50,11 @@ export async function lockWallet(tx: EntityManager, customerId: string, walletId
     { walletId: row.walletId, $or: [{ interestAppliedAt: null }, { status: "defaulted", curedAt: null }] },
     { orderBy: { cutDate: "asc" }, refresh: true },
   );
+  const holds = row.amountHeld > 0
+    ? await tx.find(CreditAuthorization, { walletId: row.walletId, status: "approved" }, { orderBy: { createdAt: "asc", authorizationId: "asc" }, refresh: true })
+    : [];
   const product = productRules(productRow);
-  return { row, product, productCode: productRow.code, open, state: stateOf(row, open) };
+  return { row, product, productCode: productRow.code, open, holds, state: stateOf(row, open, holds) };
 }
 
 /** Events written through {@link persistStep} per transaction, so the caller can start their delivery after commit. */
@@ -63,7 +70,8 @@ export function eventsWrittenIn(tx: EntityManager): number {
  * row (`walletColumns`), every touched statement (loaded ones updated by id, new ones inserted with
  * their ordinal; unique (wallet, cut_date)), and every event as a `credit_event` row (new UUID,
  * the engine's `sequence` and `walletDetails_after`, `created_at` = the event's instant,
- * `customer_id`). Flushes.
+ * `customer_id`), and every hold the engine closed onto its authorization row (status, captured and
+ * released amounts, `closed_at`). Flushes.
  * @param updatedAt the operation's instant (the tenant's clock).
  * @param requestedAt when a pending override stored by this change was requested.
  */
@@ -85,6 +93,11 @@ export async function persistStep(tx: EntityManager, locked: LockedWallet, resul
       ordinal: ordinalBase + (st.index - open.length),
       ...statementColumns(st),
     });
+  }
+  for (const closed of result.closedHolds) {
+    const auth = locked.holds.find((a) => a.authorizationId === closed.authorizationId);
+    if (!auth) throw new Error(`credit wallet ${row.walletId}: the engine closed hold ${closed.authorizationId}, which was not loaded`);
+    tx.assign(auth, { status: closed.kind, capturedAmount: closed.capturedAmount, releasedAmount: closed.releasedAmount, closedAt: closed.at });
   }
   for (const e of result.events) {
     tx.create(CreditEvent, {

@@ -30,7 +30,7 @@ const REASON_MAX = 500;
  * instants ISO 8601 UTC; `setAside` only when the wallet is set aside.
  */
 export function creditWalletView(row: CreditWallet, creditProductCode: string): CreditWalletView {
-  const balances = { limit: row.limit, availableAmount: row.availableAmount, principalOutstanding: row.principalOutstanding, interestOutstanding: row.interestOutstanding };
+  const balances = { limit: row.limit, availableAmount: row.availableAmount, principalOutstanding: row.principalOutstanding, interestOutstanding: row.interestOutstanding, amountHeld: row.amountHeld };
   const aside = row.setAsideAt ? { setAside: { at: row.setAsideAt.toISOString(), reason: (row.setAsideReason ?? "").slice(0, REASON_MAX) } } : {};
   return {
     walletId: row.walletId,
@@ -41,6 +41,7 @@ export function creditWalletView(row: CreditWallet, creditProductCode: string): 
     status: row.status,
     limit: row.limit,
     availableAmount: row.availableAmount,
+    amountHeld: row.amountHeld,
     principalOutstanding: row.principalOutstanding,
     interestOutstanding: row.interestOutstanding,
     totalDebt: totalDebt(balances),

@@ -70,6 +70,8 @@ export function creditNotificationBody(row: CreditEventRow): CreditNotificationB
       totalDebt: d.totalDebt as number,
       limit: d.limit as number,
       amountOverdraft: d.amountOverdraft as number,
+      // events written before authorizations existed carry no `amountHeld`: no hold was open then
+      amountHeld: (d.amountHeld as number | undefined) ?? 0,
       interestSpecs: {
         interestRateNominal: interest.interestRateNominal as number,
         interestRateMoroso: interest.interestRateMoroso as number,
