@@ -1,7 +1,8 @@
 /**
  * Model test of the credit wallet operations over HTTP on a real PostgreSQL (docs/credit-engine.md): random
  * products and random sequences of charges, payments, limit raises, overrides, block, unblock,
- * dissolve and clock moves are sent to the API and applied to the pure reference model
+ * dissolve, card authorizations, captures and voids (docs/decisions/credit.md "Authorizations";
+ * holds expire on the clock moves) and clock moves are sent to the API and applied to the pure reference model
  * (src/domain/credit/simulate.ts) side by side. After every operation the stored wallet equals the
  * model's (counters in cents, status, specs, next cut), the answer's status is the one the model's
  * outcome maps to, and at the end the event log and the statements equal the model's — so the
@@ -16,6 +17,9 @@ import { describe, expect, it } from "vitest";
 import {
   advance,
   amountOverdraft,
+  authorize,
+  capture,
+  voidAuthorization,
   blockWallet,
   changeLimit,
   charge,
@@ -66,7 +70,10 @@ type Op =
   | { kind: "charge" | "pay"; dt: number; permille: number; raw: number | null }
   | { kind: "limit"; dt: number; delta: number }
   | { kind: "override"; dt: number; interestRateNominal: number }
-  | { kind: "block" | "unblock" | "dissolve" | "wait"; dt: number };
+  | { kind: "block" | "unblock" | "dissolve" | "wait"; dt: number }
+  | { kind: "authorize"; dt: number; permille: number }
+  | { kind: "capture"; dt: number; pick: number; permille: number | null }
+  | { kind: "void"; dt: number; pick: number };
 
 const dt = fc.integer({ min: 0, max: 20 * 24 * 60 });
 const raw = fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300000 }) });
@@ -78,7 +85,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom("block" as const, "unblock" as const), dt }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("wait" as const), dt: fc.integer({ min: 0, max: 60 * 24 * 60 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("dissolve" as const), dt }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("authorize" as const), dt, permille: fc.integer({ min: 1, max: 1100 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("capture" as const), dt, pick: fc.nat(), permille: fc.option(fc.integer({ min: 1, max: 1100 })) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("void" as const), dt, pick: fc.nat() }) },
 );
+
+/** AUTHORIZATION_TTL_DAYS of the test app (the default). */
+const TTL_DAYS = 7;
 
 /** HTTP status of an engine refusal (src/modules/credit/accounts/refusals.ts `refusalError`). */
 const statusOf = (code: RefusalCode): number =>
@@ -90,6 +103,7 @@ function expectedWallet(s: WalletState, p: CreditProductRules): Record<string, u
     status: s.status,
     limit: s.limit,
     availableAmount: s.availableAmount,
+    amountHeld: s.amountHeld,
     principalOutstanding: s.principalOutstanding,
     interestOutstanding: s.interestOutstanding,
     totalDebt: totalDebt(s),
@@ -139,6 +153,8 @@ describe("credit wallets against the reference model", () => {
         let model = made.value;
         const events: CreditEvent[] = [];
         const statements = new Map<number, Statement>();
+        /** Every authorization the API made (open, closed or declined), for captures and voids to pick from. */
+        const authorizations: { id: string; amount: number }[] = [];
         const take = (r: StepResult) => {
           model = r.state;
           events.push(...r.events);
@@ -190,6 +206,36 @@ describe("credit wallets against the reference model", () => {
               outcome = dissolveWallet(model, product, at);
               call = api().post(`${w}/dissolve`).set("x-api-key", key);
               break;
+            case "authorize": {
+              const amount = Math.max(1, Math.floor((ahead.value.state.availableAmount * op.permille) / 1000));
+              const answer = await api().post(`${w}/authorizations`).set("x-api-key", key).send({ amount, merchant: { name: "model" } });
+              expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+              const id = answer.body.data.authorizationId as string;
+              authorizations.push({ id, amount });
+              outcome = authorize(model, product, at, { authorizationId: id, amount, ttlDays: TTL_DAYS });
+              if (outcome.ok) expect(answer.body.data.status).toBe(outcome.value.decision.status);
+              call = api().get(w).set("x-api-key", key);
+              break;
+            }
+            case "capture":
+            case "void": {
+              const picked = authorizations.length === 0 ? { id: "00000000-0000-4000-8000-000000000000", amount: 1 } : authorizations[op.pick % authorizations.length]!;
+              if (authorizations.length === 0) {
+                call = api().post(`${w}/authorizations/${picked.id}/${op.kind}`).set("x-api-key", key);
+                expect((await call).status).toBe(404);
+                take(ahead.value);
+                continue;
+              }
+              if (op.kind === "void") {
+                outcome = voidAuthorization(model, product, at, picked.id);
+                call = api().post(`${w}/authorizations/${picked.id}/void`).set("x-api-key", key);
+              } else {
+                const amount = op.permille === null ? undefined : Math.max(1, Math.floor((picked.amount * op.permille) / 1000));
+                outcome = capture(model, product, at, picked.id, amount);
+                call = api().post(`${w}/authorizations/${picked.id}/capture`).set("x-api-key", key).send(amount === undefined ? {} : { amount });
+              }
+              break;
+            }
           }
           const answer = await call;
           if (outcome.ok) {
