@@ -1,7 +1,10 @@
 /**
  * Property test of the reference model (src/domain/credit/simulate.ts) over random products and random
- * charge / payment / advance / limit / override / block / unblock / dissolve / product-update sequences (docs/credit-engine.md
- * "How equivalence is tested"): counters never negative, AA + AO + IO ≤ limit + overdraft, payments never create a
+ * charge / payment / advance / limit / override / block / unblock / dissolve / product-update /
+ * authorize / capture / void sequences (docs/credit-engine.md "How equivalence is tested";
+ * docs/decisions/credit.md "Authorizations"): counters never negative, AA + held + AO + IO −
+ * overdraft ≤ limit, `amountHeld` = the sum of the open holds and no hold outlives its expiry,
+ * each authorization's decision and effect as the rules say, payments never create a
  * positive balance, each statement's interest calculated and charged exactly once, totals reconcile
  * with the event log, sequences contiguous, and advancing in one go equals advancing in pieces.
  * Bounded (200 runs, fixed seed) so CI stays fast and a failure is reproducible.
@@ -9,9 +12,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CreditEvent } from "../../src/domain/credit/events.js";
+import { authorize, capture, holdExpiry, voidAuthorization, type DeclineReason } from "../../src/domain/credit/authorizations.js";
 import type { Outcome } from "../../src/domain/credit/outcome.js";
 import { advance, blockWallet, changeLimit, charge, dissolveWallet, overrideSpecs, pay, unblockWallet, type StepResult } from "../../src/domain/credit/simulate.js";
-import { DAY_MS } from "../../src/domain/credit/schedule.js";
+import { DAY_MS, startOfUtcDay } from "../../src/domain/credit/schedule.js";
 import { createWallet, type CreditProductRules, type WalletState } from "../../src/domain/credit/wallet.js";
 
 const RUNS = { numRuns: 200, seed: 20260131 };
@@ -42,11 +46,35 @@ type Op =
   | { kind: "limit"; dt: number; delta: number }
   | { kind: "override"; dt: number; interestRateNominal: number; minimumPaymentRate: number }
   | { kind: "block" | "unblock" | "dissolve"; dt: number }
-  | { kind: "update"; dt: number; changes: Partial<CreditProductRules> };
+  | { kind: "update"; dt: number; changes: Partial<CreditProductRules> }
+  | { kind: "authorize"; dt: number; permille: number; raw: number | null; ttlDays: number }
+  | { kind: "capture"; dt: number; open: boolean; pick: number; permille: number | null; over: boolean }
+  | { kind: "void"; dt: number; open: boolean; pick: number };
 
 /** Mostly null (the amount is then drawn from the wallet), sometimes a raw amount, possibly ≤ 0 or above what the wallet allows. */
 const rawAmount = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: -10, max: 300000 }) });
 const dt = fc.integer({ min: 0, max: 45 * 24 * 60 });
+const holdDt = fc.integer({ min: 0, max: 4 * 24 * 60 });
+const openPick = fc.integer({ min: 0, max: 4 }).map((n) => n > 0);
+// Authorizations, a few days apart so that holds are still open; `pick` chooses among the open holds
+// when `open` (else among every id authorized so far: open, closed or declined).
+const authorizeArb: fc.Arbitrary<Op> = fc.record({
+  kind: fc.constant("authorize" as const),
+  dt: holdDt,
+  permille: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 1000 })),
+  raw: rawAmount,
+  ttlDays: fc.integer({ min: 1, max: 40 }),
+});
+const captureArb: fc.Arbitrary<Op> = fc.record({
+  kind: fc.constant("capture" as const),
+  dt: holdDt,
+  open: openPick,
+  pick: fc.nat(),
+  permille: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 1000 })),
+  over: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+});
+const voidArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant("void" as const), dt: holdDt, open: openPick, pick: fc.nat() });
+
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 20, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
   { weight: 24, arbitrary: fc.record({ kind: fc.constant("pay" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
@@ -80,32 +108,59 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       ),
     }),
   },
+  { weight: 10, arbitrary: authorizeArb },
+  { weight: 6, arbitrary: captureArb },
+  { weight: 4, arbitrary: voidArb },
 );
 
-const scenarioArb = fc.record({
+/** Mostly authorizations, captures and voids among charges, payments and short advances, so that holds meet captures, voids, expiries, interest and overdraft. */
+const holdOpArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 10, arbitrary: authorizeArb },
+  { weight: 8, arbitrary: captureArb },
+  { weight: 4, arbitrary: voidArb },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt: holdDt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("pay" as const), dt: holdDt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("advance" as const), dt: fc.integer({ min: 0, max: 10 * 24 * 60 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("limit" as const), dt: holdDt, delta: fc.integer({ min: -1000, max: 50000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("block" as const, "unblock" as const), dt: holdDt }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("dissolve" as const), dt: holdDt }) },
+);
+const scenarioFields = {
   product: productArb,
   limit: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 9, arbitrary: fc.integer({ min: 1000, max: 5_000_000 }) }),
   createdMinute: fc.integer({ min: 0, max: 24 * 60 - 1 }),
   firstCutAfterMinutes: fc.integer({ min: 1, max: 200 * 24 * 60 }),
   time: fc.option(fc.integer({ min: 1, max: 400 }), { freq: 2 }),
-  ops: fc.array(opArb, { minLength: 1, maxLength: 40, size: "max" }),
-});
+};
+const scenarioArb = fc.record({ ...scenarioFields, ops: fc.array(opArb, { minLength: 1, maxLength: 40, size: "max" }) });
+const holdScenarioArb = fc.record({ ...scenarioFields, ops: fc.array(holdOpArb, { minLength: 1, maxLength: 40, size: "max" }) });
 
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 const debt = (s: WalletState): number => s.principalOutstanding + s.interestOutstanding;
-const overdraft = (s: WalletState): number => Math.max(0, debt(s) - s.limit);
+const overdraft = (s: WalletState): number => Math.max(0, debt(s) + s.amountHeld - s.limit);
 
 /** The invariants one state breaks (empty when it keeps them all); collected as text so a step costs one `expect`. */
 function violations(s: WalletState, product: CreditProductRules): string[] {
   const out: string[] = [];
-  for (const [name, v] of Object.entries({ limit: s.limit, AA: s.availableAmount, AO: s.principalOutstanding, IO: s.interestOutstanding, sum: s.sumOfDailyBalance })) {
+  for (const [name, v] of Object.entries({ limit: s.limit, AA: s.availableAmount, AO: s.principalOutstanding, IO: s.interestOutstanding, held: s.amountHeld, sum: s.sumOfDailyBalance })) {
     if (!Number.isSafeInteger(v) || v < 0) out.push(`${name} = ${v} is not a non-negative safe integer`);
   }
-  if (s.availableAmount + debt(s) > s.limit + overdraft(s)) out.push(`AA + AO + IO = ${s.availableAmount + debt(s)} > limit + overdraft = ${s.limit + overdraft(s)}`);
+  if (s.availableAmount + s.amountHeld + debt(s) - overdraft(s) > s.limit) {
+    out.push(`AA + held + AO + IO − overdraft = ${s.availableAmount + s.amountHeld + debt(s) - overdraft(s)} > limit = ${s.limit}`);
+  }
   if (overdraft(s) > 0 && s.availableAmount !== 0) out.push(`AA = ${s.availableAmount} while overdrawn`);
-  if (product.revolving && (s.status === "active" || s.status === "blocked") && s.availableAmount !== Math.max(0, s.limit - debt(s))) {
-    out.push(`revolving in good standing: AA = ${s.availableAmount}, limit − debt = ${s.limit - debt(s)}`);
+  if (product.revolving && (s.status === "active" || s.status === "blocked") && s.availableAmount !== Math.max(0, s.limit - debt(s) - s.amountHeld)) {
+    out.push(`revolving in good standing: AA = ${s.availableAmount}, limit − debt − held = ${s.limit - debt(s) - s.amountHeld}`);
+  }
+  // holds (docs/decisions/credit.md "Authorizations"): held = Σ open holds, none past its expiry
+  const heldSum = s.holds.reduce((a, h) => a + h.amount, 0);
+  if (heldSum !== s.amountHeld) out.push(`amountHeld = ${s.amountHeld}, Σ holds = ${heldSum}`);
+  if (s.status === "dissolved" && s.holds.length > 0) out.push(`dissolved with ${s.holds.length} open holds`);
+  for (const h of s.holds) {
+    if (!(h.amount > 0)) out.push(`hold ${h.authorizationId} of ${h.amount}`);
+    if (h.expiresAt.getTime() <= s.asOf.getTime()) out.push(`hold ${h.authorizationId} expiring ${h.expiresAt.toISOString()} still open at ${s.asOf.toISOString()}`);
+    if (startOfUtcDay(h.expiresAt).getTime() !== h.expiresAt.getTime()) out.push(`hold ${h.authorizationId} expires at ${h.expiresAt.toISOString()}, not a daily close`);
   }
   const openDefault = s.statements.some((st) => st.status === "defaulted" && st.curedAt === null);
   if (s.status !== "dissolved" && (s.status === "in_default") !== openDefault) out.push(`status ${s.status} with an open default: ${String(openDefault)}`);
@@ -124,6 +179,98 @@ function violations(s: WalletState, product: CreditProductRules): string[] {
 
 function checkState(s: WalletState, product: CreditProductRules): void {
   expect(violations(s, product)).toEqual([]);
+}
+
+/** The decline reason of an authorization of `amount` at `at` on `s` (already advanced to `at`), in the order of docs/decisions/credit.md "Authorizations"; null for an approval. */
+function expectedDecline(s: WalletState, at: Date, amount: number): DeclineReason | null {
+  if (s.status === "blocked") return "WALLET_BLOCKED";
+  if (s.status === "in_default") return "WALLET_IN_DEFAULT";
+  if (s.status === "dissolved") return "WALLET_DISSOLVED";
+  if (s.expiresAt !== null && at.getTime() >= s.expiresAt.getTime()) return "WALLET_EXPIRED";
+  return amount > s.availableAmount ? "INSUFFICIENT_CREDIT" : null;
+}
+
+/** AA after a release of `rest` cents from `before`'s AA: it gets back what the hold took, never above limit − debt − held (`after`'s). */
+function availableAfterRelease(before: WalletState, after: WalletState, rest: number): number {
+  return Math.min(before.availableAmount + rest, Math.max(before.availableAmount, after.limit - debt(after) - after.amountHeld));
+}
+
+type HoldOp = Extract<Op, { kind: "authorize" | "capture" | "void" }>;
+
+/** The authorizations of a run so far: every id used (approved or declined) and the expiry of each approval. */
+interface HoldBook {
+  ids: string[];
+  expiries: Map<string, Date>;
+}
+
+/**
+ * Runs one authorize / capture / void at `at` on `state` and checks its outcome against the rules of
+ * docs/decisions/credit.md "Authorizations", computed from the state advanced to `at`.
+ */
+function playHold(op: HoldOp, state: WalletState, product: CreditProductRules, at: Date, book: HoldBook): Outcome<StepResult> {
+  const advanced = advance(state, product, at);
+  if (!advanced.ok) throw new Error(advanced.message);
+  const before = advanced.value.state;
+  const stepped = advanced.value.events.length;
+  const own = (r: StepResult): [string, number][] => {
+    expect(r.events.slice(0, stepped)).toEqual(advanced.value.events);
+    expect(r.closedHolds.slice(0, advanced.value.closedHolds.length)).toEqual(advanced.value.closedHolds);
+    return r.events.slice(stepped).map((e) => [e.type, e.amount]);
+  };
+  if (op.kind === "authorize") {
+    const id = `a${book.ids.length}`;
+    book.ids.push(id);
+    const amount = op.raw ?? Math.max(1, Math.floor((before.availableAmount * op.permille) / 1000));
+    const r = authorize(state, product, at, { authorizationId: id, amount, ttlDays: op.ttlDays });
+    if (amount <= 0) {
+      expect(r).toMatchObject({ ok: false, code: "AMOUNT_NOT_POSITIVE" });
+      return r;
+    }
+    if (!r.ok) throw new Error(`authorize refused: ${r.code}`);
+    const reason = expectedDecline(before, at, amount);
+    expect(own(r.value)).toEqual([[reason === null ? "Autorizacion Aprobada" : "Autorizacion Rechazada", amount]]);
+    if (reason !== null) {
+      expect(r.value.decision).toEqual({ status: "declined", reason });
+      expect({ ...r.value.state, sequence: before.sequence }).toEqual(before);
+      return r;
+    }
+    const expiresAt = holdExpiry(at, op.ttlDays);
+    expect(r.value.decision).toEqual({ status: "approved", expiresAt });
+    book.expiries.set(id, expiresAt);
+    const s = r.value.state;
+    expect(s.holds).toEqual([...before.holds, { authorizationId: id, amount, createdAt: at, expiresAt }]);
+    expect([s.availableAmount, s.amountHeld, s.principalOutstanding, s.interestOutstanding]).toEqual([
+      before.availableAmount - amount,
+      before.amountHeld + amount,
+      before.principalOutstanding,
+      before.interestOutstanding,
+    ]);
+    return r;
+  }
+  const among = op.open && before.holds.length > 0 ? before.holds.map((h) => h.authorizationId) : book.ids;
+  const id = among[op.pick % Math.max(1, among.length)] ?? "none";
+  const hold = before.holds.find((h) => h.authorizationId === id);
+  let amount: number | undefined;
+  if (op.kind === "capture" && hold !== undefined) amount = op.over ? hold.amount + 1 : op.permille === null ? undefined : Math.max(1, Math.floor((hold.amount * op.permille) / 1000));
+  const r = op.kind === "capture" ? capture(state, product, at, id, amount) : voidAuthorization(state, product, at, id);
+  if (hold === undefined) {
+    expect(r).toMatchObject({ ok: false, code: "AUTHORIZATION_NOT_OPEN" });
+    return r;
+  }
+  if (op.kind === "capture" && op.over) {
+    expect(r).toMatchObject({ ok: false, code: "CAPTURE_EXCEEDS_AUTHORIZED" });
+    return r;
+  }
+  if (!r.ok) throw new Error(`${op.kind} refused: ${r.code}`);
+  const captured = op.kind === "capture" ? (amount ?? hold.amount) : 0;
+  const rest = hold.amount - captured;
+  const s = r.value.state;
+  expect(own(r.value)).toEqual([...(captured > 0 ? [["Autorizacion Capturada", captured]] : []), ...(rest > 0 ? [["Autorizacion Liberada", rest]] : [])]);
+  expect(r.value.closedHolds.at(-1)).toEqual({ authorizationId: id, kind: op.kind === "capture" ? "captured" : "voided", capturedAmount: captured, releasedAmount: rest, at });
+  expect(s.holds).toEqual(before.holds.filter((h) => h.authorizationId !== id));
+  expect([s.amountHeld, s.principalOutstanding, s.interestOutstanding, s.status]).toEqual([before.amountHeld - hold.amount, before.principalOutstanding + captured, before.interestOutstanding, before.status]);
+  expect(s.availableAmount).toBe(availableAfterRelease(before, s, rest));
+  return r;
 }
 
 interface Run {
@@ -149,10 +296,13 @@ function play(sc: Scenario, check: boolean): Run {
   let now = createdAt.getTime();
   let charged = 0;
   const events: CreditEvent[] = [];
+  const book: HoldBook = { ids: [], expiries: new Map() };
   const take = (r: Outcome<StepResult>): boolean => {
     if (!r.ok) return false;
     state = r.value.state;
     events.push(...r.value.events);
+    // a hold expires exactly at the daily close of its expiresAt (docs/decisions/credit.md "Authorizations")
+    for (const c of r.value.closedHolds) if (c.kind === "expired") expect(c.at).toEqual(book.expiries.get(c.authorizationId));
     return true;
   };
   for (const op of sc.ops) {
@@ -201,6 +351,11 @@ function play(sc: Scenario, check: boolean): Run {
       case "update":
         product = { ...product, ...op.changes };
         break;
+      case "authorize":
+      case "capture":
+      case "void":
+        take(playHold(op, state, product, at, book));
+        break;
     }
     if (check) checkState(state, product);
   }
@@ -214,78 +369,101 @@ function play(sc: Scenario, check: boolean): Run {
   return { start: created.value, state, events, charged, end: new Date(now) };
 }
 
+/** Plays `sc` checking every step, then checks the event log against the final state. */
+function checkScenario(sc: Scenario): void {
+  const { start, state, events, charged } = play(sc, true);
+
+  // sequence 1, 2, 3, … without gaps; payloads consistent
+  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  for (const e of events) {
+    const w = e.walletDetails_after;
+    expect(e.amount).toBeGreaterThanOrEqual(0);
+    expect(w.totalDebt).toBe(w.principal_outstanding + w.interest_accrued);
+    expect(w.amountOverdraft).toBe(Math.max(0, w.totalDebt + w.amountHeld - w.limit));
+  }
+
+  // totals reconcile: debt change = charges + debits that affect the balance − payments
+  const sum = (pred: (e: CreditEvent) => boolean): number => events.filter(pred).reduce((a, e) => a + e.amount, 0);
+  const debits = sum((e) => e.direction === "debit" && e.affectsBalance);
+  const payments = sum((e) => e.type === "Reporte de Pago");
+  expect(debt(state) - debt(start)).toBe(charged + debits - payments);
+  expect(state.limit - start.limit).toBe(sum((e) => e.type === "Cambio de Limite"));
+  // every hold is gone 41 days after the last operation (TTL ≤ 40 days); held reconciles with the log
+  expect(state.holds).toEqual([]);
+  expect(state.amountHeld).toBe(0);
+  expect(sum((e) => e.type === "Autorizacion Aprobada")).toBe(sum((e) => e.type === "Autorizacion Capturada" || e.type === "Autorizacion Liberada"));
+
+  // each statement's interest is calculated once, and charged once when its grace ended
+  const byStatement = new Map<string, CreditEvent[]>();
+  for (const e of events) {
+    if (e.statementCut === undefined) continue;
+    const key = `${e.statementCut.toISOString()} ${e.type}`;
+    byStatement.set(key, [...(byStatement.get(key) ?? []), e]);
+  }
+  for (const st of state.statements) {
+    const of = (type: CreditEvent["type"]): CreditEvent[] => byStatement.get(`${st.cutDate.toISOString()} ${type}`) ?? [];
+    expect(of("Interes Nominal Calculado").map((e) => e.amount)).toEqual([st.interestGenerated]);
+    expect(of("Interes Nominal Aplicado").map((e) => e.amount)).toEqual(st.interestAppliedAt !== null ? [st.interestGenerated] : []);
+    const penal = st.status === "defaulted" ? [st.penalInterest] : [];
+    expect(of("Interes Moroso Calculado").map((e) => e.amount)).toEqual(penal);
+    expect(of("Interes Moroso Aplicado").map((e) => e.amount)).toEqual(penal);
+  }
+  expect(events.filter((e) => e.type === "Interes Nominal Aplicado")).toHaveLength(state.statements.filter((st) => st.interestAppliedAt !== null).length);
+
+  // a cure follows a payment: Reporte de Pago, Interes cancelado[, Credito Reintegrado]
+  events.forEach((e, i) => {
+    if (e.type === "Interes cancelado") expect(events[i - 1]?.type).toBe("Reporte de Pago");
+    if (e.type === "Credito Reintegrado") expect(events[i - 1]?.type).toBe("Interes cancelado");
+  });
+}
+
 describe("credit engine properties", () => {
   it("keeps the invariants after every step, and the event log reconciles with the balances", () => {
-    fc.assert(
-      fc.property(scenarioArb, (sc) => {
-        const { start, state, events, charged } = play(sc, true);
-
-        // sequence 1, 2, 3, … without gaps; payloads consistent
-        expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-        for (const e of events) {
-          const w = e.walletDetails_after;
-          expect(e.amount).toBeGreaterThanOrEqual(0);
-          expect(w.totalDebt).toBe(w.principal_outstanding + w.interest_accrued);
-          expect(w.amountOverdraft).toBe(Math.max(0, w.totalDebt - w.limit));
-        }
-
-        // totals reconcile: debt change = charges + debits that affect the balance − payments
-        const sum = (pred: (e: CreditEvent) => boolean): number => events.filter(pred).reduce((a, e) => a + e.amount, 0);
-        const debits = sum((e) => e.direction === "debit" && e.affectsBalance);
-        const payments = sum((e) => e.type === "Reporte de Pago");
-        expect(debt(state) - debt(start)).toBe(charged + debits - payments);
-        expect(state.limit - start.limit).toBe(sum((e) => e.type === "Cambio de Limite"));
-
-        // each statement's interest is calculated once, and charged once when its grace ended
-        const byStatement = new Map<string, CreditEvent[]>();
-        for (const e of events) {
-          if (e.statementCut === undefined) continue;
-          const key = `${e.statementCut.toISOString()} ${e.type}`;
-          byStatement.set(key, [...(byStatement.get(key) ?? []), e]);
-        }
-        for (const st of state.statements) {
-          const of = (type: CreditEvent["type"]): CreditEvent[] => byStatement.get(`${st.cutDate.toISOString()} ${type}`) ?? [];
-          expect(of("Interes Nominal Calculado").map((e) => e.amount)).toEqual([st.interestGenerated]);
-          expect(of("Interes Nominal Aplicado").map((e) => e.amount)).toEqual(st.interestAppliedAt !== null ? [st.interestGenerated] : []);
-          const penal = st.status === "defaulted" ? [st.penalInterest] : [];
-          expect(of("Interes Moroso Calculado").map((e) => e.amount)).toEqual(penal);
-          expect(of("Interes Moroso Aplicado").map((e) => e.amount)).toEqual(penal);
-        }
-        expect(events.filter((e) => e.type === "Interes Nominal Aplicado")).toHaveLength(state.statements.filter((st) => st.interestAppliedAt !== null).length);
-
-        // a cure follows a payment: Reporte de Pago, Interes cancelado[, Credito Reintegrado]
-        events.forEach((e, i) => {
-          if (e.type === "Interes cancelado") expect(events[i - 1]?.type).toBe("Reporte de Pago");
-          if (e.type === "Credito Reintegrado") expect(events[i - 1]?.type).toBe("Interes cancelado");
-        });
-      }),
-      RUNS,
-    );
+    fc.assert(fc.property(scenarioArb, checkScenario), RUNS);
   });
 
-  it("advancing in one go equals advancing day by day (batches may run in any chunking)", () => {
+  it("the same with mostly authorizations, captures and voids (docs/decisions/credit.md \"Authorizations\")", () => {
+    fc.assert(fc.property(holdScenarioArb, checkScenario), { numRuns: 200, seed: 20261126 });
+  });
+
+
+  it("advancing in one go equals advancing day by day (batches may run in any chunking), a hold's expiry included", () => {
+    const hold = fc.record({ permille: fc.integer({ min: 0, max: 1000 }), ttlDays: fc.integer({ min: 1, max: 40 }) });
     fc.assert(
-      fc.property(productArb, fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 1, max: 60 * 24 * 60 }), fc.integer({ min: 1, max: 150 }), (product, limit, firstCutAfter, days) => {
+      fc.property(productArb, fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 1, max: 60 * 24 * 60 }), fc.integer({ min: 1, max: 150 }), hold, (product, limit, firstCutAfter, days, held) => {
         const createdAt = new Date("2026-01-01T08:00:00Z");
         const w = createWallet(product, { walletId: "w", createdAt, limit, firstCutDate: new Date(createdAt.getTime() + firstCutAfter * 60_000) });
         if (!w.ok) throw new Error(w.message);
-        const charged = charge(w.value, product, new Date("2026-01-01T09:00:00Z"), limit);
-        const base = charged.ok ? charged.value.state : w.value;
+        const amount = Math.floor((limit * held.permille) / 1000);
+        const authorized = amount > 0 ? authorize(w.value, product, new Date("2026-01-01T08:30:00Z"), { authorizationId: "a", amount, ttlDays: held.ttlDays }) : null;
+        const opened = authorized?.ok ? authorized.value.state : w.value;
+        const charged = charge(opened, product, new Date("2026-01-01T09:00:00Z"), opened.availableAmount);
+        const base = charged.ok ? charged.value.state : opened;
         const to = new Date(createdAt.getTime() + days * DAY_MS);
         const once = advance(base, product, to);
         let stepwise = base;
         const stepEvents: CreditEvent[] = [];
+        const stepClosed: StepResult["closedHolds"] = [];
         for (let t = createdAt.getTime() + DAY_MS / 2; t < to.getTime(); t += DAY_MS / 2) {
           const r = advance(stepwise, product, new Date(t));
           if (!r.ok) throw new Error(r.message);
           stepwise = r.value.state;
           stepEvents.push(...r.value.events);
+          stepClosed.push(...r.value.closedHolds);
+          expect(violations(stepwise, product)).toEqual([]);
         }
         const final = advance(stepwise, product, to);
         if (!once.ok || !final.ok) throw new Error("advance refused");
         stepEvents.push(...final.value.events);
+        stepClosed.push(...final.value.closedHolds);
         expect(final.value.state).toEqual(once.value.state);
         expect(stepEvents).toEqual(once.value.events);
+        expect(stepClosed).toEqual(once.value.closedHolds);
+        // the hold is open exactly until its daily close
+        const expiresAt = authorized?.ok && authorized.value.decision.status === "approved" ? authorized.value.decision.expiresAt : null;
+        const open = expiresAt !== null && to.getTime() < expiresAt.getTime();
+        expect(once.value.state.holds.map((h) => h.authorizationId)).toEqual(open ? ["a"] : []);
+        expect(once.value.closedHolds).toEqual(expiresAt !== null && !open ? [{ authorizationId: "a", kind: "expired", capturedAmount: 0, releasedAmount: amount, at: expiresAt }] : []);
       }),
       { numRuns: 100, seed: 20260210 },
     );

@@ -43,7 +43,8 @@ export function holdExpiry(createdAt: Date, ttlDays: number): Date {
 /**
  * Authorize `amount` cents at `at` for authorization `authorizationId` (module note for the decision).
  * Returns the step and the decision. Refusals: `CLOCK_BACKWARDS`, `AMOUNT_NOT_POSITIVE` (422 on `amount`).
- * @throws RangeError when `amount` is not a safe integer (the HTTP schema admits integers only).
+ * @throws RangeError when `amount` is not a safe integer (the HTTP schema admits integers only) or
+ *   `ttlDays` is not a whole number ≥ 1 (programming errors).
  */
 export function authorize(
   state: WalletState,
@@ -55,6 +56,8 @@ export function authorize(
   if (!started.ok) return started;
   const w = started.value;
   if (!Number.isSafeInteger(input.amount)) throw new RangeError(`amount must be a safe integer number of cents, got ${String(input.amount)}`);
+  // a hold must outlive its creation (AUTHORIZATION_TTL_DAYS is 1 to 30, src/config.ts)
+  if (!Number.isSafeInteger(input.ttlDays) || input.ttlDays < 1) throw new RangeError(`ttlDays must be a whole number of days ≥ 1, got ${String(input.ttlDays)}`);
   if (!(input.amount > 0)) return refuse("AMOUNT_NOT_POSITIVE", "The authorization amount must be a positive number of cents.", "amount");
   const allowed = chargeAllowed(w.s.status, w.s.expiresAt, at);
   let reason: DeclineReason | null = allowed.ok ? null : (allowed.code as DeclineReason);
