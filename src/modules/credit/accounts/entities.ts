@@ -65,7 +65,7 @@ export const CreditWallet = defineEntity({
     principalOutstanding: p.bigint("number"),
     interestOutstanding: p.bigint("number"),
     /** Sum of the open holds (`credit_authorization` rows `approved`), cents (docs/decisions/credit.md "Authorizations"). */
-    amountHeld: p.bigint("number").default(0),
+    amountHeld: p.bigint("number").defaultRaw("0"),
     firstCutDate: p.datetime(),
     time: p.integer().nullable(),
     expiresAt: p.datetime().nullable(),

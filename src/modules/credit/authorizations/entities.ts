@@ -38,9 +38,9 @@ export const CreditAuthorization = defineEntity({
     declineReason: p.string().length(32).nullable(),
     /** Amount requested, cents. */
     amount: p.bigint("number"),
-    capturedAmount: p.bigint("number").default(0),
+    capturedAmount: p.bigint("number").defaultRaw("0"),
     /** Released by a void, an expiry, a dissolution or the rest of a partial capture, cents. */
-    releasedAmount: p.bigint("number").default(0),
+    releasedAmount: p.bigint("number").defaultRaw("0"),
     merchantName: p.string().length(255),
     merchantMcc: p.string().length(4).nullable(),
     merchantCountry: p.string().length(2).nullable(),
