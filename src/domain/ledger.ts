@@ -8,7 +8,10 @@
  * through `external` accounts (one per network and currency), which may go negative: they mirror
  * the chain. Wallet accounts never go below zero. A transfer between two wallets of the platform
  * moves money from one wallet's available account to the other's, without leaving custody
- * (docs/decisions/limits-and-allowlist.md "Transfers").
+ * (docs/decisions/limits-and-allowlist.md "Transfers"). A trade (docs/decisions/trading.md "The
+ * ledger") exchanges one currency for another with the provider's `liquidity` account of each
+ * currency (the counterparty, which may go negative like an external account), and its fees go to
+ * the `fees` account of the quote currency.
  *
  * Balances: a wallet account keeps a cached balance, updated under a row lock with its postings
  * (that lock is what stops available money being held twice). An external account keeps none: it
@@ -19,27 +22,29 @@
 import { DomainError } from "./errors.js";
 import { money, type Money } from "./money.js";
 
-/** The buckets of a wallet's money, and the outside world. */
-export type Bucket = "available" | "held" | "external";
+/** The buckets of a wallet's money, the outside world, the trading counterparty and the fees earned. */
+export type Bucket = "available" | "held" | "external" | "liquidity" | "fees";
 
 /** Kinds of journal entries on one wallet ({@link postingsFor}). */
 export type EntryKind = "deposit" | "hold" | "release" | "debit";
 
 /**
- * Kinds of every journal entry: the one-wallet {@link EntryKind}s and `transfer`, which moves an
- * amount between two wallets' available accounts ({@link transferPostings}).
+ * Kinds of every journal entry: the one-wallet {@link EntryKind}s, `transfer`, which moves an
+ * amount between two wallets' available accounts ({@link transferPostings}), and `trade`, one leg
+ * (one currency) of an order ({@link tradePostings}).
  */
-export type JournalKind = EntryKind | "transfer";
+export type JournalKind = EntryKind | "transfer" | "trade";
 
 /** Largest amount the `numeric(38,18)` columns hold (20 integer digits), exclusive. */
 export const LEDGER_MAX_AMOUNT = money("1e20");
 /** Decimals the `numeric(38,18)` columns hold. */
 export const LEDGER_MAX_DECIMALS = 18;
 
-/** Identifies a ledger account: a wallet bucket, or the external account of a network. */
+/** Identifies a ledger account: a wallet bucket, the external account of a network, or the trading counterparty or fee account of a currency. */
 export type AccountRef =
   | { bucket: "available" | "held"; walletId: string; currency: string }
-  | { bucket: "external"; network: string; currency: string };
+  | { bucket: "external"; network: string; currency: string }
+  | { bucket: "liquidity" | "fees"; currency: string };
 
 /** One line of a journal entry: signed amount (positive adds to the account). */
 export interface Posting {
@@ -47,9 +52,17 @@ export interface Posting {
   amount: Money;
 }
 
-/** The stable, unique code of an account (`wallet:<id>:available:btc`, `external:networks/bitcoin:btc`). */
+/** The stable, unique code of an account (`wallet:<id>:available:btc`, `external:networks/bitcoin:btc`, `liquidity:btc`, `fees:usdt`). */
 export function accountCode(ref: AccountRef): string {
-  return ref.bucket === "external" ? `external:${ref.network}:${ref.currency}` : `wallet:${ref.walletId}:${ref.bucket}:${ref.currency}`;
+  switch (ref.bucket) {
+    case "external":
+      return `external:${ref.network}:${ref.currency}`;
+    case "liquidity":
+    case "fees":
+      return `${ref.bucket}:${ref.currency}`;
+    default:
+      return `wallet:${ref.walletId}:${ref.bucket}:${ref.currency}`;
+  }
 }
 
 /**
@@ -99,6 +112,40 @@ export function transferPostings(fromWalletId: string, toWalletId: string, curre
 }
 
 /**
+ * The two entries of an order on `walletId` (docs/decisions/trading.md "The ledger"), one per
+ * currency, each balanced: `spent` leaves the wallet's available account, `received` arrives in it;
+ * the provider's `liquidity` account of each currency takes the other side, and `fees` (in
+ * `feeCurrency`, one of the two) go from that currency's leg to its `fees` account. On a buy the
+ * fees are inside what is spent (liquidity gets spent − fees); on a sell they come out of what the
+ * liquidity pays (it pays received + fees).
+ * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT as {@link postingsFor} for `spent` and
+ *   `received`; Error when the currencies are one, fees are negative or `feeCurrency` is neither.
+ */
+export function tradePostings(
+  walletId: string,
+  spent: { currency: string; amount: Money },
+  received: { currency: string; amount: Money },
+  fees: Money,
+  feeCurrency: string,
+): { spent: Posting[]; received: Posting[] } {
+  if (spent.currency === received.currency) throw new Error(`a trade needs two currencies, got ${spent.currency} twice`);
+  if (feeCurrency !== spent.currency && feeCurrency !== received.currency) throw new Error(`fees in ${feeCurrency} on a ${spent.currency}/${received.currency} trade`);
+  if (fees.isNegative()) throw new Error("negative trade fees");
+  assertPostable(spent.amount);
+  assertPostable(received.amount);
+  const leg = (currency: string, wallet: Money): Posting[] => {
+    const fee = currency === feeCurrency ? fees : money(0);
+    const postings: Posting[] = [
+      { account: { bucket: "available", walletId, currency }, amount: wallet },
+      { account: { bucket: "liquidity", currency }, amount: wallet.neg().minus(fee) },
+    ];
+    if (!fee.isZero()) postings.push({ account: { bucket: "fees", currency }, amount: fee });
+    return postings;
+  };
+  return { spent: leg(spent.currency, spent.amount.neg()), received: leg(received.currency, received.amount) };
+}
+
+/**
  * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0; INVALID_AMOUNT for one the ledger
  *   cannot store exactly (more than 18 decimals, or 1e20 and above).
  */
@@ -125,14 +172,16 @@ export function assertBalanced(postings: readonly Posting[]): void {
 
 /**
  * Whether accounts of `bucket` keep a cached balance (locked and updated with each posting):
- * wallet buckets do; `external` accounts do not, their balance is the sum of their postings and
- * posting to them takes no lock on their row (docs/performance.md "What keeps the request path cheap").
+ * wallet buckets do; `external`, `liquidity` and `fees` accounts do not, their balance is the sum
+ * of their postings and posting to them takes no lock on their row, so no shared row serialises the
+ * deposits, withdrawals or orders of different wallets (docs/performance.md "What keeps the request
+ * path cheap").
  */
 export function balanceCached(bucket: Bucket): boolean {
-  return bucket !== "external";
+  return bucket === "available" || bucket === "held";
 }
 
 /** Whether an account of `bucket` may hold `balance` (wallet buckets never go below zero). */
 export function balanceAllowed(bucket: Bucket, balance: Money): boolean {
-  return bucket === "external" || balance.gte(0);
+  return !balanceCached(bucket) || balance.gte(0);
 }

@@ -7,8 +7,9 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import type { JournalKind } from "../../domain/ledger.js";
 
 /**
- * A ledger account: a wallet's `available` or `held` bucket of one currency, or the `external`
- * account of a network and currency.
+ * A ledger account: a wallet's `available` or `held` bucket of one currency, the `external`
+ * account of a network and currency, or the trading `liquidity` and `fees` accounts of a currency
+ * (uncached like external ones; docs/decisions/trading.md "The ledger").
  *
  * `balance`: for a wallet bucket, the cache of the sum of its postings, kept under a row lock in
  * the same transaction as the postings, never negative and never null (CHECK constraints). For an
@@ -20,14 +21,14 @@ export const LedgerAccount = defineEntity({
   name: "LedgerAccount",
   tableName: "ledger_account",
   checks: [
-    { name: "ledger_account_balance_check", expression: "bucket = 'external' or balance >= 0" },
-    { name: "ledger_account_cached_balance_check", expression: "bucket = 'external' or balance is not null" },
+    { name: "ledger_account_balance_check", expression: "bucket = 'external' or bucket = 'liquidity' or bucket = 'fees' or balance >= 0" },
+    { name: "ledger_account_cached_balance_check", expression: "bucket = 'external' or bucket = 'liquidity' or bucket = 'fees' or balance is not null" },
   ],
   indexes: [{ name: "ledger_account_wallet_id_index", properties: ["walletId"] }],
   properties: {
     id: p.bigint("number").primary(),
     code: p.string().unique(),
-    bucket: p.string().$type<"available" | "held" | "external">(),
+    bucket: p.string().$type<"available" | "held" | "external" | "liquidity" | "fees">(),
     walletId: p.uuid().nullable(),
     network: p.string().nullable(),
     currency: p.string(),

@@ -10,15 +10,18 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 export interface AccountRow {
   id: string;
   code: string;
-  bucket: "available" | "held" | "external";
+  bucket: "available" | "held" | "external" | "liquidity" | "fees";
   balance: string | null;
 }
 
+/** SQL: whether account `a` is a wallet bucket, the only accounts with a cached balance (src/domain/ledger.ts `balanceCached`). */
+const WALLET_BUCKET = `a.bucket in ('available', 'held')`;
+
 /**
  * SQL: the balance account `a` should cache, given `s.total`, the sum of its postings: that sum for
- * a wallet bucket, null for an external account (src/domain/ledger.ts `balanceCached`).
+ * a wallet bucket, null for an external, liquidity or fees account (src/domain/ledger.ts `balanceCached`).
  */
-const EXPECTED_CACHE = `case when a.bucket = 'external' then null else coalesce(s.total, 0) end`;
+const EXPECTED_CACHE = `case when ${WALLET_BUCKET} then coalesce(s.total, 0) else null end`;
 
 /** SQL: each account's sum of postings, as `s (account_id, total)`. */
 const POSTING_SUMS = `(select account_id, sum(amount) as total from ledger_posting group by account_id) s`;
@@ -130,7 +133,7 @@ export function negativeAccountRows(em: EntityManager): Promise<{ code: string; 
   return em.execute<{ code: string; balance: string }[]>(
     `select a.code, least(a.balance, coalesce(s.total, 0))::text as balance
        from ledger_account a left join ${POSTING_SUMS} on s.account_id = a.id
-      where a.bucket <> 'external' and (a.balance < 0 or coalesce(s.total, 0) < 0)`,
+      where ${WALLET_BUCKET} and (a.balance < 0 or coalesce(s.total, 0) < 0)`,
   );
 }
 
@@ -143,12 +146,12 @@ export function unbalancedCurrencyRows(em: EntityManager): Promise<{ currency: s
 
 /**
  * Locks every wallet account (in id order, as posts lock them), then sets each account's cache to
- * what its postings give (null on an external account). External rows are not locked `FOR UPDATE`:
+ * what its postings give (null on an external, liquidity or fees account). Those rows are not locked `FOR UPDATE`:
  * a post holding its wallet locks takes a `FOR KEY SHARE` lock on its external row, and waiting for
  * it here would deadlock. @returns accounts changed.
  */
 export async function rebuildCacheRows(em: EntityManager): Promise<number> {
-  await em.execute(`select id from ledger_account where bucket <> 'external' order by id for update`);
+  await em.execute(`select id from ledger_account a where ${WALLET_BUCKET} order by id for update`);
   const result = await em.execute<{ affectedRows?: number; rowCount?: number }>(
     `update ledger_account a set balance = ${EXPECTED_CACHE}, updated_at = now()
        from ledger_account a2 left join ${POSTING_SUMS} on s.account_id = a2.id

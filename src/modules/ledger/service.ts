@@ -20,6 +20,7 @@ import {
   balanceAllowed,
   balanceCached,
   postingsFor,
+  tradePostings,
   transferPostings,
   type AccountRef,
   type EntryKind,
@@ -61,6 +62,9 @@ export interface PostRequest {
   /** What caused the entry, e.g. `wallet_transaction:42`. */
   reference?: string;
 }
+
+/** What a journal entry records besides its postings. */
+type EntryRecord = { kind: JournalKind; walletId: string; network: string; currency: string; amount: Money; reference?: string | undefined };
 
 /** A request to post a transfer between two wallets (src/domain/ledger.ts `transferPostings`). */
 export interface TransferPostRequest {
@@ -186,24 +190,63 @@ export class LedgerService {
   }
 
   /**
-   * Books `postings` as one entry (in a transaction): locks the entry's wallet accounts and reads
-   * its other accounts and the `available` and `held` accounts of each of `wallets` in the
-   * currency; refuses a wallet bucket going below zero; writes the entry, its postings and the new
-   * cached balances. @returns the entry's id and the balance of each of `wallets` after it, in order.
+   * Posts an order's two entries (docs/decisions/trading.md "The ledger"; src/domain/ledger.ts
+   * `tradePostings`), kind `trade`, network `trading`, `reference` e.g. `order:<id>`: one per
+   * currency, the wallet's available accounts of both currencies locked together (`FOR UPDATE`, in
+   * id order, in one statement, so two opposite orders of one wallet never deadlock), the liquidity
+   * and fees accounts only appended to. Must run inside a transaction, as {@link post}.
+   * @returns the two entries' ids and the wallet's balances of the spent and received currencies after them.
+   * @throws DomainError INSUFFICIENT_BALANCE (400) when the wallet's available balance of the spent
+   *   currency does not cover it; AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; Error outside a transaction.
    */
+  async trade(
+    em: EntityManager,
+    request: { walletId: string; spent: { currency: string; amount: Money }; received: { currency: string; amount: Money }; fees: Money; feeCurrency: string; reference: string },
+  ): Promise<{ entryIds: [number, number]; spent: WalletCurrencyBalance; received: WalletCurrencyBalance }> {
+    if (!em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional)");
+    const legs = tradePostings(request.walletId, request.spent, request.received, request.fees, request.feeCurrency);
+    const entry = (currency: string, amount: Money) => ({ kind: "trade" as const, walletId: request.walletId, network: "trading", currency, amount, reference: request.reference });
+    const { entryIds, after } = await this.bookEntries(
+      em,
+      [
+        { entry: entry(request.spent.currency, request.spent.amount), postings: legs.spent },
+        { entry: entry(request.received.currency, request.received.amount), postings: legs.received },
+      ],
+      [{ walletId: request.walletId, currency: request.spent.currency }, { walletId: request.walletId, currency: request.received.currency }],
+    );
+    return { entryIds: [entryIds[0] as number, entryIds[1] as number], spent: after[0] as WalletCurrencyBalance, received: after[1] as WalletCurrencyBalance };
+  }
+
+  /** Books `postings` as one entry ({@link bookEntries}); `wallets` are read in the entry's currency. */
   private async book(
     em: EntityManager,
-    entry: { kind: JournalKind; walletId: string; network: string; currency: string; amount: Money; reference?: string | undefined },
+    entry: EntryRecord,
     postings: Posting[],
     wallets: readonly string[],
   ): Promise<{ entryId: number; after: WalletCurrencyBalance[] }> {
-    assertBalanced(postings);
-    const refs = new Map(postings.map((p) => [accountCode(p.account), p.account]));
+    const { entryIds, after } = await this.bookEntries(em, [{ entry, postings }], wallets.map((walletId) => ({ walletId, currency: entry.currency })));
+    return { entryId: entryIds[0] as number, after };
+  }
+
+  /**
+   * Books each of `entries` (in a transaction): locks every wallet account they post to, in one
+   * statement and id order, and reads their other accounts and the `available` and `held`
+   * accounts of each of `balances`; refuses a wallet bucket going below zero; writes each entry, its
+   * postings and the new cached balances. @returns the entries' ids and each of `balances` after them, in order.
+   */
+  private async bookEntries(
+    em: EntityManager,
+    entries: readonly { entry: EntryRecord; postings: Posting[] }[],
+    balances: readonly { walletId: string; currency: string }[],
+  ): Promise<{ entryIds: number[]; after: WalletCurrencyBalance[] }> {
+    for (const e of entries) assertBalanced(e.postings);
+    const all = entries.flatMap((e) => e.postings);
+    const refs = new Map(all.map((p) => [accountCode(p.account), p.account]));
     const codes = [...refs.keys()].sort();
     // Only the accounts with a cached balance (the wallets') are locked; every kind has at least one.
     const walletCodes = codes.filter((code) => balanceCached((refs.get(code) as AccountRef).bucket));
-    if (walletCodes.length === 0) throw new Error(`a ${entry.kind} entry posts to no wallet account`);
-    const buckets = wallets.map((walletId) => (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId, currency: entry.currency })));
+    if (walletCodes.length === 0) throw new Error(`a ${entries[0]?.entry.kind ?? "?"} entry posts to no wallet account`);
+    const buckets = balances.map(({ walletId, currency }) => (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId, currency })));
     const readCodes = [...new Set([...codes, ...buckets.flat()])].filter((code) => !walletCodes.includes(code));
     let rows = await lockAndReadAccounts(em, walletCodes, readCodes);
     const missing = codes.filter((code) => !rows.some((row) => row.code === code));
@@ -214,32 +257,37 @@ export class LedgerService {
     }
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const next = new Map<string, Money>();
-    for (const p of postings) {
-      if (!balanceCached(p.account.bucket)) continue; // append-only: derived from its postings
-      const row = byCode.get(accountCode(p.account));
-      if (!row) throw new Error(`ledger account ${accountCode(p.account)} vanished`);
-      if (row.balance === null) throw new Error(`wallet account ${row.code} has no cached balance`);
-      const balance = (next.get(row.code) ?? money(row.balance)).plus(p.amount);
-      if (!balanceAllowed(row.bucket, balance)) {
-        throw new DomainError("INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${entry.currency} balance for this amount.`);
+    const entryIds: number[] = [];
+    for (const { entry, postings } of entries) {
+      const changed = new Set<string>();
+      for (const p of postings) {
+        if (!balanceCached(p.account.bucket)) continue; // append-only: derived from its postings
+        const row = byCode.get(accountCode(p.account));
+        if (!row) throw new Error(`ledger account ${accountCode(p.account)} vanished`);
+        if (row.balance === null) throw new Error(`wallet account ${row.code} has no cached balance`);
+        const balance = (next.get(row.code) ?? money(row.balance)).plus(p.amount);
+        if (!balanceAllowed(row.bucket, balance)) {
+          throw new DomainError("INSUFFICIENT_BALANCE", `Insufficient ${row.bucket} ${p.account.currency} balance for this amount.`);
+        }
+        next.set(row.code, balance);
+        changed.add(row.code);
       }
-      next.set(row.code, balance);
+      entryIds.push(await writeEntry(em, {
+        kind: entry.kind,
+        walletId: entry.walletId,
+        network: entry.network,
+        currency: entry.currency,
+        amount: entry.amount.toFixed(),
+        reference: entry.reference ?? null,
+        postings: postings.map((p) => ({ accountId: (byCode.get(accountCode(p.account)) as AccountRow).id, currency: p.account.currency, amount: p.amount.toFixed() })),
+        balances: [...changed].map((code) => ({ code, balance: (next.get(code) as Money).toFixed() })),
+      }));
     }
-    const entryId = await writeEntry(em, {
-      kind: entry.kind,
-      walletId: entry.walletId,
-      network: entry.network,
-      currency: entry.currency,
-      amount: entry.amount.toFixed(),
-      reference: entry.reference ?? null,
-      postings: postings.map((p) => ({ accountId: (byCode.get(accountCode(p.account)) as AccountRow).id, currency: p.account.currency, amount: p.amount.toFixed() })),
-      balances: [...next].map(([code, balance]) => ({ code, balance: balance.toFixed() })),
-    });
-    const after = buckets.map((pair) => {
+    const after = buckets.map((pair, i) => {
       const [available, held] = pair.map((code) => next.get(code) ?? money(byCode.get(code)?.balance ?? 0)) as [Money, Money];
-      return { currency: entry.currency, available, held, balance: available.plus(held) };
+      return { currency: (balances[i] as { currency: string }).currency, available, held, balance: available.plus(held) };
     });
-    return { entryId, after };
+    return { entryIds, after };
   }
 
   /**
@@ -301,7 +349,7 @@ export class LedgerService {
     const inserted = await insertAccount(em, {
       code,
       bucket: ref.bucket,
-      walletId: ref.bucket === "external" ? null : ref.walletId,
+      walletId: ref.bucket === "available" || ref.bucket === "held" ? ref.walletId : null,
       network: ref.bucket === "external" ? ref.network : null,
       currency: ref.currency,
       balance: balanceCached(ref.bucket) ? "0" : null,
