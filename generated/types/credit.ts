@@ -1251,7 +1251,8 @@ export interface components {
              * Format: date-time
              * @description Re-queue every notification in delivery status `failed` or `disabled` created at or after this
              *     instant (ISO 8601 with an offset, compared in UTC). At most 30 days back and not in the
-             *     future: outside that window answers 422 `VALIDATION_ERROR` on `since`.
+             *     future, counted on the tenant's clock (its sandbox clock while the sandbox is active, the clock
+             *     its notifications' `createdAt` follow): outside that window answers 422 `VALIDATION_ERROR` on `since`.
              * @example 2025-12-20T00:00:00Z
              */
             since: string;

@@ -176,6 +176,20 @@ describe("RecoverCreditNotifications", () => {
     expect(receiver.byId(others[0]!)).toHaveLength(0);
   });
 
+  it("counts since on the tenant's sandbox clock: a tenant whose clock is months behind recovers its events by sandbox instants", async () => {
+    const s = await scene();
+    await t.orm.em.fork().execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now())`, [s.customerId, new Date("2026-02-20T00:00:00Z")]);
+    const w = await wallet(s, 1);
+    const missed = await insertEvents(s, w, 1, 1, new Date("2026-02-10T00:00:00Z"), true);
+    const res = await recover(s, "2026-02-01T00:00:00Z");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toEqual({ recovered: 1 });
+    await waitForAll(missed, "succeeded");
+    // 30 days before the sandbox clock, and after it, are outside the window whatever the real date
+    expect((await recover(s, "2026-01-20T00:00:00Z")).status).toBe(422);
+    expect((await recover(s, "2026-02-21T00:00:00Z")).status).toBe(422);
+  });
+
   it("keeps the stream head rule: a re-queued event makes the later pending events of its wallet wait", async () => {
     const s = await scene(false);
     const w = await wallet(s, 3);

@@ -11,6 +11,7 @@ import { PARKED_AT, WAITING_AT } from "../../../domain/outbox.js";
 import type { OutboxChannel } from "../../outbox/channel.js";
 import { DeliveryAttempt } from "../../outbox/entities.js";
 import { recoverSince, requeueFailed } from "../../outbox/recover.js";
+import { tenantNow } from "../clock/queries.js";
 import { CreditEvent } from "../accounts/entities.js";
 import { CreditNotificationTarget } from "./entities.js";
 
@@ -71,13 +72,14 @@ export async function listCreditDeliveries(
  * created at or after `since` ({@link requeueFailed}: per-wallet order kept, `webhook-id` = event id
  * kept, attempts history kept, counter restarted), in one transaction. A disabled target stays
  * disabled (its re-queued events wait until NotificationsEnlist). The caller starts a round.
- * @param since ISO 8601 date-time, at most 30 days back, not in the future.
+ * @param since ISO 8601 date-time, at most 30 days back, not in the future, on the tenant's clock
+ *   (`tenantNow`: its sandbox clock while active, the clock the events' `createdAt` follow).
  * @returns how many notifications were re-queued.
  * @throws DomainError NOT_FOUND (404) when the tenant has no target; ValidationFailed (422
  *   `VALIDATION_ERROR` on `since`).
  */
 export async function recoverCreditNotifications<M>(em: EntityManager, channel: OutboxChannel<M>, customerId: string, since: string): Promise<number> {
-  const from = recoverSince(since);
+  const from = recoverSince(since, await tenantNow(em, customerId));
   const target = await em.findOne(CreditNotificationTarget, { customerId });
   if (!target) throw new DomainError("NOT_FOUND", "No credit notification URL is registered yet: call NotificationsEnlist (PUT /v2/notifications).");
   return em.transactional((tx) => requeueFailed(tx, channel, customerId, from));
