@@ -1,7 +1,7 @@
 /**
  * Dredd hooks of the credit contract (run by tests/contract/dredd-credit.test.ts, which passes the
  * operations, their response schemas and the seeded fixtures in `hooks.configuration.custom.contract`;
- * see support-dredd-fixtures.ts `seedCreditFixtures`). The machinery is dredd-hooks-core.cjs, shared with the
+ * see support-dredd-fixtures-credit.ts `seedCreditFixtures`). The machinery is dredd-hooks-core.cjs, shared with the
  * platform hooks: this file declares the credit cases, credentials and skips.
  *
  * Credit wallet ids are generated, so the document's example walletId (`c7e2a9d4-…`) cannot exist:
@@ -9,6 +9,10 @@
  * id itself is the unknown wallet of the 404s. Dredd runs the transactions in document order (products,
  * notifications, sandbox clock, wallets, then the wallet operations by path), which the cases rely on:
  * Block Credit Wallet blocks `wallets.toBlock` before Unblock Credit Wallet unblocks `wallets.blocked`.
+ * The card authorizations work the same way on `wallets.cards`: each success that closes an
+ * authorization gets its own open one (`authorizations.toCapture`, `authorizations.toVoid`), the
+ * 409s name one voided while seeding (`authorizations.closed`) or capture more than the one left open
+ * (`authorizations.open`), and the document's example authorizationId is the unknown one of the 404s.
  */
 const hooks = require("hooks");
 const { installCaseHooks } = require("./dredd-hooks-core.cjs");
@@ -39,6 +43,23 @@ const BAD_TRACE_ID = (c) => c.header("x-trace-id", "not-a-uuid").error("VALIDATI
 
 /** Path of a wallet operation on `walletId` (`suffix` after it). */
 const walletPath = (c, walletId, suffix = "") => c.path(`/v2/wallet/credits/${walletId}${suffix}`);
+/** Path of an authorization operation on the seeded `wallets.cards` (`suffix` after `/authorizations`). */
+const cardsPath = (c, suffix = "") => walletPath(c, c.f.wallets.cards, `/authorizations${suffix}`);
+/** Path of an operation on authorization `authorizationId` of `wallets.cards` (`suffix` after it). */
+const authorizationPath = (c, authorizationId, suffix = "") => cardsPath(c, `/${authorizationId}${suffix}`);
+/** The document's example authorizationId: ids are generated, so it is unknown on every wallet. */
+const EXAMPLE_AUTHORIZATION_ID = "2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182";
+/** The 404 of an authorization unknown on a seeded wallet. */
+const UNKNOWN_AUTHORIZATION = (suffix) => (c) => authorizationPath(c, EXAMPLE_AUTHORIZATION_ID, suffix).error("NOT_FOUND");
+/** The 422 of an operation whose only inputs are the ids: an authorizationId one past its `maxLength` (64). */
+const longAuthorizationId = (suffix) => (c) => authorizationPath(c, "a".repeat(65), suffix).error("VALIDATION_ERROR").expect(fieldError("authorizationId"));
+/**
+ * The body of Authorize Credit's "Approved" example (the operation has two named examples, so the
+ * body Dredd sends is not that one for sure): 150.00 at a hardware store.
+ */
+const APPROVED = { amount: 15000, merchant: { name: "Hardware store", mcc: "5251", country: "US" }, reference: "auth-8842-0193" };
+/** The largest amount Authorize Credit takes (10¹² cents): above every wallet's available amount. */
+const MAX_AMOUNT = 1_000_000_000_000;
 /** `data` of the answer must match `properties`. */
 const dataWith = (properties) => ({ properties: { data: { properties } } });
 
@@ -99,12 +120,14 @@ const CASES = {
     422: BAD_TRACE_ID,
   },
   recoverCreditNotifications: {
-    // `since` relative to now: the example's instant leaves the 30-day window as time passes.
-    200: (c) => c.body({ since: new Date(Date.now() - 3_600_000).toISOString() }).expect(dataWith({ recovered: { minimum: 0 } })),
+    // `since` counts on the tenant's clock (docs/outbox.md "Recovering missed notifications"): an hour before the seeded clock,
+    // which the clock operations move only later in the run; the example's instant is out of the 30-day window.
+    200: (c) => c.body({ since: new Date(Date.parse(c.f.clockNow) - 3_600_000).toISOString() }).expect(dataWith({ recovered: { minimum: 0 } })),
     401: (c) => c.as("none").error("UNAUTHORIZED"),
     403: (c) => c.as("master").error("FORBIDDEN"),
     404: (c) => c.as("otherOwner").body({ since: new Date(Date.now() - 3_600_000).toISOString() }).error("NOT_FOUND"), // a tenant that never enlisted
-    422: (c) => c.body({ since: new Date(Date.now() + 3_600_000).toISOString() }).error("VALIDATION_ERROR").expect(fieldError("since")), // in the future
+    // In the future on the tenant's clock (a day after it), though long past on the real one.
+    422: (c) => c.body({ since: new Date(Date.parse(c.f.clockNow) + 86_400_000).toISOString() }).error("VALIDATION_ERROR").expect(fieldError("since")),
   },
   listCreditNotificationDeliveries: {
     200: (c) => c.query("limit=2&offset=0").expect(dataWith({ limit: { const: 2 }, offset: { const: 0 } })),
@@ -159,6 +182,57 @@ const CASES = {
     ...WALLET_ERRORS,
     404: [WALLET_ERRORS[404], (c) => walletPath(c, c.f.wallets.main).as("otherOwner").error("NOT_FOUND")], // another tenant's wallet
     422: longWalletId(""),
+  },
+  authorizeCredit: {
+    201: [
+      (c) => cardsPath(c).body(APPROVED).expect(dataWith({ status: { const: "approved" }, declineReason: { const: null }, walletId: { const: c.f.wallets.cards } })),
+      // Above any available amount: a decline is a 201 too.
+      (c) => cardsPath(c).body({ ...APPROVED, amount: MAX_AMOUNT }).expect(dataWith({ status: { const: "declined" }, declineReason: { const: "INSUFFICIENT_CREDIT" } })),
+      // The seeded authorization repeated: its key and body return the first authorization.
+      (c) => cardsPath(c).header("Idempotency-Key", c.f.seededAuthorization.idempotencyKey).body(c.f.seededAuthorization.body)
+        .expect(dataWith({ isDuplicate: { const: true }, authorizationId: { const: c.f.authorizations.open } })),
+    ],
+    ...WALLET_ERRORS,
+    404: (c) => c.body(APPROVED).error("NOT_FOUND"), // the example walletId: wallet ids are generated
+    // The seeded authorization's key with another body.
+    409: (c) => cardsPath(c).header("Idempotency-Key", c.f.seededAuthorization.idempotencyKey).body(APPROVED).error("CONFLICT"),
+    422: [
+      (c) => cardsPath(c).body({ ...APPROVED, amount: 0 }).error("VALIDATION_ERROR").expect(fieldError("amount")),
+      (c) => cardsPath(c).body({ amount: 100 }).error("VALIDATION_ERROR").expect(fieldError("merchant")), // no merchant
+    ],
+  },
+  listCreditAuthorizations: {
+    200: (c) => cardsPath(c).query("limit=20&offset=0").expect(dataWith({ items: { minItems: 4 } })),
+    ...WALLET_ERRORS,
+    422: (c) => cardsPath(c).query("limit=0").error("VALIDATION_ERROR"),
+  },
+  getCreditAuthorization: {
+    200: (c) => authorizationPath(c, c.f.authorizations.open).expect(dataWith({ authorizationId: { const: c.f.authorizations.open }, status: { const: "approved" } })),
+    ...WALLET_ERRORS,
+    404: [
+      UNKNOWN_AUTHORIZATION(""),
+      (c) => authorizationPath(c, c.f.authorizations.open).as("otherOwner").error("NOT_FOUND"), // another tenant's authorization
+    ],
+    422: longAuthorizationId(""),
+  },
+  captureCreditAuthorization: {
+    // The example's 12000 of the 15000 held.
+    200: (c) => authorizationPath(c, c.f.authorizations.toCapture, "/capture")
+      .expect(dataWith({ status: { const: "captured" }, capturedAmount: { const: c.example().amount }, releasedAmount: { const: 15000 - c.example().amount } })),
+    ...WALLET_ERRORS,
+    404: UNKNOWN_AUTHORIZATION("/capture"),
+    409: [
+      (c) => authorizationPath(c, c.f.authorizations.closed, "/capture").error("CONFLICT"), // voided
+      (c) => authorizationPath(c, c.f.authorizations.open, "/capture").body({ amount: 15001 }).error("CONFLICT"), // above the authorized amount
+    ],
+    422: (c) => authorizationPath(c, c.f.authorizations.open, "/capture").body({ amount: 0 }).error("VALIDATION_ERROR").expect(fieldError("amount")),
+  },
+  voidCreditAuthorization: {
+    200: (c) => authorizationPath(c, c.f.authorizations.toVoid, "/void").expect(dataWith({ status: { const: "voided" }, releasedAmount: { const: 15000 } })),
+    ...WALLET_ERRORS,
+    404: UNKNOWN_AUTHORIZATION("/void"),
+    409: (c) => authorizationPath(c, c.f.authorizations.closed, "/void").error("CONFLICT"), // voided already
+    422: longAuthorizationId("/void"),
   },
   blockCreditWallet: {
     200: (c) => walletPath(c, c.f.wallets.toBlock, "/block").expect(dataWith({ status: { const: "blocked" } })),

@@ -2,7 +2,7 @@
  * Contract verification of the credit document with Dredd: the real app on a real PostgreSQL,
  * listening on 127.0.0.1, checked against generated/openapi/credit.openapi.yaml. Fixtures are seeded
  * over HTTP with the document's example ids (tenant `acme-bank`, product `001`, user `6f1d2c3b-…`;
- * support-dredd-fixtures.ts `seedCreditFixtures`), the tenant's notifications go to a real receiver on
+ * support-dredd-fixtures-credit.ts `seedCreditFixtures`), the tenant's notifications go to a real receiver on
  * 127.0.0.1; tests/contract/dredd-credit-hooks.cjs builds each transaction's case and puts the real
  * response schema into Dredd's expectation.
  *
@@ -46,7 +46,9 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
   [
     "createCreditProduct 422", "createCreditWallet 422", "getCreditWallet 404",
     "payOutCredit 201", "payOutCredit 409", "reportPayCredit 201",
+    "authorizeCredit 201", "authorizeCredit 422", "getCreditAuthorization 404", "captureCreditAuthorization 409",
   ],
+  ["authorizeCredit 201"],
 ];
 
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */
@@ -152,7 +154,7 @@ describe("credit contract (Dredd)", () => {
   }, WHOLE_RUN_MS);
 
   it("serves every operation and its deterministic error cases as the document says", () => {
-    expect(all.length, "operations of the credit document").toBe(23);
+    expect(all.length, "operations of the credit document").toBe(28);
     expect(all.filter((op) => !op.implemented).map((op) => op.operationId), "credit operations answering 501").toEqual([]);
     const { main: run, connections } = runs;
     expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
@@ -173,10 +175,12 @@ describe("credit contract (Dredd)", () => {
       "blockCreditWallet", "dissolveCreditWallet", "getCreditProduct", "getCreditWallet", "getNotificationsSettings",
       "listCreditWalletEvents", "listCreditWalletStatements", "payOutCredit", "reportPayCredit", "unblockCreditWallet",
       "updateCreditProductSettings", "changeInterestCreditCapital", "changeWalletLimit", "recoverCreditNotifications",
+      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "getCreditAuthorization", "listCreditAuthorizations",
     ].sort());
     expect(passing("409"), "operations passing 409").toEqual([
       "blockCreditWallet", "changeInterestCreditCapital", "changeWalletLimit", "createCreditProduct", "createCreditWallet",
       "dissolveCreditWallet", "payOutCredit", "reportPayCredit", "setSandboxClock", "unblockCreditWallet",
+      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization",
     ].sort());
     // Skipped: 413, 415, 429, 500 and 503 of every operation, and the sandbox clock's 404 (the provider is the sandbox).
     const skipped = run.tests.filter((x) => x.status === "skip").map((x) => x.expectedStatus);

@@ -106,7 +106,11 @@ function resolvePointer(doc: OpenApiDocument, ref: string): Json {
  * The document as Dredd gets it. dredd-transactions 10 drops every transaction of an operation
  * whose query parameter names contain brackets (`filter[limit]`: "Ambiguous URI parameter in
  * template"), so those optional parameters are removed from this copy; the hooks add them back to
- * the request where a case needs them. Nothing else changes.
+ * the request where a case needs them. A parameter with named `examples` (an operation with a titled
+ * or several `@opExample`s, as Authorize Credit) gets the value of its first one as `example`:
+ * Dredd's OpenAPI 3 parser reads only `example` on a parameter and refuses a path parameter without
+ * one ("Required URI parameter … has no example"), while it reads the first of a body's `examples`.
+ * Nothing else changes.
  */
 export function dreddDescription(doc: OpenApiDocument): string {
   const copy = structuredClone(doc);
@@ -117,6 +121,15 @@ export function dreddDescription(doc: OpenApiDocument): string {
         const param = resolveParameter(copy, p);
         return !(param.in === "query" && /[[\]]/.test(param.name));
       });
+      for (const p of op.parameters) {
+        if ("$ref" in p) continue;
+        const named = p as Parameter & { example?: Json; examples?: Record<string, { value?: Json }> };
+        const first = named.examples && Object.values(named.examples)[0];
+        if (named.example === undefined && first && first.value !== undefined) {
+          named.example = first.value;
+          delete named.examples;
+        }
+      }
     }
   }
   return JSON.stringify(copy);

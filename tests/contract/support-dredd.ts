@@ -3,8 +3,9 @@
  * platform, dredd-credit.test.ts for the credit core): runs Dredd programmatically on a document
  * with its hookfile, records each transaction's outcome, watches that nothing connects outside
  * 127.0.0.1, and breaks answers on purpose for the negative controls. The documents as Dredd checks
- * them are in support-dredd-document.ts, the seeding in support-dredd-fixtures.ts; this module
- * re-exports both, the one import of the test files. Everything Dredd and the hooks talk to is the
+ * them are in support-dredd-document.ts, the seeding in support-dredd-fixtures.ts (the credit
+ * document's in support-dredd-fixtures-credit.ts); this module re-exports them, the one import of
+ * the test files. Everything Dredd and the hooks talk to is the
  * test server on 127.0.0.1.
  */
 import { EventEmitter } from "node:events";
@@ -18,6 +19,7 @@ import type { Fixtures } from "./support-dredd-fixtures.js";
 
 export * from "./support-dredd-document.js";
 export * from "./support-dredd-fixtures.js";
+export * from "./support-dredd-fixtures-credit.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -21,6 +21,7 @@ import { loadDocument } from "../../src/http/docs.js";
 import { creditAccess } from "../../src/http/credit/wiring.js";
 import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
 import { BTC_DESTINATION, Walk, fundedBtcUser, initiateBtcWithdrawal } from "../support/fixtures.js";
+import { goldenProductBody } from "../support/credit-golden.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -150,7 +151,23 @@ beforeAll(async () => {
   expect(transfer.status, JSON.stringify(transfer.body)).toBe(201);
   const address = await t.api().post(`/api/v1/users/${user.userId}/addresses`).set("x-api-key", tenant.key).send({ currency: "btc", address: BTC_DESTINATION, label: "Fuzz" });
   expect(address.status, JSON.stringify(address.body)).toBe(201);
+  // The credit core: the golden product, a notification URL and a credit wallet of the user with an
+  // open card authorization on it (docs/decisions/credit.md "Authorizations"), so the wallet's and the
+  // authorization's operations get past their 404s.
+  const asOwner = { "x-api-key": tenant.key };
+  const product = await t.api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId));
+  expect(product.status, JSON.stringify(product.body)).toBe(201);
+  const enlisted = await t.api().put("/v2/notifications").set(asOwner).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });
+  expect(enlisted.status, JSON.stringify(enlisted.body)).toBe(200);
+  const creditWallet = await t.api().post("/v2/wallet/credits").set(asOwner).send({ userId: user.userId, currency: "USD", limit: 100000, creditProductCode: "001" });
+  expect(creditWallet.status, JSON.stringify(creditWallet.body)).toBe(201);
+  const walletId = creditWallet.body.data.walletId as string;
+  const authorization = await t.api().post(`/v2/wallet/credits/${walletId}/authorizations`).set(asOwner).send({ amount: 1500, merchant: { name: "Fuzz store" } });
+  expect(authorization.status, JSON.stringify(authorization.body)).toBe(201);
+  expect(authorization.body.data.status).toBe("approved");
   Object.assign(ids, {
+    walletId,
+    authorizationId: authorization.body.data.authorizationId as string,
     customer_id: tenant.customerId,
     credential_id: tenant.credentialId,
     user_id: user.userId,

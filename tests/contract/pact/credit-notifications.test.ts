@@ -12,7 +12,9 @@
  * 2. provider: the pact is verified against bodies the service makes on its own path. The provider
  *    state drives the real app over HTTP (tenant, golden product, NotificationsEnlist, sandbox
  *    clock, wallet, charge, ChangeInterestCreditCapital, clock advance through the cut and the grace
- *    end into default, two payments that cure it, ChangeWalletLimit), so every event is a
+ *    end into default, two payments that cure it, ChangeWalletLimit, then card authorizations: one
+ *    approved and captured in part, one declined above the available amount, one approved and
+ *    voided; docs/decisions/credit.md "Authorizations"), so every event is a
  *    `credit_event` row the service wrote; each message is that row read back with the ORM and
  *    turned into a body by `creditNotificationBody`, what the delivery sends; the bodies made are
  *    also compared with the consumer's examples, value for value, and with the bodies the real
@@ -41,8 +43,19 @@ import { startReceiver, type Receiver } from "../../support/webhook-receiver.js"
 import { waitFor } from "../../support/wait.js";
 import { GOLDEN_PRODUCT } from "../../support/credit-golden.js";
 import { WHOLE_RUN_MS } from "../whole-run.js";
-import { CreditReceiver, type NotificationType, type WalletRecord } from "./credit-receiver.js";
-import { EXAMPLE_WALLET, STEPS, description, exampleBody, messageTemplate } from "./credit-scenario.js";
+import { CreditReceiver, recordOf, type NotificationType, type WalletRecord } from "./credit-receiver.js";
+import {
+  AUTH_APPROVED,
+  AUTH_CAPTURED,
+  AUTH_DECLINED,
+  AUTH_VOIDED,
+  EXAMPLE_WALLET,
+  LATER_STEPS,
+  STEPS,
+  description,
+  exampleBody,
+  messageTemplate,
+} from "./credit-scenario.js";
 
 const CONSUMER = "credit-notification-receiver";
 const PROVIDER = "custody-credit-notifications";
@@ -51,7 +64,7 @@ const pactDir = keepDir ?? mkdtempSync(join(tmpdir(), "pact-credit-"));
 const pactFile = join(pactDir, `${CONSUMER}-${PROVIDER}.json`);
 
 /** The one provider state: the provider sets it up once and answers every message from it. */
-const STATE = "a revolving credit wallet went through a cut with an interest change, default, cure and a limit raise";
+const STATE = "a revolving credit wallet went through a cut with an interest change, default, cure, a limit raise and card authorizations";
 
 // ── Consumer ──────────────────────────────────────────────────────────────────────────────────
 
@@ -73,11 +86,11 @@ describe(`consumer ${CONSUMER}`, () => {
         .executeTest(async (message) => {
           // The receiver has applied the wallet's earlier notifications (its own storage).
           const known: [string, WalletRecord][] = previous
-            ? [[EXAMPLE_WALLET, { sequence: step.sequence - 1, details: previous.after, lastType: previous.type }]]
+            ? [[EXAMPLE_WALLET, recordOf(step.sequence - 1, previous.after, previous.type)]]
             : [];
           const receiver = new CreditReceiver(known);
           expect(receiver.receive(message.contents.content)).toBe("applied");
-          expect(receiver.wallet(EXAMPLE_WALLET)).toEqual({ sequence: step.sequence, details: step.after, lastType: step.type });
+          expect(receiver.wallet(EXAMPLE_WALLET)).toEqual(recordOf(step.sequence, step.after, step.type));
           expect(receiver.receive(message.contents.content)).toBe("duplicate");
         });
     });
@@ -107,7 +120,9 @@ describe(`provider ${PROVIDER}`, () => {
    * notification URL, its sandbox clock at 2026-01-01, a wallet (limit 100000, first cut Jan 31)
    * charged 30000, an interest override (24 %) pending until the cut, the clock advanced to
    * Feb 10 01:00 (cut, grace end below the minimum: default), payments of 3000 and 1800 (cure),
-   * and a limit raise to 150000. Answers the wallet id.
+   * a limit raise to 150000, then card authorizations: AUTH_APPROVED approved and AUTH_CAPTURED of it
+   * captured (the rest released), AUTH_DECLINED declined (`INSUFFICIENT_CREDIT`, above the
+   * available amount), AUTH_VOIDED approved and voided. Answers the wallet id.
    */
   let scenario: Promise<string> | undefined;
   const setUp = (): Promise<string> => (scenario ??= runScenario());
@@ -131,6 +146,25 @@ describe(`provider ${PROVIDER}`, () => {
     expectStatus(await api().post(`${wallet}/payments`).set("x-api-key", key).send({ amount: 3000 }), 201);
     expectStatus(await api().post(`${wallet}/payments`).set("x-api-key", key).send({ amount: 1800 }), 201);
     expectStatus(await api().post(`${wallet}/limit`).set("x-api-key", key).send({ limit: 150000 }), 200);
+    const authorize = async (amount: number, status: string): Promise<string> => {
+      const res = await api().post(`${wallet}/authorizations`).set("x-api-key", key).send({ amount, merchant: { name: "Pact store", mcc: "5411", country: "US" } });
+      expectStatus(res, 201);
+      expect(res.body.data.status, JSON.stringify(res.body)).toBe(status);
+      return res.body.data.authorizationId as string;
+    };
+    const captured = await authorize(AUTH_APPROVED, "approved");
+    const capture = await api().post(`${wallet}/authorizations/${captured}/capture`).set("x-api-key", key).send({ amount: AUTH_CAPTURED });
+    if (capture.status !== 200) {
+      // Say what the authorization, the tenant's clock and the wallet's last events were when the capture was refused.
+      const read = await api().get(`${wallet}/authorizations/${captured}`).set("x-api-key", key);
+      const clock = await api().get("/v2/sandbox/clock").set("x-api-key", key);
+      const events = await api().get(`${wallet}/events?limit=100`).set("x-api-key", key);
+      throw new Error(`capture answered ${capture.status} ${JSON.stringify(capture.body)}; authorization ${JSON.stringify(read.body.data)}; clock ${JSON.stringify(clock.body.data)}; last events ${JSON.stringify((events.body.data?.items as unknown[] | undefined)?.slice(-3))}`);
+    }
+    expect((await api().get(`${wallet}`).set("x-api-key", key)).body.data.availableAmount).toBeLessThan(AUTH_DECLINED);
+    await authorize(AUTH_DECLINED, "declined");
+    const voided = await authorize(AUTH_VOIDED, "approved");
+    expectStatus(await api().post(`${wallet}/authorizations/${voided}/void`).set("x-api-key", key), 200);
     return walletId;
   }
 
@@ -242,7 +276,11 @@ describe(`provider ${PROVIDER}`, () => {
     expect(delivered.map((b) => JSON.parse(b) as unknown)).toEqual(rows.map((r) => creditNotificationBody(r)));
     const receiver = new CreditReceiver();
     for (const body of delivered) expect(receiver.receive(body)).toBe("applied");
-    expect(receiver.wallet(walletId)).toEqual({ sequence: rows.length, details: STEPS.at(-1)!.after, lastType: "Cambio de Limite" });
+    const last = LATER_STEPS.at(-1)!;
+    expect(rows.length).toBe(last.sequence);
+    expect(rows.slice(-LATER_STEPS.length).map((r) => creditNotificationBody(r))).toEqual(LATER_STEPS.map((s) => ({ ...exampleBody(s), walletId })));
+    expect(receiver.wallet(walletId)).toEqual(recordOf(last.sequence, last.after, "Autorizacion Liberada"));
+    expect(receiver.wallet(walletId)?.details.amountHeld).toBe(0);
   });
 
   it("negative control: the verification fails when the body renames a field", () => {

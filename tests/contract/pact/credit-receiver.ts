@@ -10,6 +10,14 @@
  * the missing one), and one already applied (delivery is at least once) is acknowledged without
  * changing anything. A body that does not have the contract's shape is refused
  * ({@link MalformedNotificationError}).
+ *
+ * The card authorization types (spec/credit/notifications.tsp; docs/decisions/credit.md
+ * "Authorizations") are applied to the record as holds: `Autorizacion Aprobada` raises `amountHeld`
+ * by its amount (the available amount falls by it, the debt does not move), `Autorizacion Capturada`
+ * moves its amount from `amountHeld` to `principal_outstanding`, `Autorizacion Liberada` lowers
+ * `amountHeld` by its amount (the available amount rises by it), `Autorizacion Rechazada` changes
+ * nothing. A notification whose `walletDetails_after` does not follow from the record that way is
+ * refused ({@link InconsistentNotificationError}).
  */
 
 /** The notification types the receiver handles (spec `CreditNotificationType`). */
@@ -24,6 +32,10 @@ export const NOTIFICATION_TYPES = [
   "Credito Reintegrado",
   "Cambio Interest ejecutado",
   "Interes moroso ejecutado",
+  "Autorizacion Aprobada",
+  "Autorizacion Rechazada",
+  "Autorizacion Capturada",
+  "Autorizacion Liberada",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -35,6 +47,8 @@ export interface WalletDetails {
   totalDebt: number;
   limit: number;
   amountOverdraft: number;
+  /** Sum of the open card authorizations (holds). */
+  amountHeld: number;
   interestSpecs: { interestRateNominal: number; interestRateMoroso: number; fixedInterestNominal: number; fixedInterestMoroso: number };
   minimumPaymentSpecs: { minimumPaymentRate: number; fixedMinimumPayment: number };
 }
@@ -58,7 +72,24 @@ export interface WalletRecord {
   details: WalletDetails;
   /** Its type. */
   lastType: NotificationType;
+  /**
+   * The available amount those details leave: max(0, `limit` − `totalDebt` − `amountHeld`), cents
+   * (what a revolving wallet in good standing has; docs/decisions/credit.md "Payments, charges and the
+   * overdraft"). A wallet in default has less: the notifications do not carry its withheld part.
+   */
+  availableAmount: number;
 }
+
+/** The available amount `details` leave (see {@link WalletRecord.availableAmount}). */
+export const availableOf = (d: WalletDetails): number => Math.max(0, d.limit - d.totalDebt - d.amountHeld);
+
+/** The record a receiver keeps after applying a notification of `type` with `sequence` that left `details`. */
+export const recordOf = (sequence: number, details: WalletDetails, lastType: NotificationType): WalletRecord => ({
+  sequence,
+  details,
+  lastType,
+  availableAmount: availableOf(details),
+});
 
 /** The body is not a `CreditNotification`; `path` names the offending field. */
 export class MalformedNotificationError extends Error {
@@ -73,6 +104,14 @@ export class SequenceGapError extends Error {
   constructor(readonly walletId: string, readonly expected: number, readonly got: number) {
     super(`wallet ${walletId}: expected sequence ${expected}, got ${got}`);
     this.name = "SequenceGapError";
+  }
+}
+
+/** An authorization notification whose `walletDetails_after` does not follow from the wallet's record; `field` names what differs. */
+export class InconsistentNotificationError extends Error {
+  constructor(readonly walletId: string, readonly sequence: number, readonly field: string, expected: number, got: number) {
+    super(`wallet ${walletId}, sequence ${sequence}: ${field} should be ${expected}, is ${got}`);
+    this.name = "InconsistentNotificationError";
   }
 }
 
@@ -124,6 +163,7 @@ export function parseCreditNotification(body: unknown): CreditNotification {
     totalDebt: cents(d, "totalDebt", p),
     limit: cents(d, "limit", p),
     amountOverdraft: cents(d, "amountOverdraft", p),
+    amountHeld: cents(d, "amountHeld", p),
     interestSpecs: {
       interestRateNominal: rate(i, "interestRateNominal", `${p}interestSpecs.`),
       interestRateMoroso: rate(i, "interestRateMoroso", `${p}interestSpecs.`),
@@ -165,10 +205,11 @@ export class CreditReceiver {
   }
 
   /**
-   * Applies a notification body: the wallet's record takes its `walletDetails_after` and
-   * `sequence` when it is the next one (1 for a wallet not seen yet).
+   * Applies a notification body: the wallet's record takes its `walletDetails_after`, `sequence`
+   * and the available amount they leave when it is the next one (1 for a wallet not seen yet).
    * @returns `applied`, or `duplicate` for a sequence already applied (nothing changes).
-   * @throws MalformedNotificationError for a body of another shape; SequenceGapError when an earlier notification is missing.
+   * @throws MalformedNotificationError for a body of another shape; SequenceGapError when an earlier notification is missing;
+   *   InconsistentNotificationError when an authorization notification does not follow from the record.
    */
   receive(body: unknown): Outcome {
     const n = parseCreditNotification(body);
@@ -176,12 +217,42 @@ export class CreditReceiver {
     const last = record?.sequence ?? 0;
     if (n.sequence <= last) return "duplicate";
     if (n.sequence !== last + 1) throw new SequenceGapError(n.walletId, last + 1, n.sequence);
-    this.wallets.set(n.walletId, { sequence: n.sequence, details: n.walletDetails_after, lastType: n.type });
+    if (record) checkHolds(record, n);
+    this.wallets.set(n.walletId, recordOf(n.sequence, n.walletDetails_after, n.type));
     return "applied";
   }
 
   /** The record of a wallet, or undefined when no notification of it was applied. */
   wallet(walletId: string): WalletRecord | undefined {
     return this.wallets.get(walletId);
+  }
+}
+
+/** What an authorization notification of `amount` does to the held amount, the principal and the available amount. */
+const HOLD_EFFECTS: Partial<Record<NotificationType, (amount: number) => { held: number; principal: number; available: number }>> = {
+  "Autorizacion Aprobada": (a) => ({ held: a, principal: 0, available: -a }),
+  "Autorizacion Rechazada": () => ({ held: 0, principal: 0, available: 0 }),
+  "Autorizacion Capturada": (a) => ({ held: -a, principal: a, available: 0 }),
+  "Autorizacion Liberada": (a) => ({ held: -a, principal: 0, available: a }),
+};
+
+/**
+ * Checks that an authorization notification follows from the wallet's record (see the module
+ * comment); other types are taken as they come.
+ * @throws InconsistentNotificationError naming `amountHeld`, `principal_outstanding`, `interest_accrued` or `availableAmount`.
+ */
+function checkHolds(record: WalletRecord, n: CreditNotification): void {
+  const effect = HOLD_EFFECTS[n.type]?.(n.amount);
+  if (!effect) return;
+  const before = record.details;
+  const after = n.walletDetails_after;
+  const expected: [string, number, number][] = [
+    ["amountHeld", before.amountHeld + effect.held, after.amountHeld],
+    ["principal_outstanding", before.principal_outstanding + effect.principal, after.principal_outstanding],
+    ["interest_accrued", before.interest_accrued, after.interest_accrued],
+    ["availableAmount", record.availableAmount + effect.available, availableOf(after)],
+  ];
+  for (const [field, want, got] of expected) {
+    if (want !== got) throw new InconsistentNotificationError(n.walletId, n.sequence, field, want, got);
   }
 }
