@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CreditEvent, CreditProductRules, Statement, WalletState } from "../../src/domain/credit/index.js";
+import type { CreditEvent, CreditProductRules, HoldClosure, Statement, WalletState } from "../../src/domain/credit/index.js";
 import { nextCutDate, notificationPayload, startOfUtcDay } from "../../src/domain/credit/index.js";
 
 /** Inserts a customer and one user of it; returns the user id. */
@@ -59,10 +59,19 @@ export interface WalletHome {
 }
 
 /**
- * Writes `state` as the wallet's row (insert or overwrite), its statements (insert or overwrite by
- * (wallet, cut)) and `events` (inserted), as an operation endpoint persisting the engine's result would.
+ * Writes `state` as the wallet's row (insert or overwrite, `amount_held` included), its statements
+ * (insert or overwrite by (wallet, cut)), its open holds (`credit_authorization` rows `approved`,
+ * merchant `seed`, idempotency key = the authorization id; inserted once), the holds `closed` by the
+ * step (status, amounts and `closed_at` of the engine's closure) and `events` (inserted), as an
+ * operation endpoint persisting the engine's result would (docs/decisions/credit.md "Authorizations").
  */
-export async function persistWallet(em: EntityManager, home: WalletHome, state: WalletState, events: readonly CreditEvent[] = []): Promise<void> {
+export async function persistWallet(
+  em: EntityManager,
+  home: WalletHome,
+  state: WalletState,
+  events: readonly CreditEvent[] = [],
+  closed: readonly HoldClosure[] = [],
+): Promise<void> {
   const s = state;
   const pending = s.pendingSpecs === null ? null : JSON.stringify({ ...s.pendingSpecs, requestedAt: s.asOf.toISOString() });
   const now = new Date();
@@ -70,8 +79,8 @@ export async function persistWallet(em: EntityManager, home: WalletHome, state: 
     `insert into credit_wallet (wallet_id, customer_id, user_id, product_id, currency, description, status, status_before_default, credit_limit,
        available_amount, principal_outstanding, interest_outstanding, first_cut_date, time, expires_at, cycle_start, sum_of_daily_balance,
        last_close_at, next_cut_at, interest_rate_nominal, interest_rate_moroso, fixed_interest_nominal, fixed_interest_moroso,
-       minimum_payment_rate, fixed_minimum_payment, specs_overridden, pending_specs, sequence, as_of, created_at, updated_at)
-     values (?, ?, ?, ?, 'USD', null, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       minimum_payment_rate, fixed_minimum_payment, specs_overridden, pending_specs, sequence, as_of, created_at, updated_at, amount_held)
+     values (?, ?, ?, ?, 'USD', null, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (wallet_id) do update set status = excluded.status, status_before_default = excluded.status_before_default,
        credit_limit = excluded.credit_limit, available_amount = excluded.available_amount, principal_outstanding = excluded.principal_outstanding,
        interest_outstanding = excluded.interest_outstanding, cycle_start = excluded.cycle_start, sum_of_daily_balance = excluded.sum_of_daily_balance,
@@ -79,14 +88,27 @@ export async function persistWallet(em: EntityManager, home: WalletHome, state: 
        interest_rate_moroso = excluded.interest_rate_moroso, fixed_interest_nominal = excluded.fixed_interest_nominal,
        fixed_interest_moroso = excluded.fixed_interest_moroso, minimum_payment_rate = excluded.minimum_payment_rate,
        fixed_minimum_payment = excluded.fixed_minimum_payment, specs_overridden = excluded.specs_overridden, pending_specs = excluded.pending_specs,
-       sequence = excluded.sequence, as_of = excluded.as_of, updated_at = excluded.updated_at`,
+       sequence = excluded.sequence, as_of = excluded.as_of, updated_at = excluded.updated_at, amount_held = excluded.amount_held`,
     [s.walletId, home.customerId, home.userId, home.productId, s.status, s.statusBeforeDefault, s.limit, s.availableAmount, s.principalOutstanding,
       s.interestOutstanding, s.firstCutDate, s.expiresAt, s.cycleStart, s.sumOfDailyBalance, lastCloseOf(s), nextCutDate(s, home.product.cutFrequency),
       String(s.interestSpecs.interestRateNominal), String(s.interestSpecs.interestRateMoroso), s.interestSpecs.fixedInterestNominal,
       s.interestSpecs.fixedInterestMoroso, String(s.minimumPaymentSpecs.minimumPaymentRate), s.minimumPaymentSpecs.fixedMinimumPayment,
-      s.specsOverridden, pending, s.sequence, s.asOf, s.createdAt, now],
+      s.specsOverridden, pending, s.sequence, s.asOf, s.createdAt, now, s.amountHeld],
   );
   for (const st of s.statements) await persistStatement(em, s.walletId, st);
+  for (const h of s.holds) {
+    await em.execute(
+      `insert into credit_authorization (authorization_id, wallet_id, customer_id, status, amount, merchant_name, idempotency_key, expires_at, created_at)
+       values (?, ?, ?, 'approved', ?, 'seed', ?, ?, ?) on conflict (authorization_id) do nothing`,
+      [h.authorizationId, s.walletId, home.customerId, h.amount, h.authorizationId, h.expiresAt, h.createdAt],
+    );
+  }
+  for (const c of closed) {
+    await em.execute(
+      `update credit_authorization set status = ?, captured_amount = ?, released_amount = ?, closed_at = ? where authorization_id = ? and status = 'approved'`,
+      [c.kind, c.capturedAmount, c.releasedAmount, c.at, c.authorizationId],
+    );
+  }
   for (const e of events) {
     await em.execute(
       `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
@@ -131,6 +153,7 @@ export async function loadWallet(em: EntityManager, walletId: string): Promise<S
   const [w] = await em.execute<Row[]>(`select * from credit_wallet where wallet_id = ?`, [walletId]);
   if (!w) throw new Error(`no wallet ${walletId}`);
   const rows = await em.execute<Row[]>(`select * from credit_statement where wallet_id = ? order by ordinal`, [walletId]);
+  const holdRows = await em.execute<Row[]>(`select * from credit_authorization where wallet_id = ? and status = 'approved' order by created_at, authorization_id`, [walletId]);
   const pending = w.pending_specs as { interestSpecs: WalletState["interestSpecs"]; minimumPaymentSpecs: WalletState["minimumPaymentSpecs"] } | null;
   const statements: Statement[] = rows.map((r) => ({
     index: num(r.ordinal),
@@ -169,6 +192,7 @@ export async function loadWallet(em: EntityManager, walletId: string): Promise<S
     availableAmount: num(w.available_amount),
     principalOutstanding: num(w.principal_outstanding),
     interestOutstanding: num(w.interest_outstanding),
+    amountHeld: num(w.amount_held),
     createdAt: date(w.created_at),
     firstCutDate: date(w.first_cut_date),
     expiresAt: dateOrNull(w.expires_at),
@@ -186,6 +210,7 @@ export async function loadWallet(em: EntityManager, walletId: string): Promise<S
     sequence: num(w.sequence),
     asOf: date(w.as_of),
     statements,
+    holds: holdRows.map((h) => ({ authorizationId: h.authorization_id as string, amount: num(h.amount), createdAt: date(h.created_at), expiresAt: date(h.expires_at) })),
   };
   return { state, lastCloseAt: dateOrNull(w.last_close_at), nextCutAt: dateOrNull(w.next_cut_at) };
 }

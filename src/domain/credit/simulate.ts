@@ -42,7 +42,7 @@ import { applyCharge, applyPayment, bookInterest, raiseLimit, reinstate, type Pa
 import { daysInCycle, graceEnd, nextCutAfter, nextDailyClose } from "./schedule.js";
 import { block, chargeAllowed, cured, defaultsAtGraceEnd, dissolve, settingsChangeAllowed, unblock } from "./states.js";
 import { productSpecs, type CreditProductRules, type Statement, type WalletState } from "./wallet.js";
-import { balancesOf, begin, closeHold, emit, finish, setBalances, type StepResult, type Work } from "./work.js";
+import { balancesOf, begin, closeHold, emit, finish, holdsInOrder, setBalances, type StepResult, type Work } from "./work.js";
 
 export type { HoldClosure, StepResult } from "./work.js";
 
@@ -53,7 +53,7 @@ export type { HoldClosure, StepResult } from "./work.js";
  */
 function runDailyClose(w: Work, product: CreditProductRules, at: Date): void {
   w.s.sumOfDailyBalance += dailyBalanceBasis(w.s.principalOutstanding, w.s.interestOutstanding, product.compound);
-  for (const hold of [...w.s.holds]) if (hold.expiresAt.getTime() <= at.getTime()) closeHold(w, hold, "expired", 0, at);
+  for (const hold of holdsInOrder(w.s.holds)) if (hold.expiresAt.getTime() <= at.getTime()) closeHold(w, hold, "expired", 0, at);
 }
 
 /** The cut at `at`: the product's specs refreshed, a statement, `Interes Nominal Calculado`, then a pending override (step 3). */
@@ -303,7 +303,7 @@ function transition(state: WalletState, product: CreditProductRules, at: Date, r
   w.s.status = next.value;
   if (next.value === "dissolved") {
     w.s.statusBeforeDefault = null;
-    for (const hold of [...w.s.holds]) closeHold(w, hold, "voided", 0, at);
+    for (const hold of holdsInOrder(w.s.holds)) closeHold(w, hold, "voided", 0, at);
   }
   return accept(finish(w));
 }

@@ -76,6 +76,14 @@ export function emit(w: Work, type: CreditEventType, amount: number, at: Date, s
 }
 
 /**
+ * The holds oldest first: by `createdAt`, then `authorizationId` (the order the store loads them
+ * in, and the order several holds closed at one instant are released and notified in).
+ */
+export function holdsInOrder(holds: readonly Hold[]): Hold[] {
+  return [...holds].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.authorizationId < b.authorizationId ? -1 : a.authorizationId > b.authorizationId ? 1 : 0));
+}
+
+/**
  * Closes open hold `hold` at `at`, capturing `captured` cents of it (holds.ts `settleHold`, in two
  * parts with the same result as one): `Autorizacion Capturada` (amount captured) when `captured` > 0,
  * then `Autorizacion Liberada` (amount released) when the rest is > 0; each event's

@@ -33,6 +33,8 @@ export function closeSql(scope: CycleScope, t: Date): { sql: string; params: str
  * (from active or blocked, remembered in `status_before_default`), penal interest = round_half_even(
  * interestRateMoroso/100/divisor × interest_basis) + fixedInterestMoroso (the wallet's specs in force)
  * into interest: `Interes Moroso Calculado`, `Interes Moroso Aplicado`, `Interes moroso ejecutado`.
+ * The open holds do not change here (`amount_held` is read for `walletDetails_after` only, whose
+ * `amountOverdraft` counts them: docs/decisions/credit.md "Authorizations").
  * One statement: statements UPDATE, wallets UPDATE, events INSERT.
  */
 export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: string; params: string[] } {
@@ -81,17 +83,17 @@ export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: st
         from agg a
         where a.wallet_id = w.wallet_id
         returning w.wallet_id, w.customer_id, old.principal_outstanding as p0, old.interest_outstanding as i0, old.available_amount as aa0,
-          old.credit_limit as lim, old.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso, w.fixed_interest_nominal,
+          old.credit_limit as lim, old.amount_held as held, old.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso, w.fixed_interest_nominal,
           w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
       ),
       ev as (
-        select st.*, wal.customer_id, wal.p0, wal.i0, wal.aa0, wal.lim, wal.seq0, wal.interest_rate_nominal, wal.interest_rate_moroso,
+        select st.*, wal.customer_id, wal.p0, wal.i0, wal.aa0, wal.lim, wal.held, wal.seq0, wal.interest_rate_nominal, wal.interest_rate_moroso,
           wal.fixed_interest_nominal, wal.fixed_interest_moroso, wal.minimum_payment_rate, wal.fixed_minimum_payment
         from steps st join wal on wal.wallet_id = st.wallet_id
       ),
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + row_number() over win, e.type, e.amount, e.direction, e.affects,
-        ${detailsSql(p, i, "e.lim", {
+        ${detailsSql(p, i, "e.lim", "e.held", {
           rateNominal: "e.interest_rate_nominal",
           rateMoroso: "e.interest_rate_moroso",
           fixedNominal: "e.fixed_interest_nominal",

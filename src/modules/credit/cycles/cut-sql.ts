@@ -53,7 +53,7 @@ function cutWalletsCte(scope: string, T: string): string {
         where p.id = w.product_id and w.next_cut_at = ${T} and w.status <> 'dissolved' and ${scope}
           and not exists (select 1 from credit_statement x where x.wallet_id = w.wallet_id and x.cut_date = ${T})
         returning w.wallet_id, w.customer_id, old.principal_outstanding as p0, old.interest_outstanding as i0, old.credit_limit as lim,
-          old.sequence as seq0, old.cycle_start as cycle_start, old.sum_of_daily_balance as sum0, old.pending_specs is not null as activated,
+          old.sequence as seq0, old.amount_held as held, old.cycle_start as cycle_start, old.sum_of_daily_balance as sum0, old.pending_specs is not null as activated,
           p.compound, p.interest_accrual_method as method, p.daily_rate_divisor as divisor, p.grace_period,
           ${old(r.rateNominal)} as r_rate_nominal, ${old(r.rateMoroso)} as r_rate_moroso,
           ${old(r.fixedNominal)} as r_fixed_nominal, ${old(r.fixedMoroso)} as r_fixed_moroso,
@@ -118,11 +118,11 @@ function specsOf(prefix: "r" | "n"): SpecsSql {
 function cutEventsCte(): string {
   return `select d.wallet_id, d.customer_id, d.seq0 + 1 as sequence, 'Interes Nominal Calculado' as type, d.interest as amount, 'debit' as direction,
           false as affects,
-          ${detailsSql("d.p0", "d.i0", "d.lim", specsOf("r"))} as details
+          ${detailsSql("d.p0", "d.i0", "d.lim", "d.held", specsOf("r"))} as details
         from d
         union all
         select d.wallet_id, d.customer_id, d.seq0 + 2, 'Cambio Interest ejecutado', 0, 'credit', false,
-          ${detailsSql("d.p0", "d.i0", "d.lim", specsOf("n"))}
+          ${detailsSql("d.p0", "d.i0", "d.lim", "d.held", specsOf("n"))}
         from d where d.activated`;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DeadlockException, LockWaitTimeoutException } from "@mikro-orm/core";
+import { releaseAtSql } from "./expiry-sql.js";
 import { nextCutSql, scopeSql, ts } from "./sql.js";
 import type { CycleScope } from "./types.js";
 
@@ -28,8 +29,12 @@ export async function rescheduleWallets(em: EntityManager, productId: string): P
 
 /**
  * The next instant at which a step of the scope falls due: the earliest of the next daily close
- * (00:00 UTC after a wallet's `as_of`), `next_cut_at` and a statement's unapplied `payment_due_date`,
- * over wallets not dissolved nor set aside; null when none. Three aggregates in one query.
+ * (00:00 UTC after a wallet's `as_of`), `next_cut_at`, a statement's unapplied `payment_due_date` and
+ * an open hold's release instant (./expiry-sql.ts `releaseAtSql`; docs/decisions/credit.md
+ * "Authorizations"), over wallets not dissolved nor set aside; null when none. Holds expire only at
+ * daily closes, which are instants already; the fourth aggregate is there for a run resumed after a
+ * crash between the close of an instant and its expiry step (the wallet's `as_of` is then that
+ * instant, so the next close is a day later, yet its holds are due now). Four aggregates in one query.
  */
 export async function nextInstant(em: EntityManager, scope: CycleScope): Promise<Date | null> {
   const s = scopeSql(scope);
@@ -38,9 +43,11 @@ export async function nextInstant(em: EntityManager, scope: CycleScope): Promise
         (select min(date_trunc('day', w.as_of, 'UTC') + interval '86400 seconds') from credit_wallet w where w.status <> 'dissolved' and ${s.sql}),
         (select min(w.next_cut_at) from credit_wallet w where w.status <> 'dissolved' and ${s.sql}),
         (select min(x.payment_due_date) from credit_statement x join credit_wallet w on w.wallet_id = x.wallet_id
-          where x.interest_applied_at is null and w.status <> 'dissolved' and ${s.sql})
+          where x.interest_applied_at is null and w.status <> 'dissolved' and ${s.sql}),
+        (select min(${releaseAtSql("a")}) from credit_authorization a join credit_wallet w on w.wallet_id = a.wallet_id
+          where a.status = 'approved' and w.status <> 'dissolved' and ${s.sql})
       ) as t`,
-    [...s.params, ...s.params, ...s.params],
+    [...s.params, ...s.params, ...s.params, ...s.params],
   );
   const t = rows[0]?.t;
   return t === null || t === undefined ? null : new Date(t);

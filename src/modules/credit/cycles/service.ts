@@ -1,22 +1,23 @@
 /**
  * Set-based cycle batches of the credit core (docs/credit-engine.md "The SQL twin
- * (`src/modules/credit/cycles/`)"; docs/decisions/credit.md "Batches and clocks"): the daily closes, grace ends and cuts of every due wallet of a scope, one SQL statement per
+ * (`src/modules/credit/cycles/`)"; docs/decisions/credit.md "Batches and clocks"): the daily closes, hold expiries, grace ends and cuts of every due wallet of a scope, one SQL statement per
  * step over all due wallets (never one query per wallet), with the formulas and the order of the pure
  * engine (src/domain/credit/index.ts lists the SQL of each step, simulate.ts the order at one instant:
- * daily close, then grace ends, then the cut).
+ * daily close, then the expiry of the holds due (docs/decisions/credit.md "Authorizations"), then
+ * grace ends, then the cut).
  *
  * A scope is either the real-time tenants (wallets of tenants without a `credit_clock` row; the
  * recurring `credit-cycles` job) or one tenant on its sandbox clock (Set and Advance Sandbox Clock).
  * The same code runs both.
  *
  * Idempotency and crashes: each step is one statement, so it commits whole or not at all; every step
- * is guarded by the state it changes (close: `as_of` < T; grace end: `interest_applied_at is null`; cut:
+ * is guarded by the state it changes (close: `as_of` < T; expiry: the authorization `approved`; grace end: `interest_applied_at is null`; cut:
  * `next_cut_at` = T and no statement at (wallet, T), backed by the unique (wallet_id, cut_date)), so a
  * rerun or a run resumed after a crash between steps books nothing twice. Rows are locked by the
  * UPDATE of the step itself (no shared lock row); a deadlock with a concurrent operation is retried.
  *
  * The SQL: ./sql.ts (building blocks, cut schedule, half-even division), ./close-grace-sql.ts,
- * ./cut-sql.ts, ./set-aside-sql.ts (the steps), ./queries.ts (the other statements).
+ * ./expiry-sql.ts, ./cut-sql.ts, ./set-aside-sql.ts (the steps), ./queries.ts (the other statements).
  *
  * Money stays exact (docs/security.md "Money stays exact"): every amount a step writes stays within
  * ±(2^53 − 1) cents (../set-aside.ts `MAX_CENTS`), the integers a JSON reader holds exactly. Before the
@@ -30,6 +31,7 @@ import type { CreditEventType, WalletDetails } from "../../../domain/credit/even
 import { reportSetAside } from "../set-aside.js";
 import { closeSql, graceSql } from "./close-grace-sql.js";
 import { cutSql } from "./cut-sql.js";
+import { expirySql } from "./expiry-sql.js";
 import { affected, nextInstant, runStep, settleWallets } from "./queries.js";
 import { setAsideSql } from "./set-aside-sql.js";
 import { REAL_TIME, type CycleScope, type DueStepsOptions, type DueStepsResult, type EmittedNotification } from "./types.js";
@@ -96,7 +98,8 @@ function toNotification(r: EventRow): EmittedNotification {
 
 /**
  * Runs, in time order, every scheduled step of the scope's wallets due at or before `until` (UTC):
- * at each instant the daily close (00:00 UTC), then the grace ends, then the cuts, each step one SQL
+ * at each instant the daily close (00:00 UTC) and the expiry of the holds due then
+ * (./expiry-sql.ts; docs/decisions/credit.md "Authorizations"), then the grace ends, then the cuts, each step one SQL
  * statement over all due wallets of the scope (engine order of simulate.ts; formulas of
  * src/domain/credit/index.ts). Dissolved wallets are skipped. Before the steps of each instant, the
  * due wallets whose steps would take an amount beyond ±(2^53 − 1) cents are set aside
@@ -113,7 +116,7 @@ function toNotification(r: EventRow): EmittedNotification {
 export async function runDueSteps(em: EntityManager, scope: CycleScope, until: Date, options: DueStepsOptions = {}): Promise<DueStepsResult> {
   const collect = options.collect ?? false;
   const settle = options.settle ?? scope.kind === "tenant";
-  const result: DueStepsResult = { instants: 0, closes: 0, graceEnds: 0, cuts: 0, events: 0, notifications: [], setAside: [], complete: false, reached: null };
+  const result: DueStepsResult = { instants: 0, closes: 0, expiries: 0, graceEnds: 0, cuts: 0, events: 0, notifications: [], setAside: [], complete: false, reached: null };
   let previous = -Infinity;
   for (;;) {
     if (options.maxInstants !== undefined && result.instants >= options.maxInstants) break;
@@ -132,15 +135,18 @@ export async function runDueSteps(em: EntityManager, scope: CycleScope, until: D
     const wallets = aside.map((row) => ({ walletId: row.wallet_id, customerId: row.customer_id, reason: row.set_aside_reason, at: t }));
     result.setAside.push(...wallets);
     if (options.logger) reportSetAside(options.logger, wallets);
-    if (t.getTime() % 86_400_000 === 0) {
+    const midnight = t.getTime() % 86_400_000 === 0;
+    if (midnight) {
       const close = closeSql(scope, t);
       result.closes += await affected(em, close.sql, close.params);
     }
-    for (const [kind, step] of [["grace", graceSql(scope, t, collect)], ["cut", cutSql(scope, t, collect)]] as const) {
+    const steps = [["grace", graceSql(scope, t, collect)], ["cut", cutSql(scope, t, collect)]] as const;
+    for (const [kind, step] of midnight ? ([["expiry", expirySql(scope, t, collect)], ...steps] as const) : steps) {
       const rows = await runStep<EventRow>(em, step.sql, step.params);
       const counted = (type: CreditEventType): number => rows.filter((r) => r.type === type).reduce((n, r) => n + Number(r.n), 0);
       result.events += rows.reduce((n, r) => n + Number(r.n), 0);
-      if (kind === "grace") result.graceEnds += counted("Interes Nominal Aplicado");
+      if (kind === "expiry") result.expiries += counted("Autorizacion Liberada");
+      else if (kind === "grace") result.graceEnds += counted("Interes Nominal Aplicado");
       else result.cuts += counted("Interes Nominal Calculado");
       if (collect) result.notifications.push(...rows.map(toNotification).sort((a, b) => a.walletId.localeCompare(b.walletId) || a.sequence - b.sequence));
     }

@@ -21,6 +21,10 @@ import type { CycleScope } from "./types.js";
  * most `totalDebt`. A wallet with a stored amount already beyond the range is set aside at its next
  * due instant too. One UPDATE; `set_aside_at` = `t`, `set_aside_reason` names the instant, the amount
  * and its value. Rows already set aside are left alone, so each wallet is returned once.
+ * The expiry step (./expiry-sql.ts; docs/decisions/credit.md "Authorizations") needs no check here:
+ * a release only lowers `amount_held` and raises AA up to max(0, limit − totalDebt − held), within
+ * the limit, and `amountOverdraft` = max(0, totalDebt + held − limit) stays below `totalDebt` since
+ * the holds never exceed the limit (they are placed within AA).
  */
 export function setAsideSql(scope: CycleScope, t: Date): { sql: string; params: string[] } {
   const s = scopeSql(scope);

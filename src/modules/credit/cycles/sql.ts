@@ -1,6 +1,6 @@
 /**
- * SQL building blocks of the cycle batches (./close-grace-sql.ts, ./cut-sql.ts, ./set-aside-sql.ts,
- * ./queries.ts): instants as literals, the scope condition, exact half-even division, the cut
+ * SQL building blocks of the cycle batches (./close-grace-sql.ts, ./expiry-sql.ts, ./cut-sql.ts,
+ * ./set-aside-sql.ts, ./queries.ts): instants as literals, the scope condition, exact half-even division, the cut
  * schedule, `walletDetails_after`, and the columns an event insert returns.
  *
  * Cut schedule in SQL (`nextCutSql`): cut dates are firstCutDate + n × cutFrequency; daily, weekly and
@@ -60,14 +60,20 @@ export interface SpecsSql {
   fixedMin: string;
 }
 
-/** SQL of `walletDetails_after` (events.ts `walletDetails`: the engine's field names) from balance and specs expressions. */
-export function detailsSql(principal: string, interest: string, limit: string, s: SpecsSql): string {
+/**
+ * SQL of `walletDetails_after` (events.ts `walletDetails`: the engine's field names) from balance and
+ * specs expressions, integer cents: `held` is the sum of the open holds after the event
+ * (`amountHeld`, docs/decisions/credit.md "Authorizations"), and `amountOverdraft` = greatest(0,
+ * principal + interest + held − limit) (payments.ts `amountOverdraft`; docs/credit-engine.md).
+ */
+export function detailsSql(principal: string, interest: string, limit: string, held: string, s: SpecsSql): string {
   return `jsonb_build_object(
     'principal_outstanding', (${principal})::bigint,
     'interest_accrued', (${interest})::bigint,
     'totalDebt', (${principal} + ${interest})::bigint,
     'limit', (${limit})::bigint,
-    'amountOverdraft', greatest(0, ${principal} + ${interest} - ${limit})::bigint,
+    'amountOverdraft', greatest(0, ${principal} + ${interest} + ${held} - ${limit})::bigint,
+    'amountHeld', (${held})::bigint,
     'interestSpecs', jsonb_build_object('interestRateNominal', (${s.rateNominal})::float8, 'interestRateMoroso', (${s.rateMoroso})::float8,
       'fixedInterestNominal', (${s.fixedNominal})::bigint, 'fixedInterestMoroso', (${s.fixedMoroso})::bigint),
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (${s.minRate})::float8, 'fixedMinimumPayment', (${s.fixedMin})::bigint))`;

@@ -25,8 +25,8 @@ export interface EmittedNotification {
 }
 
 /**
- * What a run did: instants walked, wallets closed, statements whose grace ended, statements cut,
- * events written; `notifications` only when asked for; the wallets set aside by this run.
+ * What a run did: instants walked, wallets closed, holds expired (docs/decisions/credit.md
+ * "Authorizations"), statements whose grace ended, statements cut, events written; `notifications` only when asked for; the wallets set aside by this run.
  * `complete`: every step due at or before `until` has run; otherwise the run stopped early (an
  * option's limit) and `reached` is the last instant whose steps all ran (null when none ran):
  * every step due at or before `reached` has run, none after it.
@@ -34,6 +34,8 @@ export interface EmittedNotification {
 export interface DueStepsResult {
   instants: number;
   closes: number;
+  /** Holds released by their expiry (`Autorizacion Liberada` written by the expiry step). */
+  expiries: number;
   graceEnds: number;
   cuts: number;
   events: number;
