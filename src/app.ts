@@ -41,6 +41,8 @@ import { CreditProductService } from "./modules/credit/products/service.js";
 import { CreditWalletService } from "./modules/credit/accounts/service.js";
 import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { creditAuthorizationHandlers } from "./http/credit/authorization-handlers.js";
+import { tradingHandlers } from "./http/platform/trading-handlers.js";
+import { TradingService } from "./modules/trading/service.js";
 import { CreditAuthorizationService } from "./modules/credit/authorizations/service.js";
 import { CreditNotificationService } from "./modules/credit/notifications/service.js";
 import { CreditNotificationDelivery } from "./modules/credit/notifications/delivery.js";
@@ -87,6 +89,7 @@ export interface AppServices {
   sandboxClock: SandboxClockService;
   creditWallets: CreditWalletService;
   creditAuthorizations: CreditAuthorizationService;
+  trading: TradingService;
   /** Caps of withdrawals and transfers, and the allowlist policy (docs/decisions/limits-and-allowlist.md). */
   limits: LimitsService;
   allowlist: AllowlistService;
@@ -228,7 +231,7 @@ interface Wiring {
 
 /** Builds every service from the configuration (no I/O): the identity secrets, the hot-path statements and the job queue. */
 function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Statements, scheduler: JobScheduler): Wiring {
-  const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed);
+  const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps });
   const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
   const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS);
   const users = new UserService(secrets.box, config.userTokenTtlS);
@@ -243,6 +246,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   const limits = new LimitsService({ withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
   const allowlist = new AllowlistService({ provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
   const transfers = new TransferService(ledger, statements, wallets, limits);
+  const trading = new TradingService({ ledger, wallets, users, provider }, { quoteTtlS: config.quoteTtlS });
   const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
     maxAttempts: config.withdrawalCodeMaxAttempts,
@@ -270,7 +274,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers },
+    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers, trading },
   };
 }
 
@@ -283,7 +287,7 @@ async function buildSurfaces(
   limits: RateLimits,
   validateResponses: boolean,
 ): Promise<{ platform: BuiltSurface; credit: BuiltSurface }> {
-  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers } = services;
+  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers, trading } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   // what both surfaces share: the database, who is calling, logging, validation and the request bounds
@@ -300,6 +304,7 @@ async function buildSurfaces(
       ...limitHandlers(caps),
       ...addressHandlers(allowlist),
       ...transferHandlers(transfers),
+      ...tradingHandlers(trading),
     },
     notImplemented: platformNotImplemented,
     access: platformAccess,

@@ -144,6 +144,12 @@ export interface Config {
    * amount; it expires at the first daily close (00:00 UTC) after that (docs/decisions/credit.md "Authorizations").
    */
   authorizationTtlDays: number;
+  /** `QUOTE_TTL_S` (default 15, 1 to 300): seconds a trading quote stays firm (docs/decisions/trading.md). */
+  quoteTtlS: number;
+  /** `SANDBOX_SPREAD_BPS` (default 20, 0 to 1000): the sandbox's spread around its mid prices, basis points. */
+  sandboxSpreadBps: number;
+  /** `SANDBOX_FEE_BPS` (default 10, 0 to 1000): the sandbox's fee rate on an order's notional, basis points. */
+  sandboxFeeBps: number;
 }
 
 /** Raised by {@link loadConfig} with one line per invalid variable. */
@@ -301,6 +307,9 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   transferCaps: (e) => e.caps("TRANSFER_CAPS", DEFAULT_TRANSFER_CAPS),
   allowlistCooldownS: (e) => e.int("ALLOWLIST_COOLDOWN_S", DEFAULT_ALLOWLIST_COOLDOWN_S, 0, MAX_ALLOWLIST_COOLDOWN_S),
   authorizationTtlDays: (e) => e.int("AUTHORIZATION_TTL_DAYS", 7, 1, 30),
+  quoteTtlS: (e) => e.int("QUOTE_TTL_S", 15, 1, 300),
+  sandboxSpreadBps: (e) => e.int("SANDBOX_SPREAD_BPS", 20, 0, 1000),
+  sandboxFeeBps: (e) => e.int("SANDBOX_FEE_BPS", 10, 0, 1000),
   pollerIntervalS: (e) => e.int("POLLER_INTERVAL_S", 30, 1, 86_400),
   imapTimeoutS: (e) => e.int("IMAP_TIMEOUT_S", 15, 1, 300),
   outboxIntervalS: (e) => e.int("OUTBOX_INTERVAL_S", 10, 1, 3600),

@@ -525,6 +525,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/prices/{symbol}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sandbox: set a pair's mid price
+         * @description Sandbox only: set the customer's mid price of a trading pair, used by its quotes from then on
+         *     (in place of the sandbox's default price of the pair; the spread and fee rate still apply).
+         *     Other customers' prices are not changed. Answers 404 when the provider is not the sandbox.
+         *     Errors: 400 `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a pair the sandbox
+         *     does not trade, such as a fiat pair); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
+         *     key); 404 `NOT_FOUND` (not the sandbox); 422 `UNPROCESSABLE_ENTITY` (a price below 0.00000001,
+         *     or above 10^12).
+         */
+        put: operations["setSandboxPrice"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -920,6 +946,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{user_id}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's orders
+         * @description List the user's orders, newest first, with `meta.pagination`. Errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`
+         *     (`filter[limit]` outside 1–100, negative `filter[skip]`).
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Create an order
+         * @description Execute a quote of the user, exactly once and atomically: the spent currency (the quote
+         *     currency's `total` on a buy, the base currency's `quantity` on a sell) leaves the wallet's
+         *     available balance, the bought currency (`quantity` on a buy, `total` on a sell) arrives in it,
+         *     and the fees go to the ledger's fee account. Each currency appears in the wallet's transaction
+         *     history (action `trade`, status `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees`
+         *     and `net_proceeds`). A repeated `Idempotency-Key` is answered first; then, in order: the user
+         *     exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404
+         *     `QUOTE_NOT_FOUND`, also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or
+         *     a quote already executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE`
+         *     (the wallet's available balance of the spent currency). Other errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 422
+         *     `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/orders/{order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description Read an order of the user. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another
+         *     user); 404 `USER_NOT_FOUND`, `NOT_FOUND` (an unknown order, or another user's); 422
+         *     `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a quote
+         * @description Ask for a firm quote to buy or sell `quantity` of a pair's base currency against its quote
+         *     currency in one wallet of the user: the price, fees and total hold until `expires_at`
+         *     (`QUOTE_TTL_S` after issue, default 15 s) and nothing moves until Create Order. Checks, in
+         *     order: the user exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the wallet is the user's (404
+         *     `WALLET_NOT_FOUND`, also for a wallet of another user or customer); then 400
+         *     `INVALID_SIDE`, `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a listed pair
+         *     that cannot trade here, such as a fiat pair), `UNSUPPORTED_CURRENCY` (the wallet does not hold
+         *     both currencies), `QUANTITY_REQUIRED`, `QUANTITY_MUST_BE_POSITIVE`, `INVALID_AMOUNT` (more
+         *     decimals than the base currency's precision), `MARKET_CLOSED`, `LIQUIDITY_INSUFFICIENT` (the
+         *     provider cannot fill; the sandbox answers them to the quantities 13.13131313 and
+         *     66.66666666), `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED` (the notional, quantity ×
+         *     price, outside the pair's bounds; the sandbox's are 1 to 1 000 000 units of the quote
+         *     currency). The balance is checked by Create Order, not here. Other errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 422 `UNPROCESSABLE_ENTITY`; 429
+         *     `RATE_LIMIT_EXCEEDED`.
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/token": {
         parameters: {
             query?: never;
@@ -1219,6 +1338,25 @@ export interface components {
             imap: components["schemas"]["EmailPollerImapRequest"];
             /** @description Free-text description, at most 255 characters. */
             description?: string;
+        };
+        /** @description Body of Create Order. */
+        CreateOrderRequest: {
+            /** @description The quote to execute (its `quote_id`, a UUID, 1–36 characters): a live quote of the user in the path. */
+            quote_id: string;
+        };
+        /** @description Body of Create Quote. */
+        CreateQuoteRequest: {
+            /** @description Wallet that trades (its `wallet_id`, a UUID, 1–36 characters): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`). */
+            wallet_id: string;
+            /** @description Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair: custodial wallets hold no fiat) answers 400 `PAIR_NOT_AVAILABLE`. */
+            symbol: string;
+            /** @description `buy` (spend the quote currency for `quantity` of the base currency) or `sell` (spend `quantity` of the base currency for the quote currency), case-sensitive, 1–16 characters. Anything else answers 400 `INVALID_SIDE` (not 422: the field is a string in the schema so the operation can answer the reference's code). */
+            side: string;
+            /**
+             * Format: double
+             * @description Amount of the base currency to buy or sell, in units of the base currency: required (else 400 `QUANTITY_REQUIRED`; optional in the schema so that code can be answered), greater than 0 (else 400 `QUANTITY_MUST_BE_POSITIVE`), at most the base currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+             */
+            quantity?: number;
         };
         /** @description Body of Create Sandbox Deposit. */
         CreateSandboxDepositRequest: {
@@ -1856,6 +1994,73 @@ export interface components {
             /** @description Correlation id: the request's `x-trace-id` when sent, otherwise generated. */
             trace_id: string;
         };
+        /** @description An executed quote: the conversion, booked at once on the ledger. */
+        Order: {
+            /** @description Order id (UUID). */
+            order_id: string;
+            /** @description The quote executed. */
+            quote_id: string;
+            /** @description Trade id (UUID), carried by the order's wallet transactions. */
+            trade_id: string;
+            /** @description Wallet that traded. */
+            wallet_id: string;
+            /** @description Owner of the wallet. */
+            user_id: string;
+            /** @description Pair symbol, upper case (for example `BTCUSDT`). */
+            symbol: string;
+            /** @description Lowercase code of the pair's base currency. */
+            base: string;
+            /** @description Lowercase code of the pair's quote currency. */
+            quote: string;
+            /** @description `buy` or `sell`. */
+            side: components["schemas"]["TradeSide"];
+            /** @description Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's. */
+            quantity: string;
+            /** @description Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's. */
+            price: string;
+            /** @description Fees, in the quote currency, as a decimal string with 8 decimals; the quote's. */
+            fees: string;
+            /** @description In the quote currency, as a decimal string with 8 decimals; the quote's: what the user paid on a buy, received on a sell. */
+            total: string;
+            /**
+             * @description Always `FILLED`: an order executes its firm quote whole, at once.
+             * @enum {string}
+             */
+            status: "FILLED";
+            /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
+            idempotency_key: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier order is returned; always `false` on Get and List. */
+            is_duplicate: boolean;
+            /**
+             * Format: date-time
+             * @description Execution time, ISO 8601 UTC.
+             */
+            created_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        OrderEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Order"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        OrderListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["Order"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
         /** @description The `meta.pagination` object of paginated lists. */
         Pagination: {
             /** @description Record counters. */
@@ -1896,6 +2101,53 @@ export interface components {
              */
             limit: number;
         };
+        /** @description A firm quote: the terms at which Create Order converts between the pair's two currencies of one wallet until `expires_at`. */
+        Quote: {
+            /** @description Quote id (UUID); send it to Create Order. */
+            quote_id: string;
+            /** @description Wallet that trades. */
+            wallet_id: string;
+            /** @description Owner of the wallet. */
+            user_id: string;
+            /** @description Pair symbol, upper case (for example `BTCUSDT`). */
+            symbol: string;
+            /** @description Lowercase code of the pair's base currency (for example `btc`): the currency `quantity` is in. */
+            base: string;
+            /** @description Lowercase code of the pair's quote currency (for example `usdt`): the currency `price`, `fees` and `total` are in. */
+            quote: string;
+            /** @description `buy` or `sell`. */
+            side: components["schemas"]["TradeSide"];
+            /** @description Amount of the base currency bought or sold, as a decimal string with 8 decimals (`"0.01000000"`). */
+            quantity: string;
+            /** @description Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals: the mid price moved by half the spread against the user (up on a buy, down on a sell), rounded to 8 decimals against the user. */
+            price: string;
+            /** @description Fees, in the quote currency, as a decimal string with 8 decimals: quantity × price × the fee rate, rounded up to the quote currency's precision. */
+            fees: string;
+            /** @description In the quote currency, as a decimal string with 8 decimals: on a buy what the user pays (quantity × price + fees, rounded up to the quote currency's precision), on a sell what the user receives (quantity × price − fees, rounded down). */
+            total: string;
+            /**
+             * Format: date-time
+             * @description End of the quote's firmness, ISO 8601 UTC: `created_at` + `QUOTE_TTL_S` (default 15 s). Create Order at or after this instant answers 400 `QUOTE_EXPIRED`.
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description Time the quote was issued, ISO 8601 UTC.
+             */
+            created_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        QuoteEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Quote"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description An email the service sent while no `SMTP_URL` is set (the sandbox outbox). */
         SandboxMail: {
             /** @description Recipient address. */
@@ -1919,6 +2171,30 @@ export interface components {
             success: true;
             /** @description Every record; no pagination. */
             data: components["schemas"]["SandboxMail"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The customer's sandbox mid price of a pair. */
+        SandboxPrice: {
+            /** @description Pair symbol, upper case (for example `BTCUSDT`). */
+            symbol: string;
+            /** @description Mid price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals (`"70000.00000000"`). */
+            price: string;
+            /**
+             * Format: date-time
+             * @description Time the price was set, ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** @description Success envelope of the platform API. */
+        SandboxPriceEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["SandboxPrice"];
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
@@ -1969,11 +2245,24 @@ export interface components {
                 [key: string]: components["schemas"]["CapSet"];
             };
         };
+        /** @description Body of Set Sandbox Price. */
+        SetSandboxPriceRequest: {
+            /**
+             * Format: double
+             * @description The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422). Read exactly from the JSON text.
+             */
+            price: number;
+        };
         /**
          * @description Sort order by date.
          * @enum {string}
          */
         SortOrder: "ASC" | "DESC";
+        /**
+         * @description Side of a quote or order: `buy` spends the quote currency for the base currency, `sell` the base currency for the quote currency.
+         * @enum {string}
+         */
+        TradeSide: "buy" | "sell";
         /** @description A trading pair. */
         TradingPair: {
             /** @description Base and quote with a separator (for example `BTC/USDT`). */
@@ -3060,10 +3349,25 @@ export interface components {
         /** @description Only withdrawals in this status. */
         "ListWithdrawalsQuery.status": components["schemas"]["WithdrawalStatus"];
         /**
+         * @description The order id (`order_id` of Create Order): a UUID, at most 36 characters (a longer value answers 422). An unknown order, or one of another user, answers 404 `NOT_FOUND`.
+         * @example 5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d
+         */
+        OrderIdParam: string;
+        /**
+         * @description Client-chosen key, unique per customer among orders: a repeat with the same key and body returns the first order (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         * @example ord-2026-01-15-0001
+         */
+        OrderIdempotencyKeyHeader: string;
+        /**
          * @description The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
          * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
          */
         PollerIdParam: string;
+        /**
+         * @description A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
+         * @example BTCUSDT
+         */
+        SandboxPriceSymbolParam: string;
         /**
          * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
          *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
@@ -7560,6 +7864,174 @@ export interface operations {
             };
         };
     };
+    setSandboxPrice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
+                 * @example BTCUSDT
+                 */
+                symbol: components["parameters"]["SandboxPriceSymbolParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 70000
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetSandboxPriceRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "symbol": "BTCUSDT",
+                     *         "price": "70000.00000000",
+                     *         "updated_at": "2026-01-15T10:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:00:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxPriceEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createSession: {
         parameters: {
             query?: never;
@@ -10556,6 +11028,756 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserLimitsEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "order_id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *           "quote_id": "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b",
+                     *           "trade_id": "9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *           "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "symbol": "BTCUSDT",
+                     *           "base": "btc",
+                     *           "quote": "usdt",
+                     *           "side": "buy",
+                     *           "quantity": "0.01000000",
+                     *           "price": "65065.00000000",
+                     *           "fees": "0.65065000",
+                     *           "total": "651.30065000",
+                     *           "status": "FILLED",
+                     *           "idempotency_key": "ord-2026-01-15-0001",
+                     *           "is_duplicate": false,
+                     *           "created_at": "2026-01-15T10:15:05Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:16:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a",
+                     *         "pagination": {
+                     *           "records": {
+                     *             "skip": 0,
+                     *             "has_next": false,
+                     *             "has_previous": false,
+                     *             "total": 1,
+                     *             "limit": 20
+                     *           },
+                     *           "navigation": {
+                     *             "first": "/users/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/orders?filter[limit]=20&filter[skip]=0",
+                     *             "last": "/users/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/orders?filter[limit]=20&filter[skip]=0",
+                     *             "previous": null,
+                     *             "next": null
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description Client-chosen key, unique per customer among orders: a repeat with the same key and body returns the first order (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+                 * @example ord-2026-01-15-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["OrderIdempotencyKeyHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quote_id": "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order_id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "quote_id": "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b",
+                     *         "trade_id": "9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "symbol": "BTCUSDT",
+                     *         "base": "btc",
+                     *         "quote": "usdt",
+                     *         "side": "buy",
+                     *         "quantity": "0.01000000",
+                     *         "price": "65065.00000000",
+                     *         "fees": "0.65065000",
+                     *         "total": "651.30065000",
+                     *         "status": "FILLED",
+                     *         "idempotency_key": "ord-2026-01-15-0001",
+                     *         "is_duplicate": false,
+                     *         "created_at": "2026-01-15T10:15:05Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:15:05Z",
+                     *         "version": "v1",
+                     *         "trace_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The order id (`order_id` of Create Order): a UUID, at most 36 characters (a longer value answers 422). An unknown order, or one of another user, answers 404 `NOT_FOUND`.
+                 * @example 5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d
+                 */
+                order_id: components["parameters"]["OrderIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order_id": "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+                     *         "quote_id": "4f5a6b7c-8d9e-4f0a-8b1c-2d3e4f5a6b7c",
+                     *         "trade_id": "0f1a2b3c-4d5e-4f6a-8b7c-8d9e0f1a2b3c",
+                     *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "symbol": "BTCUSDT",
+                     *         "base": "btc",
+                     *         "quote": "usdt",
+                     *         "side": "sell",
+                     *         "quantity": "0.01000000",
+                     *         "price": "64935.00000000",
+                     *         "fees": "0.64935000",
+                     *         "total": "648.70065000",
+                     *         "status": "FILLED",
+                     *         "idempotency_key": "ord-2026-01-15-0002",
+                     *         "is_duplicate": false,
+                     *         "created_at": "2026-01-15T10:20:05Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:21:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                 *       "symbol": "BTCUSDT",
+                 *       "side": "buy",
+                 *       "quantity": 0.01
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateQuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "quote_id": "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b",
+                     *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+                     *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "symbol": "BTCUSDT",
+                     *         "base": "btc",
+                     *         "quote": "usdt",
+                     *         "side": "buy",
+                     *         "quantity": "0.01000000",
+                     *         "price": "65065.00000000",
+                     *         "fees": "0.65065000",
+                     *         "total": "651.30065000",
+                     *         "expires_at": "2026-01-15T10:15:15Z",
+                     *         "created_at": "2026-01-15T10:15:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:15:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */

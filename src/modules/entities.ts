@@ -22,6 +22,7 @@ import { CreditNotificationTarget } from "./credit/notifications/entities.js";
 import { CreditClock } from "./credit/clock/entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./credit/accounts/entities.js";
 import { CreditAuthorization } from "./credit/authorizations/entities.js";
+import { TRADING_ENTITIES } from "./trading/entities.js";
 
 /** The entities of every module and of the sandbox provider, in the order they were listed before. */
 export const ENTITIES = [
@@ -36,4 +37,5 @@ export const ENTITIES = [
   ...TRANSFER_ENTITIES,
   CustomerLimits, AllowlistAddress,
   CreditAuthorization,
+  ...TRADING_ENTITIES,
 ];

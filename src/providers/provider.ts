@@ -9,6 +9,8 @@
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BusinessProfile } from "../domain/customers.js";
+import type { Money } from "../domain/money.js";
+import type { PairMarket } from "../domain/trading.js";
 
 /** A customer record as the upstream registry holds it. */
 export interface UpstreamCustomer {
@@ -93,4 +95,22 @@ export interface CustodyProvider {
     em: EntityManager,
     request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
   ): Promise<{ hash: string }>;
+  /**
+   * The market of a listed `pair` for `customerId` now, for an order of `quantity` base units: mid
+   * price, spread, fee rate and order bounds (docs/decisions/trading.md).
+   * @throws DomainError PAIR_NOT_AVAILABLE (400) when the pair cannot be traded here;
+   *   MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400) when the provider cannot fill it.
+   */
+  pairMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket>;
+  /**
+   * Checks that a listed `pair` can be traded here.
+   * @throws DomainError PAIR_NOT_AVAILABLE (400) otherwise.
+   */
+  assertTradable(pair: CataloguePair): Promise<void>;
+  /**
+   * Test mode only: sets `customerId`'s mid price of `pair` (Set Sandbox Price).
+   * @returns when it was set.
+   * @throws DomainError NOT_FOUND (404) on a provider without a test mode; PAIR_NOT_AVAILABLE (400).
+   */
+  setTestPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date>;
 }

@@ -1,6 +1,7 @@
 /**
  * State of the sandbox provider, kept in the service's database (docs/decisions/provider-and-sandbox.md): the vault
- * wallets it opened and the deposit addresses it derived, with their HD derivation index.
+ * wallets it opened and the deposit addresses it derived, with their HD derivation index, and the
+ * customers' own sandbox prices.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
@@ -37,5 +38,22 @@ export const SandboxDepositAddress = defineEntity({
 });
 export type SandboxDepositAddress = InferEntity<typeof SandboxDepositAddress>;
 
+/**
+ * A customer's own mid price of a pair in the sandbox (Set Sandbox Price; docs/decisions/trading.md
+ * "The sandbox"): quote currency per base unit, replacing the catalogue's from then on.
+ */
+export const SandboxPrice = defineEntity({
+  name: "SandboxPrice",
+  tableName: "sandbox_price",
+  properties: {
+    customerId: p.string().length(48).primary(),
+    /** `base/quote`, lower case (e.g. `btc/usdt`). */
+    pair: p.string().length(33).primary(),
+    price: p.decimal("string").precision(38).scale(18),
+    updatedAt: p.datetime(),
+  },
+});
+export type SandboxPrice = InferEntity<typeof SandboxPrice>;
+
 /** The sandbox provider's entities, for the ORM's entity list (src/modules/entities.ts). */
-export const SANDBOX_ENTITIES = [SandboxVaultWallet, SandboxDepositAddress];
+export const SANDBOX_ENTITIES = [SandboxVaultWallet, SandboxDepositAddress, SandboxPrice];

@@ -7,7 +7,8 @@
  * - ids starting with `novault` exist but have no custody vault (`CLIENT_NO_SUPPLIER_ID`).
  * Vault: deposit addresses are real addresses of their network (testnet formats where the network
  * has them), derived by HD derivation from `SANDBOX_SEED` (src/providers/chains.ts), numbered per
- * network in creation order. Catalogue: src/providers/sandbox-catalogue.ts.
+ * network in creation order. Catalogue: src/providers/sandbox-catalogue.ts. Market (quotes, prices,
+ * magic quantities): src/providers/sandbox-trading.ts.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -16,6 +17,9 @@ import { NETWORKS, deriveDepositAddress, hdSeedFrom, isNetworkId, isValidAddress
 import type { CatalogueCurrency, CataloguePair, CustodyProvider, UpstreamCustomer } from "./provider.js";
 import { SANDBOX_CURRENCIES, SANDBOX_PAIRS } from "./sandbox-catalogue.js";
 import { SandboxDepositAddress, SandboxVaultWallet } from "./sandbox-entities.js";
+import type { Money } from "../domain/money.js";
+import type { PairMarket } from "../domain/trading.js";
+import { DEFAULT_SANDBOX_TRADING, assertTradable, sandboxMarket, setSandboxPrice, type SandboxTradingOptions } from "./sandbox-trading.js";
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"];
 const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"];
@@ -41,7 +45,28 @@ export class SandboxProvider implements CustodyProvider {
   readonly name = "sandbox";
   private hdSeed: Uint8Array | undefined;
 
-  constructor(private readonly seed: string) {}
+  /**
+   * @param seed `SANDBOX_SEED`.
+   * @param trading spread and fee rate of its quotes (`SANDBOX_SPREAD_BPS`, `SANDBOX_FEE_BPS`).
+   */
+  constructor(
+    private readonly seed: string,
+    private readonly trading: SandboxTradingOptions = DEFAULT_SANDBOX_TRADING,
+  ) {}
+
+  async assertTradable(pair: CataloguePair): Promise<void> {
+    assertTradable(pair, SANDBOX_CURRENCIES);
+  }
+
+  async pairMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket> {
+    assertTradable(pair, SANDBOX_CURRENCIES);
+    return sandboxMarket(em, customerId, pair, quantity, this.trading);
+  }
+
+  async setTestPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
+    assertTradable(pair, SANDBOX_CURRENCIES);
+    return setSandboxPrice(em, customerId, pair, price);
+  }
 
   async listCurrencies(): Promise<readonly CatalogueCurrency[]> {
     return SANDBOX_CURRENCIES;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.js';
-import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, AddAddressData, AddAddressErrors, AddAddressResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateTransferData, CreateTransferErrors, CreateTransferResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeleteAddressData, DeleteAddressErrors, DeleteAddressResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetLimitsData, GetLimitsErrors, GetLimitsResponses, GetTransferData, GetTransferErrors, GetTransferResponses, GetUserData, GetUserErrors, GetUserLimitsData, GetUserLimitsErrors, GetUserLimitsResponses, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListAddressesData, ListAddressesErrors, ListAddressesResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWalletTransfersData, ListWalletTransfersErrors, ListWalletTransfersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetLimitsData, SetLimitsErrors, SetLimitsResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
+import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, AddAddressData, AddAddressErrors, AddAddressResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateOrderData, CreateOrderErrors, CreateOrderResponses, CreateQuoteData, CreateQuoteErrors, CreateQuoteResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateTransferData, CreateTransferErrors, CreateTransferResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeleteAddressData, DeleteAddressErrors, DeleteAddressResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetLimitsData, GetLimitsErrors, GetLimitsResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetTransferData, GetTransferErrors, GetTransferResponses, GetUserData, GetUserErrors, GetUserLimitsData, GetUserLimitsErrors, GetUserLimitsResponses, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListAddressesData, ListAddressesErrors, ListAddressesResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListOrdersData, ListOrdersErrors, ListOrdersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWalletTransfersData, ListWalletTransfersErrors, ListWalletTransfersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetLimitsData, SetLimitsErrors, SetLimitsResponses, SetSandboxPriceData, SetSandboxPriceErrors, SetSandboxPriceResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -482,6 +482,27 @@ export const listSandboxMail = <ThrowOnError extends boolean = false>(options?: 
 });
 
 /**
+ * Sandbox: set a pair's mid price
+ *
+ * Sandbox only: set the customer's mid price of a trading pair, used by its quotes from then on
+ * (in place of the sandbox's default price of the pair; the spread and fee rate still apply).
+ * Other customers' prices are not changed. Answers 404 when the provider is not the sandbox.
+ * Errors: 400 `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a pair the sandbox
+ * does not trade, such as a fiat pair); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
+ * key); 404 `NOT_FOUND` (not the sandbox); 422 `UNPROCESSABLE_ENTITY` (a price below 0.00000001,
+ * or above 10^12).
+ */
+export const setSandboxPrice = <ThrowOnError extends boolean = false>(options: Options<SetSandboxPriceData, ThrowOnError>): RequestResult<SetSandboxPriceResponses, SetSandboxPriceErrors, ThrowOnError> => (options.client ?? client).put<SetSandboxPriceResponses, SetSandboxPriceErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/sandbox/prices/{symbol}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Create a session token
  *
  * Open a session. With the master key (in `x-master-api-key`, or in `x-api-key`): an operator session.
@@ -818,6 +839,87 @@ export const getUserLimits = <ThrowOnError extends boolean = false>(options: Opt
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/users/{user_id}/limits',
     ...options
+});
+
+/**
+ * List a user's orders
+ *
+ * List the user's orders, newest first, with `meta.pagination`. Errors: 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`
+ * (`filter[limit]` outside 1–100, negative `filter[skip]`).
+ */
+export const listOrders = <ThrowOnError extends boolean = false>(options: Options<ListOrdersData, ThrowOnError>): RequestResult<ListOrdersResponses, ListOrdersErrors, ThrowOnError> => (options.client ?? client).get<ListOrdersResponses, ListOrdersErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/orders',
+    ...options
+});
+
+/**
+ * Create an order
+ *
+ * Execute a quote of the user, exactly once and atomically: the spent currency (the quote
+ * currency's `total` on a buy, the base currency's `quantity` on a sell) leaves the wallet's
+ * available balance, the bought currency (`quantity` on a buy, `total` on a sell) arrives in it,
+ * and the fees go to the ledger's fee account. Each currency appears in the wallet's transaction
+ * history (action `trade`, status `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees`
+ * and `net_proceeds`). A repeated `Idempotency-Key` is answered first; then, in order: the user
+ * exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404
+ * `QUOTE_NOT_FOUND`, also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or
+ * a quote already executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE`
+ * (the wallet's available balance of the spent currency). Other errors: 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 422
+ * `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+ */
+export const createOrder = <ThrowOnError extends boolean = false>(options: Options<CreateOrderData, ThrowOnError>): RequestResult<CreateOrderResponses, CreateOrderErrors, ThrowOnError> => (options.client ?? client).post<CreateOrderResponses, CreateOrderErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/orders',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get an order
+ *
+ * Read an order of the user. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another
+ * user); 404 `USER_NOT_FOUND`, `NOT_FOUND` (an unknown order, or another user's); 422
+ * `UNPROCESSABLE_ENTITY`.
+ */
+export const getOrder = <ThrowOnError extends boolean = false>(options: Options<GetOrderData, ThrowOnError>): RequestResult<GetOrderResponses, GetOrderErrors, ThrowOnError> => (options.client ?? client).get<GetOrderResponses, GetOrderErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/orders/{order_id}',
+    ...options
+});
+
+/**
+ * Create a quote
+ *
+ * Ask for a firm quote to buy or sell `quantity` of a pair's base currency against its quote
+ * currency in one wallet of the user: the price, fees and total hold until `expires_at`
+ * (`QUOTE_TTL_S` after issue, default 15 s) and nothing moves until Create Order. Checks, in
+ * order: the user exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the wallet is the user's (404
+ * `WALLET_NOT_FOUND`, also for a wallet of another user or customer); then 400
+ * `INVALID_SIDE`, `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a listed pair
+ * that cannot trade here, such as a fiat pair), `UNSUPPORTED_CURRENCY` (the wallet does not hold
+ * both currencies), `QUANTITY_REQUIRED`, `QUANTITY_MUST_BE_POSITIVE`, `INVALID_AMOUNT` (more
+ * decimals than the base currency's precision), `MARKET_CLOSED`, `LIQUIDITY_INSUFFICIENT` (the
+ * provider cannot fill; the sandbox answers them to the quantities 13.13131313 and
+ * 66.66666666), `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED` (the notional, quantity ×
+ * price, outside the pair's bounds; the sandbox's are 1 to 1 000 000 units of the quote
+ * currency). The balance is checked by Create Order, not here. Other errors: 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 422 `UNPROCESSABLE_ENTITY`; 429
+ * `RATE_LIMIT_EXCEEDED`.
+ */
+export const createQuote = <ThrowOnError extends boolean = false>(options: Options<CreateQuoteData, ThrowOnError>): RequestResult<CreateQuoteResponses, CreateQuoteErrors, ThrowOnError> => (options.client ?? client).post<CreateQuoteResponses, CreateQuoteErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/quotes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

@@ -254,6 +254,38 @@ export type CreateEmailPollerRequest = {
 };
 
 /**
+ * Body of Create Order.
+ */
+export type CreateOrderRequest = {
+    /**
+     * The quote to execute (its `quote_id`, a UUID, 1–36 characters): a live quote of the user in the path.
+     */
+    quote_id: string;
+};
+
+/**
+ * Body of Create Quote.
+ */
+export type CreateQuoteRequest = {
+    /**
+     * Wallet that trades (its `wallet_id`, a UUID, 1–36 characters): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`).
+     */
+    wallet_id: string;
+    /**
+     * Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair: custodial wallets hold no fiat) answers 400 `PAIR_NOT_AVAILABLE`.
+     */
+    symbol: string;
+    /**
+     * `buy` (spend the quote currency for `quantity` of the base currency) or `sell` (spend `quantity` of the base currency for the quote currency), case-sensitive, 1–16 characters. Anything else answers 400 `INVALID_SIDE` (not 422: the field is a string in the schema so the operation can answer the reference's code).
+     */
+    side: string;
+    /**
+     * Amount of the base currency to buy or sell, in units of the base currency: required (else 400 `QUANTITY_REQUIRED`; optional in the schema so that code can be answered), greater than 0 (else 400 `QUANTITY_MUST_BE_POSITIVE`), at most the base currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+     */
+    quantity?: number;
+};
+
+/**
  * Body of Create Sandbox Deposit.
  */
 export type CreateSandboxDepositRequest = {
@@ -1226,6 +1258,116 @@ export type Meta = {
 };
 
 /**
+ * An executed quote: the conversion, booked at once on the ledger.
+ */
+export type Order = {
+    /**
+     * Order id (UUID).
+     */
+    order_id: string;
+    /**
+     * The quote executed.
+     */
+    quote_id: string;
+    /**
+     * Trade id (UUID), carried by the order's wallet transactions.
+     */
+    trade_id: string;
+    /**
+     * Wallet that traded.
+     */
+    wallet_id: string;
+    /**
+     * Owner of the wallet.
+     */
+    user_id: string;
+    /**
+     * Pair symbol, upper case (for example `BTCUSDT`).
+     */
+    symbol: string;
+    /**
+     * Lowercase code of the pair's base currency.
+     */
+    base: string;
+    /**
+     * Lowercase code of the pair's quote currency.
+     */
+    quote: string;
+    /**
+     * `buy` or `sell`.
+     */
+    side: TradeSide;
+    /**
+     * Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's.
+     */
+    quantity: string;
+    /**
+     * Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's.
+     */
+    price: string;
+    /**
+     * Fees, in the quote currency, as a decimal string with 8 decimals; the quote's.
+     */
+    fees: string;
+    /**
+     * In the quote currency, as a decimal string with 8 decimals; the quote's: what the user paid on a buy, received on a sell.
+     */
+    total: string;
+    /**
+     * Always `FILLED`: an order executes its firm quote whole, at once.
+     */
+    status: 'FILLED';
+    /**
+     * The `Idempotency-Key` sent, or the key generated when none was sent.
+     */
+    idempotency_key: string;
+    /**
+     * `true` when this request repeated an earlier one with the same key and body, and the earlier order is returned; always `false` on Get and List.
+     */
+    is_duplicate: boolean;
+    /**
+     * Execution time, ISO 8601 UTC.
+     */
+    created_at: string;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type OrderEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: Order;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of a paginated platform list.
+ */
+export type OrderListEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * One page of records.
+     */
+    data: Array<Order>;
+    /**
+     * Response metadata with `pagination`.
+     */
+    meta: ListMeta;
+};
+
+/**
  * The `meta.pagination` object of paginated lists.
  */
 export type Pagination = {
@@ -1288,6 +1430,82 @@ export type PaginationRecords = {
 };
 
 /**
+ * A firm quote: the terms at which Create Order converts between the pair's two currencies of one wallet until `expires_at`.
+ */
+export type Quote = {
+    /**
+     * Quote id (UUID); send it to Create Order.
+     */
+    quote_id: string;
+    /**
+     * Wallet that trades.
+     */
+    wallet_id: string;
+    /**
+     * Owner of the wallet.
+     */
+    user_id: string;
+    /**
+     * Pair symbol, upper case (for example `BTCUSDT`).
+     */
+    symbol: string;
+    /**
+     * Lowercase code of the pair's base currency (for example `btc`): the currency `quantity` is in.
+     */
+    base: string;
+    /**
+     * Lowercase code of the pair's quote currency (for example `usdt`): the currency `price`, `fees` and `total` are in.
+     */
+    quote: string;
+    /**
+     * `buy` or `sell`.
+     */
+    side: TradeSide;
+    /**
+     * Amount of the base currency bought or sold, as a decimal string with 8 decimals (`"0.01000000"`).
+     */
+    quantity: string;
+    /**
+     * Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals: the mid price moved by half the spread against the user (up on a buy, down on a sell), rounded to 8 decimals against the user.
+     */
+    price: string;
+    /**
+     * Fees, in the quote currency, as a decimal string with 8 decimals: quantity × price × the fee rate, rounded up to the quote currency's precision.
+     */
+    fees: string;
+    /**
+     * In the quote currency, as a decimal string with 8 decimals: on a buy what the user pays (quantity × price + fees, rounded up to the quote currency's precision), on a sell what the user receives (quantity × price − fees, rounded down).
+     */
+    total: string;
+    /**
+     * End of the quote's firmness, ISO 8601 UTC: `created_at` + `QUOTE_TTL_S` (default 15 s). Create Order at or after this instant answers 400 `QUOTE_EXPIRED`.
+     */
+    expires_at: string;
+    /**
+     * Time the quote was issued, ISO 8601 UTC.
+     */
+    created_at: string;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type QuoteEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: Quote;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
  * An email the service sent while no `SMTP_URL` is set (the sandbox outbox).
  */
 export type SandboxMail = {
@@ -1321,6 +1539,42 @@ export type SandboxMailArrayEnvelope = {
      * Every record; no pagination.
      */
     data: Array<SandboxMail>;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * The customer's sandbox mid price of a pair.
+ */
+export type SandboxPrice = {
+    /**
+     * Pair symbol, upper case (for example `BTCUSDT`).
+     */
+    symbol: string;
+    /**
+     * Mid price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals (`"70000.00000000"`).
+     */
+    price: string;
+    /**
+     * Time the price was set, ISO 8601 UTC.
+     */
+    updated_at: string;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type SandboxPriceEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: SandboxPrice;
     /**
      * Response metadata.
      */
@@ -1394,9 +1648,24 @@ export type SetLimitsRequest = {
 };
 
 /**
+ * Body of Set Sandbox Price.
+ */
+export type SetSandboxPriceRequest = {
+    /**
+     * The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422). Read exactly from the JSON text.
+     */
+    price: number;
+};
+
+/**
  * Sort order by date.
  */
 export type SortOrder = 'ASC' | 'DESC';
+
+/**
+ * Side of a quote or order: `buy` spends the quote currency for the base currency, `sell` the base currency for the quote currency.
+ */
+export type TradeSide = 'buy' | 'sell';
 
 /**
  * A trading pair.
@@ -3029,9 +3298,24 @@ export type ListWithdrawalsQuerySort = SortOrder;
 export type ListWithdrawalsQueryStatus = WithdrawalStatus;
 
 /**
+ * The order id (`order_id` of Create Order): a UUID, at most 36 characters (a longer value answers 422). An unknown order, or one of another user, answers 404 `NOT_FOUND`.
+ */
+export type OrderIdParam = string;
+
+/**
+ * Client-chosen key, unique per customer among orders: a repeat with the same key and body returns the first order (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+ */
+export type OrderIdempotencyKeyHeader = string;
+
+/**
  * The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
  */
 export type PollerIdParam = string;
+
+/**
+ * A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
+ */
+export type SandboxPriceSymbolParam = string;
 
 /**
  * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
@@ -5557,6 +5841,89 @@ export type ListSandboxMailResponses = {
 
 export type ListSandboxMailResponse = ListSandboxMailResponses[keyof ListSandboxMailResponses];
 
+export type SetSandboxPriceData = {
+    body: SetSandboxPriceRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
+         */
+        symbol: string;
+    };
+    query?: never;
+    url: '/sandbox/prices/{symbol}';
+};
+
+export type SetSandboxPriceErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SetSandboxPriceError = SetSandboxPriceErrors[keyof SetSandboxPriceErrors];
+
+export type SetSandboxPriceResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: SandboxPriceEnvelope;
+};
+
+export type SetSandboxPriceResponse = SetSandboxPriceResponses[keyof SetSandboxPriceResponses];
+
 export type CreateSessionData = {
     body?: CreateSessionRequest;
     headers?: {
@@ -7299,6 +7666,359 @@ export type GetUserLimitsResponses = {
 };
 
 export type GetUserLimitsResponse = GetUserLimitsResponses[keyof GetUserLimitsResponses];
+
+export type ListOrdersData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: {
+        /**
+         * Page size, default 20, at most 100.
+         */
+        'filter[limit]'?: number;
+        /**
+         * Records to skip, default 0.
+         */
+        'filter[skip]'?: number;
+    };
+    url: '/users/{user_id}/orders';
+};
+
+export type ListOrdersErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListOrdersError = ListOrdersErrors[keyof ListOrdersErrors];
+
+export type ListOrdersResponses = {
+    /**
+     * 200 response carrying a paginated list.
+     */
+    200: OrderListEnvelope;
+};
+
+export type ListOrdersResponse = ListOrdersResponses[keyof ListOrdersResponses];
+
+export type CreateOrderData = {
+    body: CreateOrderRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+        /**
+         * Client-chosen key, unique per customer among orders: a repeat with the same key and body returns the first order (`is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/orders';
+};
+
+export type CreateOrderErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateOrderError = CreateOrderErrors[keyof CreateOrderErrors];
+
+export type CreateOrderResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: OrderEnvelope;
+};
+
+export type CreateOrderResponse = CreateOrderResponses[keyof CreateOrderResponses];
+
+export type GetOrderData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The order id (`order_id` of Create Order): a UUID, at most 36 characters (a longer value answers 422). An unknown order, or one of another user, answers 404 `NOT_FOUND`.
+         */
+        order_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/orders/{order_id}';
+};
+
+export type GetOrderErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetOrderError = GetOrderErrors[keyof GetOrderErrors];
+
+export type GetOrderResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: OrderEnvelope;
+};
+
+export type GetOrderResponse = GetOrderResponses[keyof GetOrderResponses];
+
+export type CreateQuoteData = {
+    body: CreateQuoteRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/quotes';
+};
+
+export type CreateQuoteErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateQuoteError = CreateQuoteErrors[keyof CreateQuoteErrors];
+
+export type CreateQuoteResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: QuoteEnvelope;
+};
+
+export type CreateQuoteResponse = CreateQuoteResponses[keyof CreateQuoteResponses];
 
 export type CreateUserTokenData = {
     body?: never;

@@ -23,6 +23,7 @@ import { Migration20261126070000_transfers } from "./Migration20261126070000_tra
 import { Migration20261126080000_limits_allowlist } from "./Migration20261126080000_limits_allowlist.js";
 import { Migration20261126090000_credit_authorizations } from "./Migration20261126090000_credit_authorizations.js";
 import { Migration20261126100000_ledger_trading_accounts } from "./Migration20261126100000_ledger_trading_accounts.js";
+import { Migration20261126110000_trading } from "./Migration20261126110000_trading.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -45,4 +46,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126080000_limits_allowlist", class: Migration20261126080000_limits_allowlist },
   { name: "Migration20261126090000_credit_authorizations", class: Migration20261126090000_credit_authorizations },
   { name: "Migration20261126100000_ledger_trading_accounts", class: Migration20261126100000_ledger_trading_accounts },
+  { name: "Migration20261126110000_trading", class: Migration20261126110000_trading },
 ];

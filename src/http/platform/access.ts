@@ -61,6 +61,10 @@ export const platformAccess: { [K in keyof operations]: Access } = {
   createTransfer: OWNER_OR_USER,
   getTransfer: OWNER_OR_USER,
   listWalletTransfers: OWNER_OR_USER,
+  createQuote: OWNER_OR_USER,
+  createOrder: OWNER_OR_USER,
+  getOrder: OWNER_OR_USER,
+  listOrders: OWNER_OR_USER,
   getLimits: SESSION,
   setLimits: SESSION,
   getUserLimits: OWNER_OR_USER,
@@ -71,6 +75,7 @@ export const platformAccess: { [K in keyof operations]: Access } = {
   listTradingPairs: OWNER,
   createSandboxDeposit: OWNER,
   listSandboxMail: OWNER,
+  setSandboxPrice: OWNER,
 };
 
 /**

@@ -24,9 +24,10 @@ import { deleteKey, insertKey, selectKey, type KeyAddress } from "./queries.js";
 /**
  * The key spaces. A scope is one operation, or a family of operations whose keys must not collide:
  * `withdrawal` (Initiate Withdrawal), `credit` (ReportPayCredit and PayOutCredit together: a key of
- * a payment reused for a charge is a reuse), `transfer` (Create Transfer). A new operation adds its scope here (at most 32 characters).
+ * a payment reused for a charge is a reuse), `transfer` (Create Transfer), `order` (Create Order).
+ * A new operation adds its scope here (at most 32 characters).
  */
-export type IdempotencyScope = "withdrawal" | "credit" | "transfer";
+export type IdempotencyScope = "withdrawal" | "credit" | "transfer" | "order";
 
 /** Longest key, characters (spec `IdempotencyKeyHeader`, `CreditIdempotencyKeyHeader`; the column's length). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

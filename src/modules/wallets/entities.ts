@@ -86,6 +86,8 @@ export const WalletTransaction = defineEntity({
     memo: p.string(),
     description: p.string(),
     orderId: p.uuid(),
+    /** A trade's pair symbol (e.g. `BTCUSDT`); null for every other movement, whose symbol is its currency's. */
+    symbol: p.string().length(32).nullable(),
     tradeId: p.string(),
     idempotencyId: p.string().nullable(),
     journalEntryId: p.bigint("number").nullable(),

@@ -53,7 +53,7 @@ export function transactionView(t: WalletTransaction): WalletTransactionView {
       trade_id: t.tradeId,
       client_id: t.customerId,
       idempotency_id: t.idempotencyId ?? null,
-      symbol: t.currency.toUpperCase(),
+      symbol: t.symbol ?? t.currency.toUpperCase(),
       created_at: t.createdAt.toISOString(),
       hash: t.hash,
       action: t.action,

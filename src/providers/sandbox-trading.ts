@@ -1,0 +1,84 @@
+/**
+ * The sandbox provider's market (docs/decisions/trading.md "The sandbox"): a deterministic mid
+ * price per pair, which a customer may replace with its own (Set Sandbox Price), a configurable
+ * spread and fee rate, order bounds by notional in the quote currency, and two magic quantities
+ * that give the answers a real provider would give when it cannot fill:
+ * - quantity exactly 13.13131313 → `MARKET_CLOSED`;
+ * - quantity exactly 66.66666666 → `LIQUIDITY_INSUFFICIENT`.
+ * Pairs with a fiat currency answer `PAIR_NOT_AVAILABLE`: custodial wallets hold no fiat.
+ * Prices are exact decimals (decimal.js); no JavaScript number touches one.
+ */
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DomainError } from "../domain/errors.js";
+import { money, type Money } from "../domain/money.js";
+import type { PairMarket } from "../domain/trading.js";
+import type { CatalogueCurrency, CataloguePair } from "./provider.js";
+import { SandboxPrice } from "./sandbox-entities.js";
+
+/** Mid prices of the sandbox's tradable pairs, quote currency per base unit (key `base/quote`). */
+export const SANDBOX_MID_PRICES: Readonly<Record<string, string>> = {
+  "btc/usdt": "65000",
+  "eth/usdt": "3200",
+  "sol/usdt": "150",
+  "trx/usdt": "0.12",
+  "pol/usdt": "0.5",
+  "usdc/usdt": "1",
+  "eth/btc": "0.05",
+};
+
+/** Quantity (base units) the sandbox answers `MARKET_CLOSED` to. */
+export const MARKET_CLOSED_QUANTITY = money("13.13131313");
+/** Quantity (base units) the sandbox answers `LIQUIDITY_INSUFFICIENT` to. */
+export const LIQUIDITY_INSUFFICIENT_QUANTITY = money("66.66666666");
+
+/** The sandbox's order bounds on the notional, in units of the quote currency (every pair). */
+export const SANDBOX_MIN_NOTIONAL = money(1);
+export const SANDBOX_MAX_NOTIONAL = money(1_000_000);
+
+/** Spread and fee rate of the sandbox's quotes, basis points (`SANDBOX_SPREAD_BPS`, `SANDBOX_FEE_BPS`). */
+export interface SandboxTradingOptions {
+  spreadBps: number;
+  feeBps: number;
+}
+
+/** Default spread and fee rate: 20 and 10 basis points. */
+export const DEFAULT_SANDBOX_TRADING: SandboxTradingOptions = { spreadBps: 20, feeBps: 10 };
+
+/** The catalogue key of a pair. */
+const keyOf = (pair: CataloguePair): string => `${pair.base}/${pair.quote}`;
+
+/**
+ * Whether the sandbox trades `pair`: both currencies are custodial (not fiat) and it has a mid price.
+ * @throws DomainError PAIR_NOT_AVAILABLE (400, field `symbol`) otherwise.
+ */
+export function assertTradable(pair: CataloguePair, currencies: readonly CatalogueCurrency[]): void {
+  const fiat = [pair.base, pair.quote].filter((code) => currencies.find((c) => c.code === code)?.isFiat);
+  if (fiat.length > 0) {
+    throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} cannot be traded here: custodial wallets hold no fiat (${fiat.join(", ")}).`, "symbol");
+  }
+  if (SANDBOX_MID_PRICES[keyOf(pair)] === undefined) {
+    throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} is not tradable in the sandbox.`, "symbol");
+  }
+}
+
+/**
+ * The sandbox's market of a tradable `pair` for `customerId` (its own price when it set one) and an
+ * order of `quantity` base units.
+ * @throws DomainError MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400, field `quantity`) for the magic quantities.
+ */
+export async function sandboxMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money, options: SandboxTradingOptions): Promise<PairMarket> {
+  if (quantity.eq(MARKET_CLOSED_QUANTITY)) throw new DomainError("MARKET_CLOSED", "The market of this pair is closed (sandbox magic quantity 13.13131313).", "quantity");
+  if (quantity.eq(LIQUIDITY_INSUFFICIENT_QUANTITY)) {
+    throw new DomainError("LIQUIDITY_INSUFFICIENT", "Not enough liquidity to fill this quantity (sandbox magic quantity 66.66666666).", "quantity");
+  }
+  const own = await em.findOne(SandboxPrice, { customerId, pair: keyOf(pair) });
+  const mid = money(own?.price ?? SANDBOX_MID_PRICES[keyOf(pair)] ?? "0");
+  return { mid, spreadBps: options.spreadBps, feeBps: options.feeBps, minNotional: SANDBOX_MIN_NOTIONAL, maxNotional: SANDBOX_MAX_NOTIONAL };
+}
+
+/** Sets `customerId`'s mid price of a tradable `pair` (Set Sandbox Price). @returns when it was set (UTC). */
+export async function setSandboxPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
+  const now = new Date();
+  await em.upsert(SandboxPrice, { customerId, pair: keyOf(pair), price: price.toFixed(), updatedAt: now });
+  return now;
+}
