@@ -11,15 +11,9 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 /** Amount columns: exact decimals. */
 const amount = () => p.decimal("string").precision(38).scale(18);
 
-/** A firm quote: the terms an order of it executes at, until `expiresAt`. */
-export const TradeQuote = defineEntity({
-  name: "TradeQuote",
-  tableName: "trade_quote",
-  properties: {
-    quoteId: p.uuid().primary(),
-    customerId: p.string().length(48),
-    userId: p.uuid(),
-    walletId: p.uuid(),
+/** The columns of a quote's terms, which its order copies (fresh builders for each entity). */
+function terms() {
+  return {
     /** The pair's symbol, upper case (e.g. `BTCUSDT`). */
     symbol: p.string().length(32),
     /** Lower-case codes of the pair's base and quote currencies. */
@@ -34,6 +28,19 @@ export const TradeQuote = defineEntity({
     fees: amount(),
     /** Quote currency: paid on a buy, received on a sell. */
     total: amount(),
+  };
+}
+
+/** A firm quote: the terms an order of it executes at, until `expiresAt`. */
+export const TradeQuote = defineEntity({
+  name: "TradeQuote",
+  tableName: "trade_quote",
+  properties: {
+    quoteId: p.uuid().primary(),
+    customerId: p.string().length(48),
+    userId: p.uuid(),
+    walletId: p.uuid(),
+    ...terms(),
     expiresAt: p.datetime(),
     createdAt: p.datetime(),
   },
@@ -53,14 +60,7 @@ export const TradeOrder = defineEntity({
     customerId: p.string().length(48),
     userId: p.uuid(),
     walletId: p.uuid(),
-    symbol: p.string().length(32),
-    base: p.string().length(16),
-    quote: p.string().length(16),
-    side: p.string().length(4).$type<"buy" | "sell">(),
-    quantity: amount(),
-    price: amount(),
-    fees: amount(),
-    total: amount(),
+    ...terms(),
     status: p.string().length(16).$type<"FILLED">(),
     idempotencyKey: p.string().length(255),
     createdAt: p.datetime(),
