@@ -539,7 +539,7 @@ export interface paths {
          *     (in place of the sandbox's default price of the pair; the spread and fee rate still apply).
          *     Other customers' prices are not changed. Answers 404 when the provider is not the sandbox.
          *     Errors: 400 `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a pair the sandbox
-         *     does not trade, such as a fiat pair); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
+         *     does not trade, such as a fiat pair), `INVALID_AMOUNT` (a price with more than 8 decimals); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
          *     key); 404 `NOT_FOUND` (not the sandbox); 422 `UNPROCESSABLE_ENTITY` (a price below 0.00000001,
          *     or above 10^12).
          */
@@ -2249,7 +2249,7 @@ export interface components {
         SetSandboxPriceRequest: {
             /**
              * Format: double
-             * @description The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422). Read exactly from the JSON text.
+             * @description The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422), with at most 8 decimals (else 400 `INVALID_AMOUNT`: prices are shown and used at 8 decimals). Read exactly from the JSON text.
              */
             price: number;
         };

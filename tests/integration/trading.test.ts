@@ -96,6 +96,7 @@ describe("quote and order", () => {
     const price = await t.api().put(`${BASE}/sandbox/prices/BTCUSDT`).set("x-api-key", s.key).send({ price: 70000 });
     expect(price.status, JSON.stringify(price.body)).toBe(200);
     expect((await quote(s, {})).body.data).toMatchObject({ price: "70070.00000000" });
+    expectPlatformError(await t.api().put(`${BASE}/sandbox/prices/BTCUSDT`).set("x-api-key", s.key).send({ price: 65000.123456789 }), 400, "INVALID_AMOUNT");
     expectPlatformError(await t.api().get(`${BASE}/users/${s.userId}/orders/${q.body.data.quote_id as string}`).set("x-api-key", s.key), 404, "NOT_FOUND");
   });
 });

@@ -488,7 +488,7 @@ export const listSandboxMail = <ThrowOnError extends boolean = false>(options?: 
  * (in place of the sandbox's default price of the pair; the spread and fee rate still apply).
  * Other customers' prices are not changed. Answers 404 when the provider is not the sandbox.
  * Errors: 400 `INVALID_CURRENCY_PAIR` (unknown symbol), `PAIR_NOT_AVAILABLE` (a pair the sandbox
- * does not trade, such as a fiat pair); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
+ * does not trade, such as a fiat pair), `INVALID_AMOUNT` (a price with more than 8 decimals); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API
  * key); 404 `NOT_FOUND` (not the sandbox); 422 `UNPROCESSABLE_ENTITY` (a price below 0.00000001,
  * or above 10^12).
  */

@@ -1652,7 +1652,7 @@ export type SetLimitsRequest = {
  */
 export type SetSandboxPriceRequest = {
     /**
-     * The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422). Read exactly from the JSON text.
+     * The new mid price of the pair, units of the quote currency per unit of the base currency: at least 0.00000001 (greater than 0 at 8 decimals) and at most 10^12 (else 422), with at most 8 decimals (else 400 `INVALID_AMOUNT`: prices are shown and used at 8 decimals). Read exactly from the JSON text.
      */
     price: number;
 };

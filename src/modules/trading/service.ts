@@ -20,7 +20,7 @@ import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
-import { checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
+import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
 import { priorResult, requestFingerprint, runOnce, type IdempotentRequest } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -130,11 +130,13 @@ export class TradingService {
 
   /**
    * Set Sandbox Price: customer `customerId`'s mid price of `symbol` from now on (the provider's test mode).
-   * @throws DomainError INVALID_CURRENCY_PAIR, PAIR_NOT_AVAILABLE (400); NOT_FOUND (404: no test mode).
+   * @throws DomainError INVALID_CURRENCY_PAIR, PAIR_NOT_AVAILABLE, INVALID_AMOUNT (400: more than 8
+   *   decimals, the precision prices are shown and used at); NOT_FOUND (404: no test mode).
    */
   async setSandboxPrice(em: EntityManager, customerId: string, symbol: string, price: number | string): Promise<{ symbol: string; price: string; updated_at: string }> {
     const pair = await this.pair(symbol);
     const value = money(price);
+    if (value.decimalPlaces() > PRICE_DECIMALS) throw new DomainError("INVALID_AMOUNT", `price has more than ${PRICE_DECIMALS} decimals.`, "price");
     const at = await this.deps.provider.setTestPrice(em, customerId, pair, value);
     return { symbol: symbolOf(pair), price: value.toFixed(8), updated_at: at.toISOString() };
   }

@@ -37,6 +37,9 @@ export function releaseAtSql(a: string): string {
  * wallet's `amount_held`, `available_amount` and `sequence`; one `Autorizacion Liberada` each
  * (credit, `affectsBalance` false, amount = the hold's amount, `walletDetails_after` after that
  * release, `sequence` = the wallet's last + k). The debt and the interest do not change.
+ * The events read the wallets as they were before the statement (every part of one statement sees
+ * the same snapshot), joined by primary key, not the wallets UPDATE's RETURNING: a join of two
+ * RETURNING results has no statistics and ran as a nested loop, quadratic in the holds released.
  * One statement: the due wallets locked first (`FOR UPDATE`, in id order: the order a capture or
  * void takes, wallet row then authorization row, so the two never deadlock), then authorizations
  * UPDATE, wallets UPDATE, events INSERT; with `collect` it returns the events written, else their
@@ -78,13 +81,12 @@ export function expirySql(scope: CycleScope, t: Date, collect = false): { sql: s
           updated_at = now()
         from agg a
         where a.wallet_id = w.wallet_id
-        returning w.wallet_id, w.customer_id, old.principal_outstanding as p0, old.interest_outstanding as i0, old.available_amount as aa0,
-          old.credit_limit as lim, old.amount_held as held0, old.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
-          w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
       ),
       ev as (
-        select r.amount, r.released, r.k, wal.*
-        from run r join wal on wal.wallet_id = r.wallet_id
+        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+          w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
+          w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
+        from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
