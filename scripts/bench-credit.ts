@@ -1,17 +1,21 @@
 /**
  * `npm run bench:credit`: throughput of the credit cycle batches (docs/performance.md "Credit batches:
- * `npm run bench:credit`"; not a timed test). On a throw-away embedded PostgreSQL it seeds 10 000 and 100 000 wallets with balances, runs one
- * daily close and one cut through `runDueSteps` (src/modules/credit/cycles/service.ts, the code the jobs and
+ * `npm run bench:credit`"; not a timed test). On a throw-away embedded PostgreSQL it seeds 10 000, 50 000 and 100 000 wallets with
+ * balances and open card-authorization holds (scripts/bench/credit-holds.ts), runs one daily close, the expiry
+ * of the holds due then and one cut through `runDueSteps` (src/modules/credit/cycles/service.ts, the code the jobs and
  * the sandbox clock run), then the same updates through a hand-written set-based SQL baseline (plain
- * UPDATE / INSERT … SELECT statements below), on the same seed. Prints wallets per second of both,
- * their ratio (target ≥ 0.5) and the growth of the time from 10 000 to 100 000 wallets (linear: ≈ 10×).
+ * UPDATE / INSERT … SELECT statements below), on the same seed. Prints wallets per second and µs per wallet of both,
+ * their ratio (target ≥ 0.5) and the growth of the µs per wallet from 10 000 to 50 000 and 100 000 wallets (linear: ≈ 1×).
  *
  * The seed: one tenant, one monthly ADB product (the golden vector's), wallets created on
  * 2026-01-01 with a principal of 1 000–90 999 cents, closed up to 2026-01-30, first cut 2026-01-31;
- * the run goes to 2026-01-31T00:00Z: one instant with a close and a cut for every wallet.
+ * the run goes to 2026-01-31T00:00Z: one instant with a close and a cut for every wallet. `BENCH_CREDIT_SIZES`
+ * (comma-separated) replaces the sizes. Every wallet
+ * also holds one authorization open past the run and every other wallet one that expires at that
+ * close (scripts/bench/credit-holds.ts): n × 1.5 holds, n / 2 released by the run.
  */
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -19,13 +23,16 @@ import { startEmbeddedPostgres } from "../src/db/embedded.js";
 import { initORM } from "../src/db/orm.js";
 import { ENTITIES } from "../src/modules/entities.js";
 import { REAL_TIME, runDueSteps } from "../src/modules/credit/cycles/service.js";
+import { baselineExpiry, checkHolds, seedHolds } from "./bench/credit-holds.js";
 
-const SIZES = [10_000, 100_000];
+/** Wallets per run: `BENCH_CREDIT_SIZES` (comma-separated, ascending), else 10 000, 50 000 and 100 000. */
+const SIZES = (process.env.BENCH_CREDIT_SIZES ?? "10000,50000,100000").split(",").map(Number);
+if (SIZES.some((n) => !Number.isSafeInteger(n) || n < 2)) throw new Error(`BENCH_CREDIT_SIZES must list integers ≥ 2, got "${process.env.BENCH_CREDIT_SIZES}"`);
 const CUT = "2026-01-31T00:00:00.000Z";
 const CUSTOMER = "bench-tenant";
 
 /** Empties the credit tables and seeds `n` wallets of one product, due for a close and a cut at CUT. */
-async function seed(em: EntityManager, n: number, productId: string, userId: string): Promise<void> {
+async function seed(em: EntityManager, n: number, productId: string, userId: string): Promise<number> {
   await em.execute(`truncate credit_wallet cascade`);
   await em.execute(
     `insert into credit_wallet (wallet_id, customer_id, user_id, product_id, currency, description, status, status_before_default, credit_limit,
@@ -38,15 +45,18 @@ async function seed(em: EntityManager, n: number, productId: string, userId: str
      from (select 1000 + (i * 7919) % 90000 as p from generate_series(1, ?) as i) s`,
     [CUSTOMER, userId, productId, n],
   );
+  const due = await seedHolds(em, CUSTOMER);
   await em.execute(`vacuum analyze credit_wallet`);
   await em.execute(`vacuum analyze credit_statement`);
   await em.execute(`vacuum analyze credit_event`);
+  return due;
 }
 
 /**
- * The baseline: the same close and cut written directly as set-based SQL for this seed's product
- * (ADB, monthly, no overrides): one UPDATE for the close; for the cut one statement that updates the
- * wallets and inserts their statements and `Interes Nominal Calculado` events.
+ * The baseline: the same close, expiry and cut written directly as set-based SQL for this seed's product
+ * (ADB, monthly, no overrides): one UPDATE for the close; the expiry (scripts/bench/credit-holds.ts
+ * `baselineExpiry`); for the cut one statement that updates the wallets and inserts their statements
+ * and `Interes Nominal Calculado` events.
  */
 async function baseline(em: EntityManager): Promise<void> {
   await em.execute(
@@ -54,6 +64,7 @@ async function baseline(em: EntityManager): Promise<void> {
        as_of = timestamptz '${CUT}', updated_at = now()
      where status <> 'dissolved' and as_of < timestamptz '${CUT}'`,
   );
+  await baselineExpiry(em, CUT);
   await em.execute(
     `with u as (
        update credit_wallet w set sum_of_daily_balance = 0, cycle_start = timestamptz '${CUT}',
@@ -88,16 +99,17 @@ async function baseline(em: EntityManager): Promise<void> {
   );
 }
 
-/** Checks that a run closed and cut every wallet once; returns the statement and event counts. */
-async function check(em: EntityManager, n: number): Promise<void> {
+/** Checks that a run closed and cut every wallet once and expired the `due` holds (one event each). */
+async function check(em: EntityManager, n: number, due: number): Promise<void> {
   const [row] = await em.execute<{ st: string; ev: string; due: string; sum: string }[]>(
-    `select (select count(*) from credit_statement) as st, (select count(*) from credit_event) as ev,
+    `select (select count(*) from credit_statement) as st, (select count(*) from credit_event where type <> 'Autorizacion Aprobada') as ev,
        (select count(*) from credit_wallet where next_cut_at = timestamptz '${CUT}') as due,
        (select sum(sum_of_daily_balance) from credit_statement) - (select sum(principal_outstanding) * 30 from credit_wallet) as sum`,
   );
-  if (Number(row?.st) !== n || Number(row?.ev) !== n || Number(row?.due) !== 0 || Number(row?.sum) !== 0) {
+  if (Number(row?.st) !== n || Number(row?.ev) !== n + due || Number(row?.due) !== 0 || Number(row?.sum) !== 0) {
     throw new Error(`the run did not close and cut every wallet once: ${JSON.stringify(row)}`);
   }
+  await checkHolds(em, due);
 }
 
 async function timed(what: () => Promise<unknown>): Promise<number> {
@@ -137,26 +149,33 @@ try {
   );
 
   const results: { n: number; ours: number; base: number }[] = [];
+  const us = (seconds: number, n: number): string => ((seconds * 1e6) / n).toFixed(1);
+  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   for (const n of SIZES) {
-    await seed(em, n, productId, userId);
-    const ours = await timed(() => runDueSteps(em, REAL_TIME, new Date(CUT)));
-    await check(em, n);
+    const due = await seed(em, n, productId, userId);
+    let expired = 0;
+    const ours = await timed(async () => (expired = (await runDueSteps(em, REAL_TIME, new Date(CUT))).expiries));
+    await check(em, n, due);
+    if (expired !== due) throw new Error(`runDueSteps reported ${expired} expiries, ${due} were due`);
     await seed(em, n, productId, userId);
     const base = await timed(() => baseline(em));
-    await check(em, n);
+    await check(em, n, due);
     results.push({ n, ours, base });
     console.log(
-      `${String(n).padStart(7)} wallets: runDueSteps ${ours.toFixed(2)} s = ${Math.round(n / ours)} wallets/s; ` +
-        `baseline ${base.toFixed(2)} s = ${Math.round(n / base)} wallets/s; ratio ${(base / ours).toFixed(2)} (target ≥ 0.5)`,
+      `${String(n).padStart(7)} wallets (${n + n / 2} holds, ${due} expiring): runDueSteps ${ours.toFixed(2)} s = ${Math.round(n / ours)} wallets/s = ${us(ours, n)} µs/wallet; ` +
+        `baseline ${base.toFixed(2)} s = ${Math.round(n / base)} wallets/s = ${us(base, n)} µs/wallet; ratio ${(base / ours).toFixed(2)} (target ≥ 0.5); load ${loadavg()[0]?.toFixed(2)}`,
     );
   }
-  const [small, large] = results;
-  if (small && large) {
+  const [small] = results;
+  for (const large of results.slice(1)) {
+    if (!small) break;
+    const per = (r: { n: number; ours: number; base: number }, k: "ours" | "base"): number => r[k] / r.n;
     console.log(
-      `growth ${small.n} → ${large.n} wallets (${large.n / small.n}×): runDueSteps time ×${(large.ours / small.ours).toFixed(1)}, ` +
-        `baseline time ×${(large.base / small.base).toFixed(1)} (linear ≈ ×${large.n / small.n})`,
+      `growth ${small.n} → ${large.n} wallets (${large.n / small.n}×): runDueSteps time ×${(large.ours / small.ours).toFixed(1)}, µs/wallet ×${(per(large, "ours") / per(small, "ours")).toFixed(2)}; ` +
+        `baseline time ×${(large.base / small.base).toFixed(1)}, µs/wallet ×${(per(large, "base") / per(small, "base")).toFixed(2)} (linear: time ×${large.n / small.n}, µs/wallet ×1)`,
     );
   }
+  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   await orm.close(true);
 } finally {
   await db.stop();

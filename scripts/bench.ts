@@ -68,7 +68,8 @@
  *   - `BENCH_ROUNDS` (3): measured runs of each side of each scenario;
  *   - `BENCH_WARMUP` (1): seconds of the warm-up of each side of each scenario;
  *   - `BENCH_ONLY` (unset: both): `main` for the table against the baselines alone, `hostile` for the
- *     hostile-neighbour rows alone, `transfers` for the transfer rows alone (about 1.5 minutes);
+ *     hostile-neighbour rows alone, `transfers` for the transfer rows alone (about 1.5 minutes),
+ *     `authorizations` for the card-authorization rows alone (scripts/bench/authorizations-run.ts, about 1.5 minutes);
  *   - `DATABASE_URL`: use this PostgreSQL server (a throw-away database is created and dropped on it).
  * The figures depend on the machine and on what else runs on it (the load average is printed).
  */
@@ -83,6 +84,8 @@ import { BENCH_TRANSFER_CAPS, benchServiceEnv, processTree, serviceCommand, star
 import { alternator, assertAlive, compareRow, fmt, median, printTable, Side, type Row } from "./bench/report.js";
 import { seed, TRANSFER_BTC, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed, type SeededUser } from "./bench/seed.js";
 import { checkTransferPair, runTransferScenario, TRANSFER_LEVELS } from "./bench/transfers.js";
+import { runAuthorizationBench } from "./bench/authorizations-run.js";
+import { AUTH_LEVELS } from "./bench/authorizations.js";
 
 const numberEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -107,13 +110,14 @@ const ONLY_SAYS = {
   main: "the hostile-neighbour rows are skipped",
   hostile: "only the hostile-neighbour rows (about 1.5 min)",
   transfers: "only the transfer rows against their baseline (about 1.5 min with the seeding), then npm run ledger:check",
+  authorizations: "only the card-authorization rows against their baseline (scripts/bench/authorizations-run.ts; about 1.5 min), then the credit invariants and npm run ledger:check",
 } as const;
 /** `BENCH_ONLY` ({@link ONLY_SAYS}); unset: the table and the hostile rows. */
 const ONLY = ((): keyof typeof ONLY_SAYS | "all" => {
   const raw = process.env.BENCH_ONLY ?? "";
   if (raw === "") return "all";
   if (raw in ONLY_SAYS) return raw as keyof typeof ONLY_SAYS;
-  throw new Error(`BENCH_ONLY must be "main", "hostile" or "transfers", got "${raw}"`);
+  throw new Error(`BENCH_ONLY must be one of ${Object.keys(ONLY_SAYS).join(", ")}, got "${raw}"`);
 })();
 const MASTER_KEY = `bench-master-${randomBytes(24).toString("hex")}`;
 const SECRETS_KEY = `bench-secrets-${randomBytes(24).toString("hex")}`;
@@ -444,6 +448,7 @@ function printFootnotes(f: {
 /** Sides of load the run drives (each `BENCH_WARMUP + BENCH_ROUNDS × BENCH_SECONDS` seconds). */
 function sideCount(): number {
   if (ONLY === "hostile") return 0;
+  if (ONLY === "authorizations") return AUTH_LEVELS.length * 2;
   const transfers = TRANSFER_LEVELS.length * 2;
   return ONLY === "transfers" ? transfers : 6 * 2 + 1 + LEVELS.length * 2 + transfers;
 }
@@ -468,7 +473,10 @@ async function main(): Promise<number> {
     log(`  first start (migrations): ${migrating.startMs.toFixed(0)} ms`);
     await migrating.stop();
     let data: Seed | undefined;
-    if (ONLY !== "hostile") {
+    if (ONLY === "authorizations") {
+      const timing = { warmup: WARMUP, rounds: ROUNDS, seconds: SECONDS };
+      brokenBy.push(...(await runAuthorizationBench({ db, cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, timing, alternate, log, children, began })));
+    } else if (ONLY !== "hostile") {
       data = await table(db, cmd, children, brokenBy, began);
       // the hostile rows run on a service of their own: these are idle from here
       for (const child of children.splice(0).reverse()) await child.stop();

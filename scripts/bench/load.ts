@@ -39,7 +39,7 @@ export interface Target {
   dbPid?: number | undefined;
 }
 
-const percentile = (sorted: number[], p: number): number => {
+export const percentile = (sorted: number[], p: number): number => {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 };
@@ -60,7 +60,7 @@ const treeCpuSince = (pid: number | undefined, before: Map<number, number>): num
 };
 
 /** Runs `load` while measuring the CPU of this process, of the server and of the database's process tree. */
-async function measured<T>(target: Target, load: () => Promise<T>): Promise<{ value: T; clientCpu: number; serverCpu: number; dbCpu: number }> {
+export async function measured<T>(target: Target, load: () => Promise<T>): Promise<{ value: T; clientCpu: number; serverCpu: number; dbCpu: number }> {
   const wall = performance.now();
   const client = process.cpuUsage();
   const server = cpuSeconds(target.pid);
@@ -77,7 +77,7 @@ async function measured<T>(target: Target, load: () => Promise<T>): Promise<{ va
 }
 
 /** Statuses of a finished autocannon run other than `expected`, with errors and timeouts. */
-function unexpectedOf(result: autocannon.Result, expected: number[]): Record<string, number> {
+export function unexpectedOf(result: autocannon.Result, expected: number[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
     if (!expected.includes(Number(status)) && (stats.count ?? 0) > 0) out[status] = stats.count ?? 0;
@@ -114,7 +114,7 @@ export async function runRequests(
  * by a lost connection never gives its item back, so when none is free the longest-held one is
  * taken over (its request is the abandoned one).
  */
-class Leases<T> {
+export class Leases<T> {
   private readonly held = new Map<T, number>();
   private readonly free: T[];
   constructor(items: readonly T[]) {

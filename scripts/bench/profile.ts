@@ -2,7 +2,8 @@
  * `npx tsx scripts/bench/profile.ts [scenario] [seconds]`: where the service's CPU goes under one
  * benchmark load (not part of `npm run bench`). Starts the built service as the bench does, with
  * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
- * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `balance` or `currencies` (owner key, 32
+ * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `authorizations` (16 authorize + capture
+ * pairs in flight, scripts/bench/authorizations-load.ts), `balance` or `currencies` (owner key, 32
  * connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
  */
@@ -14,6 +15,8 @@ import { createBenchDatabase } from "./database.js";
 import { runRequests, runWithdrawals } from "./load.js";
 import { benchServiceEnv, serviceCommand, startServer } from "./processes.js";
 import { seed } from "./seed.js";
+import { AUTH_AMOUNT, AUTH_WALLETS, seedCreditWallets } from "./authorizations.js";
+import { runAuthorizationPairs } from "./authorizations-load.js";
 
 interface ProfileNode {
   id: number;
@@ -48,7 +51,9 @@ try {
   const seeded = await seed(service.base, masterKey, { users: 32, products: 3 });
   const target = { base: service.base, pid: service.pid };
   const result =
-    scenario === "withdrawals"
+    scenario === "authorizations"
+      ? await runAuthorizationPairs(target, await seedCreditWallets(service.base, seeded, AUTH_WALLETS), seeded.ownerKey, AUTH_AMOUNT, seconds, 16)
+      : scenario === "withdrawals"
       ? await runWithdrawals(target, seeded.users, seeded.ownerKey, seconds, 16)
       : await runRequests(
           target,
