@@ -14,6 +14,7 @@ import { Agenda, type Job } from "agenda";
 import { PostgresBackend, PostgresNotificationChannel } from "@agendajs/postgres-backend";
 import pg from "pg";
 import type { Logger } from "pino";
+import { KickThrottle } from "./kick-throttle.js";
 import type { JobQueue } from "./port.js";
 
 /** Settings of a scheduler. Durations in milliseconds. */
@@ -104,10 +105,20 @@ export class JobScheduler implements JobQueue {
     await this.agenda.now(name, data);
   }
 
-  /** {@link now} without waiting; a failure is logged (the recurring round catches up). */
-  kick(name: string): void {
+  /** Starts of {@link kick}, coalesced per job name (./kick-throttle.ts). */
+  private readonly kicks = new KickThrottle((name) => {
     if (this.closed) return;
     this.now(name).catch((error: unknown) => this.options.logger.warn({ err: error, job: name }, "could not start a job"));
+  });
+
+  /**
+   * {@link now} without waiting, at most once per 100 ms (`KICK_WINDOW_MS`) per job name (the later
+   * kicks of a window become one start at its end; ./kick-throttle.ts); a failure is logged (the
+   * recurring round catches up).
+   */
+  kick(name: string): void {
+    if (this.closed) return;
+    this.kicks.kick(name);
   }
 
   /** Makes `name` run every `seconds` (one such job in the whole database, whatever the number of processes). */
@@ -139,6 +150,7 @@ export class JobScheduler implements JobQueue {
   async close(timeoutMs: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.kicks.stop();
     if (this.started) {
       // Agenda's drain() can miss the end of the last job when the job is removed on completion
       // (it checks one tick after 'complete', before the removal is done) and then waits for its

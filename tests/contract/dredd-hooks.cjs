@@ -20,6 +20,7 @@ const hooks = require("hooks");
 const { installCaseHooks } = require("./dredd-hooks-core.cjs");
 const { movementCases } = require("./dredd-cases-movements.cjs");
 const { walletCases } = require("./dredd-cases-wallets.cjs");
+const { tradingCases } = require("./dredd-cases-trading.cjs");
 
 const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
 const UNKNOWN_CUSTOMER_ID = "no-such-customer";
@@ -275,6 +276,8 @@ const CASES = {
   ...walletCases({ unknownUserId: UNKNOWN_USER_ID }),
   // Transfers, limits and the allowlist: tests/contract/dredd-cases-movements.cjs.
   ...movementCases({ unknownUserId: UNKNOWN_USER_ID, unknownCustomerId: UNKNOWN_CUSTOMER_ID }),
+  // Quotes, orders and Set Sandbox Price: tests/contract/dredd-cases-trading.cjs.
+  ...tradingCases({ unknownUserId: UNKNOWN_USER_ID }),
 };
 
 /** The credential an access rule asks for by default. */

@@ -62,6 +62,11 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "addAddress 201", "addAddress 400", "addAddress 403",
     "listAddresses 200", "listAddresses 403",
     "deleteAddress 403", "deleteAddress 404",
+    "createQuote 201", "createQuote 400", "createQuote 403", "createQuote 404", "createQuote 422",
+    "createOrder 201", "createOrder 400", "createOrder 403", "createOrder 404", "createOrder 422",
+    "getOrder 200", "getOrder 403", "getOrder 404",
+    "listOrders 200", "listOrders 403", "listOrders 422",
+    "setSandboxPrice 200", "setSandboxPrice 400", "setSandboxPrice 403", "setSandboxPrice 422",
   ],
   [
     "createWallet 400", "createSandboxDeposit 404",
@@ -71,6 +76,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "createTransfer 201", "createTransfer 400", "createTransfer 404",
     "getTransfer 200", "getTransfer 404",
     "addAddress 400",
+    "createQuote 400", "createQuote 404", "createOrder 201", "getOrder 404",
   ],
 ];
 

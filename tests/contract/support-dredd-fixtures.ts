@@ -2,17 +2,19 @@
  * The records the Dredd runs need, seeded over HTTP before them: the platform document's example
  * customer, users, wallet, withdrawals, webhook and poller, with the extra records its error and
  * order-dependent cases need ({@link seedFixtures}; transfers, limits and the allowlist in
- * support-dredd-fixtures-movements.ts); the credit document's example tenant, product, user,
- * wallets and card authorizations are seeded in support-dredd-fixtures-credit.ts. The hooks read
- * them from `hooks.configuration.custom.contract.fixtures`.
+ * support-dredd-fixtures-movements.ts, trading in support-dredd-fixtures-trading.ts); the credit
+ * document's example tenant, product, user, wallets and card authorizations are seeded in
+ * support-dredd-fixtures-credit.ts. The hooks read them from
+ * `hooks.configuration.custom.contract.fixtures`.
  */
 import { TEST_MASTER_KEY } from "../support/app.js";
 import { userBody } from "../support/fixtures.js";
 import type { ContractOperation, Json, JsonObject } from "./support-dredd-document.js";
 import { seedMovementFixtures, type MovementFixtures } from "./support-dredd-fixtures-movements.js";
+import { seedTradingFixtures, type TradingFixtures } from "./support-dredd-fixtures-trading.js";
 
-/** Ids, keys and tokens the seeding creates (with those of transfers, limits and the allowlist); the hooks put them into requests. */
-export interface Fixtures extends MovementFixtures {
+/** Ids, keys and tokens the seeding creates (with those of transfers, limits, the allowlist and trading); the hooks put them into requests. */
+export interface Fixtures extends MovementFixtures, TradingFixtures {
   masterKey: string;
   operatorToken: string;
   /** The document's example customer (`acme-corp`) and an owner key of it. */
@@ -185,6 +187,7 @@ export async function seedFixtures(
   const novaultUser = (await call("POST", "/users", 201, { headers: asNovaultOwner, body: userBody() as JsonObject })).data;
   await call("POST", `/users/${String(novaultUser.user_id)}/activate`, 200, { headers: asNovaultOwner });
   const movements = await seedMovementFixtures(call, { customerId, ownerKey, userId, walletId });
+  const trading = await seedTradingFixtures(call, { ownerKey, userId, walletId });
 
   return {
     masterKey: TEST_MASTER_KEY,
@@ -218,6 +221,7 @@ export async function seedFixtures(
     pollerNewCustomerId,
     pollerDoomedCustomerId,
     ...movements,
+    ...trading,
   };
 }
 

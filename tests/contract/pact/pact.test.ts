@@ -1,5 +1,5 @@
 /**
- * Pact contract of the identity, wallet, transfer, limits and allowlist, webhook and email poller
+ * Pact contract of the identity, wallet, transfer, trading, limits and allowlist, webhook and email poller
  * slices: consumer "platform-client" and provider "custody-platform-api" (docs/contract.md, docs/testing.md). Both halves run in this
  * one file so that the pact is written before it is verified (vitest runs the files in parallel,
  * the describe blocks of one file in order); the consumer cases live in one module per resource
@@ -30,6 +30,7 @@ import { limitAndAddressCases } from "./platform/limits-addresses.js";
 import { PlatformProviderStates, type LiveCredentials, type StateHandler } from "./platform/provider-states.js";
 import { sessionAndCustomerCases } from "./platform/sessions-customers.js";
 import { CONSUMER, EXAMPLE_USER_TOKEN, PROVIDER, RECEIVER_PORT, keepDir, pactDir, pactFile, type ConsumerPact } from "./platform/setup.js";
+import { tradingCases } from "./platform/trading.js";
 import { transferCases } from "./platform/transfers.js";
 import { userCases } from "./platform/users.js";
 import { walletCases } from "./platform/wallets.js";
@@ -41,6 +42,7 @@ const GROUPS = {
   users: userCases,
   "wallets, currencies and the sandbox": walletCases,
   transfers: transferCases,
+  "quotes, orders and the sandbox price": tradingCases,
   "limits and the withdrawal allowlist": limitAndAddressCases,
   "customer webhook and delivery log": webhookCases,
   "email poller": emailPollerCases,

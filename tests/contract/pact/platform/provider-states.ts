@@ -1,14 +1,15 @@
 /**
  * Provider states of the platform pact (tests/contract/pact/pact.test.ts, provider half). Each
  * state seeds data through the services the app itself runs (IdentityService, UserService,
- * WalletService, webhooks, pollers, withdrawals, limits, transfers, the allowlist), not SQL, and is
+ * WalletService, webhooks, pollers, withdrawals, limits, transfers, the allowlist, trading), not SQL, and is
  * safe to set up again for every interaction that names it. The credentials a state creates differ
  * on every run: they go to {@link LiveCredentials}, from which the verifier's request filter swaps
  * the pact's example ones. States whose ids are generated answer them (`{walletId}`,
- * `{toWalletId}`, `{transferId}`, `{addressId}`, `{deliveryId}`, `{pollerId}`) for the
+ * `{toWalletId}`, `{transferId}`, `{addressId}`, `{deliveryId}`, `{pollerId}`, `{quoteId}`, `{orderId}`) for the
  * interactions' provider-state generators.
  */
 import { DomainError } from "../../../../src/domain/errors.js";
+import { TradeQuote } from "../../../../src/modules/trading/entities.js";
 import type { TestApp } from "../../../support/app.js";
 import { BTC_DESTINATION } from "../../../support/fixtures.js";
 import { waitFor } from "../../../support/wait.js";
@@ -28,13 +29,20 @@ import {
   RECIPIENT_WALLET,
   SPARE_WALLET,
   STATE,
+  TRADING_WALLET,
   UNHOOKED,
+  UNKNOWN_QUOTE,
   UNKNOWN_TRANSFER,
   UNKNOWN_USER,
   UNKNOWN_WALLET,
   VERIFIED_USER,
   WALLET_NETWORKS,
 } from "./setup.js";
+
+/** The usdt the trading wallet holds at least (a buy of 0.01 btc costs 651.30065 usdt). */
+const TRADING_USDT = 1000;
+/** The sandbox's default BTCUSDT mid price. */
+const DEFAULT_BTCUSDT_MID = 65000;
 
 /** Credentials created by the provider states of the interaction being verified. */
 export interface LiveCredentials {
@@ -192,6 +200,29 @@ export class PlatformProviderStates {
     }
   }
 
+  /**
+   * {@link TRADING_WALLET} (btc and usdt) with at least {@link TRADING_USDT} usdt available, and
+   * BTCUSDT of {@link ACME} at the sandbox's default mid (docs/decisions/trading.md "The sandbox"):
+   * the quotes keep the page's figures whatever price an interaction set. Answers its id.
+   */
+  private async ensureTradingWallet(): Promise<string> {
+    const { wallets, trading } = this.t.services;
+    const walletId = await this.ensureWallet(TRADING_WALLET);
+    const usdt = (await wallets.balance({ customerId: ACME }, walletId)).balance.find((b) => b.currency === "usdt");
+    if (Number(usdt?.available ?? 0) < TRADING_USDT) {
+      await wallets.sandboxDeposit(this.em(), ACME, { wallet_id: walletId, network: "networks/ethereum", currency: "usdt", amount: TRADING_USDT });
+    }
+    await trading.setSandboxPrice(this.em(), ACME, "BTCUSDT", DEFAULT_BTCUSDT_MID);
+    return walletId;
+  }
+
+  /** A new quote of {@link VERIFIED_USER} to buy 0.01 btc on the trading wallet, live for `QUOTE_TTL_S`: its ids. */
+  private async liveQuote(): Promise<{ walletId: string; quoteId: string }> {
+    const walletId = await this.ensureTradingWallet();
+    const quote = await this.t.services.trading.createQuote(this.em(), ACME, VERIFIED_USER, { wallet_id: walletId, symbol: "BTCUSDT", side: "buy", quantity: 0.01 });
+    return { walletId, quoteId: quote.quote_id };
+  }
+
   /** The poller of {@link HOOKED} (created on {@link IMAP_CLOSED} unless it exists), polled once in vain; answers its id. */
   private async ensurePolledPoller(): Promise<string> {
     const { pollers } = this.t.services;
@@ -204,7 +235,7 @@ export class PlatformProviderStates {
 
   /** Every state of {@link STATE} with its set-up. */
   handlers(): Record<string, StateHandler> {
-    const { identity, users, wallets, webhooks, pollers, limits, transfers, allowlist } = this.t.services;
+    const { identity, users, wallets, webhooks, pollers, limits, transfers, allowlist, trading } = this.t.services;
     const em = () => this.em();
     return {
       [STATE.operatorSession]: async () => {
@@ -280,6 +311,15 @@ export class PlatformProviderStates {
       },
       [STATE.coldAddress]: async () => ({ addressId: await this.ensureAllowlisted(COLD_ADDRESS) }),
       [STATE.oldAddress]: async () => ({ addressId: await this.ensureAllowlisted(OLD_ADDRESS) }),
+      [STATE.tradingWallet]: async () => ({ walletId: await this.ensureTradingWallet() }),
+      [STATE.liveQuote]: () => this.liveQuote(),
+      // A new quote and order each time (no key: one is generated), so a set-up again never meets a used key.
+      [STATE.executedOrder]: async () => {
+        const ids = await this.liveQuote();
+        return { ...ids, orderId: (await trading.createOrder(em(), ACME, VERIFIED_USER, ids.quoteId)).order_id };
+      },
+      [STATE.unknownQuote]: () =>
+        PlatformProviderStates.absent(STATE.unknownQuote, em().count(TradeQuote, { quoteId: UNKNOWN_QUOTE }).then((n) => n > 0)),
     };
   }
 }

@@ -3,7 +3,7 @@
  * names and where the pact file goes, the identifiers and example credentials the interactions
  * record, the provider states both halves name, and the response templates (Pact matchers) of the
  * resource groups (sessions-customers.ts, users.ts, wallets.ts, webhooks.ts, email-poller.ts,
- * transfers.ts, limits-addresses.ts).
+ * transfers.ts, limits-addresses.ts, trading.ts).
  *
  * The pact file goes to a fresh temporary directory, removed by the provider half; set `PACT_DIR`
  * (for example `tests/contract/pact/pacts`, ignored by git) to keep it.
@@ -47,6 +47,8 @@ export const EXAMPLE_WALLET = "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
 export const MAIN_WALLET = "Main";
 export const SPARE_WALLET = "Spare";
 export const NEW_WALLET = "Savings";
+/** The wallet of {@link VERIFIED_USER} that trades (its own, so that trades never show in the other wallets' interactions). */
+export const TRADING_WALLET = "Trading";
 
 /** The customer whose webhook and poller the interactions manage, and one without either. */
 export const HOOKED = "initech-co";
@@ -67,6 +69,10 @@ export const EXAMPLE_ADDRESS = "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f";
 /** Allowlist destinations of {@link VERIFIED_USER} (valid bitcoin testnet addresses, BIP 173 test vectors). */
 export const COLD_ADDRESS = { currency: "btc", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", label: "Cold storage" };
 export const OLD_ADDRESS = { currency: "btc", address: "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7", label: "Old exchange" };
+/** Example ids of the trading interactions; on the provider side the trading states supply the live ones. */
+export const EXAMPLE_QUOTE = "3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b";
+export const EXAMPLE_ORDER = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d";
+export const UNKNOWN_QUOTE = "d5e6f7a8-b9c0-4d1e-8f2a-000000000000";
 export const EXAMPLE_DELIVERY = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f";
 export const EXAMPLE_POLLER = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d";
 
@@ -105,6 +111,10 @@ export const STATE = {
   noColdAddress: `user ${VERIFIED_USER} has no allowlist address '${COLD_ADDRESS.label}'`,
   coldAddress: `user ${VERIFIED_USER} has allowlist address '${COLD_ADDRESS.label}'`,
   oldAddress: `user ${VERIFIED_USER} has allowlist address '${OLD_ADDRESS.label}'`,
+  tradingWallet: `user ${VERIFIED_USER} has wallet '${TRADING_WALLET}' holding btc and at least 1000 usdt, BTCUSDT at the sandbox's default mid`,
+  liveQuote: `user ${VERIFIED_USER} has a live quote to buy 0.01 btc on wallet '${TRADING_WALLET}'`,
+  executedOrder: `user ${VERIFIED_USER} has an order that executed its quote`,
+  unknownQuote: `quote ${UNKNOWN_QUOTE} does not exist`,
 } as const;
 
 // ── Response templates ────────────────────────────────────────────────────────────────────────
