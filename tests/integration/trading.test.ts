@@ -9,6 +9,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
 import { BASE, expectPlatformError, Walk } from "../support/fixtures.js";
+import { SANDBOX_MID_PRICES } from "../../src/providers/sandbox-trading.js";
 
 const t = useTestApp({ QUOTE_TTL_S: "2" });
 const CLEAN = { unbalancedEntries: [], cacheMismatches: [], negativeAccounts: [], unbalancedCurrencies: [] };
@@ -98,6 +99,29 @@ describe("quote and order", () => {
     expect((await quote(s, {})).body.data).toMatchObject({ price: "70070.00000000" });
     expectPlatformError(await t.api().put(`${BASE}/sandbox/prices/BTCUSDT`).set("x-api-key", s.key).send({ price: 65000.123456789 }), 400, "INVALID_AMOUNT");
     expectPlatformError(await t.api().get(`${BASE}/users/${s.userId}/orders/${q.body.data.quote_id as string}`).set("x-api-key", s.key), 404, "NOT_FOUND");
+  });
+});
+
+describe("the catalogue", () => {
+  it("every pair GET /currencies/pairs lists is tradable (a quote) or answers PAIR_NOT_AVAILABLE", async () => {
+    const { key } = await walk.tenant(`trd-cat-${++seq}-${Date.now().toString(36)}`);
+    const u = await walk.activeUserWithToken(key);
+    const networks = [BTC, ETH, USDT, { name: "networks/ethereum", currency: "usdc" }, { name: "networks/solana", currency: "sol" }, { name: "networks/tron", currency: "trx" }, { name: "networks/polygon", currency: "pol" }];
+    const made = await t.api().post(`${BASE}/users/${u.userId}/wallets`).set("x-api-key", key).send({ name: `catalogue ${++seq}`, networks });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const pairs = await t.api().get(`${BASE}/currencies/pairs`).set("x-api-key", key);
+    expect(pairs.status).toBe(200);
+    const answers: Record<string, string> = {};
+    for (const pair of pairs.body.data as { symbol: string; base: string; quote: string }[]) {
+      const mid = SANDBOX_MID_PRICES[`${pair.base.toLowerCase()}/${pair.quote.toLowerCase()}`];
+      // about 20 units of the quote currency: inside the sandbox's bounds for every pair it trades
+      const quantity = mid === undefined ? 1 : Number((20 / Number(mid)).toFixed(6));
+      const res = await t.api().post(`${BASE}/users/${u.userId}/quotes`).set("x-api-key", key).send({ wallet_id: made.body.data.wallet_id, symbol: pair.symbol, side: "buy", quantity });
+      answers[pair.symbol] = res.status === 201 ? "quote" : String(res.body.errors?.[0]?.code);
+    }
+    expect(Object.keys(answers).length).toBeGreaterThan(0);
+    for (const [symbol, answer] of Object.entries(answers)) expect(["quote", "PAIR_NOT_AVAILABLE"], symbol).toContain(answer);
+    expect(Object.values(answers).filter((a) => a === "quote")).toHaveLength(Object.keys(SANDBOX_MID_PRICES).length);
   });
 });
 
