@@ -40,8 +40,9 @@ export async function rowsWrittenBy<T>(url: string, tables: readonly string[], w
 
 /**
  * The ledger's invariants (src/modules/ledger/service.ts `LedgerService.verify`): entries and
- * currencies whose postings do not sum to zero, wallet balance caches that differ from their
- * postings, external accounts holding a cached balance, negative wallet buckets.
+ * currencies whose postings do not sum to zero, accounts whose cache is not what their postings
+ * give (the wallet buckets `available` and `held` cache the sum; external, liquidity and fees
+ * accounts cache nothing), wallet buckets below zero by their cache or their postings.
  * @returns one line per kind of problem found; empty when the ledger is consistent.
  */
 export function ledgerProblems(url: string): Promise<string[]> {
@@ -51,12 +52,15 @@ export function ledgerProblems(url: string): Promise<string[]> {
       ["unbalanced journal entries", `select entry_id from ledger_posting group by entry_id, currency having sum(amount) <> 0`],
       ["unbalanced currencies", `select currency from ledger_posting group by currency having sum(amount) <> 0`],
       [
-        "cached balances differ from their postings",
+        "caches differing from their postings",
         `select a.id from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
-          where a.bucket <> 'external' and a.balance is distinct from coalesce(s.total, 0)`,
+          where a.balance is distinct from (case when a.bucket in ('available', 'held') then coalesce(s.total, 0) else null end)`,
       ],
-      ["external accounts with a cached balance", `select id from ledger_account where bucket = 'external' and balance is not null`],
-      ["negative wallet buckets", `select id from ledger_account where bucket <> 'external' and balance < 0`],
+      [
+        "negative wallet buckets",
+        `select a.id from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
+          where a.bucket in ('available', 'held') and (a.balance < 0 or coalesce(s.total, 0) < 0)`,
+      ],
     ];
     const problems: string[] = [];
     for (const [what, sql] of checks) {

@@ -3,7 +3,8 @@
  * benchmark load (not part of `npm run bench`). Starts the built service as the bench does, with
  * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
  * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `authorizations` (16 authorize + capture
- * pairs in flight, scripts/bench/authorizations-load.ts), `balance` or `currencies` (owner key, 32
+ * pairs in flight, scripts/bench/authorizations-load.ts), `trading` (16 quote + order pairs in flight,
+ * scripts/bench/trading-load.ts, on the seeded users' wallets topped up), `balance` or `currencies` (owner key, 32
  * connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
  */
@@ -17,6 +18,7 @@ import { benchServiceEnv, serviceCommand, startServer } from "./processes.js";
 import { seed } from "./seed.js";
 import { AUTH_AMOUNT, AUTH_WALLETS, seedCreditWallets } from "./authorizations.js";
 import { runAuthorizationPairs } from "./authorizations-load.js";
+import { runTradingPairs, seedTradingLanes } from "./trading-load.js";
 
 interface ProfileNode {
   id: number;
@@ -53,6 +55,8 @@ try {
   const result =
     scenario === "authorizations"
       ? await runAuthorizationPairs(target, await seedCreditWallets(service.base, seeded, AUTH_WALLETS), seeded.ownerKey, AUTH_AMOUNT, seconds, 16)
+      : scenario === "trading"
+      ? await runTradingPairs(target, await seedTradingLanes(service.base, seeded), seeded.ownerKey, seconds, 16)
       : scenario === "withdrawals"
       ? await runWithdrawals(target, seeded.users, seeded.ownerKey, seconds, 16)
       : await runRequests(

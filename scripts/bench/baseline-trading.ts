@@ -1,0 +1,216 @@
+/**
+ * Create Quote and Create Order of the benchmark's trading rows (scripts/bench/trading.ts), on bare
+ * `node:http` + a raw `pg.Pool`: NOT a minimum but the very statements the service runs for one
+ * pair (src/modules/trading/service.ts, the ledger's `trade`, the idempotency claim; captured with
+ * `npx tsx scripts/bench/capture-trading.ts`, which compares the two sequences), in the same order
+ * and transactions, taking the same row locks, with bound parameters where MikroORM inlines literals.
+ *
+ * Quote (7): the owner key's credential (the service's prepared statement); the user; the wallet;
+ * the customer's sandbox price of the pair; BEGIN; INSERT of the quote; COMMIT.
+ * Order (14): the credential; the user; the Idempotency-Key's row (scope `order`; none is sent, so
+ * a fresh key as the service generates); BEGIN; INSERT of the key row (`on conflict do nothing`);
+ * the quote `FOR UPDATE`; the count of its orders; one statement locking the wallet's two available
+ * accounts (`FOR UPDATE`, in id order) and reading the liquidity, fees and held accounts; one
+ * statement per entry (spent currency, then received) writing the entry, its postings and the
+ * cached balance; the wallet's addresses of both currencies; INSERT of both wallet transactions
+ * (one statement, base currency first); INSERT of the order; COMMIT.
+ *
+ * It answers the service's `Quote` and `Order`. What the service does beyond this: the OpenAPI
+ * validation, express, the exact reading of `quantity` from the JSON text, the catalogue's pair and
+ * currency look-ups, the ORM's entities, identity map, unit of work and change sets. It serves what
+ * the benchmark sends: BTCUSDT with the owner key, within the bounds, a live quote; anything else
+ * answers 409 `BENCH_UNSUPPORTED` (a short balance 400 `INSUFFICIENT_BALANCE`, as the service).
+ */
+import { createHash, createHmac, createSecretKey, hkdfSync, randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type pg from "pg";
+import type { Decimal } from "decimal.js";
+import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
+import { SQL } from "./baseline-sql.js";
+
+/** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
+export const TRADING_SQL = {
+  credential: SQL.authCredentialByHash,
+  user: SQL.user,
+  wallet: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 and "w0"."customer_id" = $2 limit 1`,
+  price: `select "s0".* from "sandbox_price" as "s0" where "s0"."customer_id" = $1 and "s0"."pair" = $2 limit 1`,
+  insertQuote: `insert into "trade_quote" ("quote_id", "customer_id", "user_id", "wallet_id", "symbol", "base", "quote", "side", "quantity", "price", "fees", "total", "expires_at", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'order' and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'order', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  quoteForUpdate: `select "t0".* from "trade_quote" as "t0" where "t0"."quote_id" = $1 and "t0"."customer_id" = $2 limit 1 for update`,
+  orders: `select count(*) as "count" from "trade_order" as "t0" where "t0"."quote_id" = $1`,
+  accounts: SQL.accountsOfPost(2, 5),
+  addresses: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."currency" in ($2, $3) order by "w0"."network" asc`,
+  insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "symbol", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${[0, 1]
+    .map((row) => Array.from({ length: 21 }, (_, col) => `$${row * 21 + col + 1}`).join(", "))
+    .join("), (")}) returning "id"`,
+  insertOrder: `insert into "trade_order" ("order_id", "quote_id", "trade_id", "customer_id", "user_id", "wallet_id", "symbol", "base", "quote", "side", "quantity", "price", "fees", "total", "status", "idempotency_key", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+} as const;
+
+/** The sandbox's BTCUSDT (src/providers/sandbox-trading.ts; docs/decisions/trading.md "The sandbox"). */
+const MARKET = { mid: "65000", spreadBps: 20, feeBps: 10, min: 1, max: 1_000_000, basePrecision: 8, quotePrecision: 6 } as const;
+const unsupported = (what: string): Refusal => new Refusal(409, "BENCH_UNSUPPORTED", what);
+const f8 = (v: Decimal.Value): string => D(v).toFixed(8);
+type Row = Record<string, unknown>;
+
+/** The service's `Quote` of a stored row. */
+const quoteView = (q: Row): string =>
+  JSON.stringify({
+    quote_id: q.quote_id, wallet_id: q.wallet_id, user_id: q.user_id, symbol: q.symbol, base: q.base, quote: q.quote, side: q.side,
+    quantity: f8(q.quantity as string), price: f8(q.price as string), fees: f8(q.fees as string), total: f8(q.total as string),
+    expires_at: (q.expires_at as Date).toISOString(), created_at: (q.created_at as Date).toISOString(),
+  });
+
+/**
+ * The listener: `POST /api/v1/users/:user/quotes` and `…/orders` (201) with the owner key;
+ * `secretsKey` the service's `SECRETS_KEY` (the credential's keyed hash). `QUOTE_TTL_S` 15.
+ */
+export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const hashKey = createSecretKey(Buffer.from(hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), "platform", "keyed-hash/v1", 32)));
+
+  /** The owner key's customer, then the path's user (VERIFIED and active when `live`). */
+  async function caller(req: IncomingMessage, userId: string, live: boolean): Promise<string> {
+    const key = first(req.headers["x-api-key"]);
+    if (key === undefined) throw new Refusal(401, "UNAUTHORIZED", "Missing credentials.");
+    const hash = createHmac("sha256", hashKey).update(key, "utf8").digest("hex");
+    const row = (await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null }>({ ...TRADING_SQL.credential, values: [hash] })).rows[0];
+    if (!row?.credential_active || row.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
+    const user = (await pool.query<{ status: string; is_active: boolean; deleted_at: Date | null }>({ name: "t_user", text: TRADING_SQL.user, values: [userId, row.customer_id] })).rows[0];
+    if (!user || (live && (user.deleted_at || user.status !== "VERIFIED" || !user.is_active))) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+    return row.customer_id;
+  }
+
+  async function createQuote(req: IncomingMessage, userId: string): Promise<string> {
+    const body = await readJson(req);
+    const customerId = await caller(req, userId, true);
+    const wallet = (await pool.query<{ user_id: string; networks: { currency: string }[] }>({ name: "t_wallet", text: TRADING_SQL.wallet, values: [body.wallet_id, customerId] })).rows[0];
+    if (!wallet || wallet.user_id !== userId) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
+    const side = body.side;
+    if ((side !== "buy" && side !== "sell") || String(body.symbol).toUpperCase() !== "BTCUSDT") throw unsupported("not a BTCUSDT buy or sell");
+    const holds = new Set(wallet.networks.map((n) => n.currency));
+    if (!holds.has("btc") || !holds.has("usdt")) throw unsupported("the wallet does not hold btc and usdt");
+    const quantity = D(String(body.quantity));
+    if (!(quantity.gt(0) && quantity.decimalPlaces() <= MARKET.basePrecision)) throw unsupported("quantity");
+    const own = (await pool.query<{ price: string }>({ name: "t_price", text: TRADING_SQL.price, values: [customerId, "btc/usdt"] })).rows[0];
+    const buy = side === "buy";
+    const half = D(MARKET.spreadBps).div(20_000);
+    const price = D(own?.price ?? MARKET.mid).times(buy ? D(1).plus(half) : D(1).minus(half)).toDecimalPlaces(8, buy ? D.ROUND_UP : D.ROUND_DOWN);
+    const notional = quantity.times(price);
+    if (notional.lt(MARKET.min) || notional.gt(MARKET.max)) throw unsupported("outside the bounds");
+    const fees = notional.times(MARKET.feeBps).div(10_000).toDecimalPlaces(MARKET.quotePrecision, D.ROUND_UP);
+    const total = buy ? notional.plus(fees).toDecimalPlaces(MARKET.quotePrecision, D.ROUND_UP) : notional.minus(fees).toDecimalPlaces(MARKET.quotePrecision, D.ROUND_DOWN);
+    const createdAt = new Date();
+    const row: Row = {
+      quote_id: randomUUID(), customer_id: customerId, user_id: userId, wallet_id: body.wallet_id, symbol: "BTCUSDT", base: "btc", quote: "usdt", side,
+      quantity: quantity.toFixed(), price: price.toFixed(), fees: fees.toFixed(), total: total.toFixed(), expires_at: new Date(createdAt.getTime() + 15_000), created_at: createdAt,
+    };
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      await client.query({ name: "t_quote", text: TRADING_SQL.insertQuote, values: Object.values(row) });
+      await client.query("commit");
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+    return quoteView(row);
+  }
+
+  /** The ledger's `trade` (src/modules/ledger/service.ts `bookEntries`) on the quote `q`: both entries' ids, and the wallet's balance of each currency after. */
+  async function book(c: pg.PoolClient, q: Row, orderId: string): Promise<{ entries: Map<string, string>; after: Map<string, Decimal> }> {
+    const w = q.wallet_id as string;
+    const buy = q.side === "buy";
+    const quantity = D(q.quantity as string);
+    const total = D(q.total as string);
+    const fees = D(q.fees as string);
+    const [spent, received] = buy ? [{ currency: "usdt", amount: total }, { currency: "btc", amount: quantity }] : [{ currency: "btc", amount: quantity }, { currency: "usdt", amount: total }];
+    const code = (bucket: string, currency: string): string => `wallet:${w}:${bucket}:${currency}`;
+    const lock = [code("available", "btc"), code("available", "usdt")];
+    const read = ["fees:usdt", "liquidity:btc", "liquidity:usdt", code("held", spent.currency), code("held", received.currency)];
+    const rows = (await c.query<{ id: string; code: string; balance: string | null }>({ name: "t_accounts", text: TRADING_SQL.accounts, values: [...lock, ...read] })).rows;
+    const byCode = new Map(rows.map((r) => [r.code, r]));
+    const id = (c0: string): string => {
+      const r = byCode.get(c0);
+      if (!r) throw unsupported(`no ledger account ${c0}`);
+      return r.id;
+    };
+    const entries = new Map<string, string>();
+    const after = new Map<string, Decimal>();
+    for (const [leg, wallet] of [[spent, spent.amount.neg()], [received, received.amount]] as const) {
+      const fee = leg.currency === "usdt" ? fees : D(0);
+      const available = D(byCode.get(code("available", leg.currency))?.balance ?? "0").plus(wallet);
+      if (available.isNegative()) throw new Refusal(400, "INSUFFICIENT_BALANCE", `Insufficient available ${leg.currency} balance for this amount.`);
+      const postings: [string, string, string][] = [[id(code("available", leg.currency)), leg.currency, wallet.toFixed()], [id(`liquidity:${leg.currency}`), leg.currency, wallet.neg().minus(fee).toFixed()]];
+      if (!fee.isZero()) postings.push([id("fees:usdt"), "usdt", fee.toFixed()]);
+      const values = ["trade", w, "trading", leg.currency, leg.amount.toFixed(), `order:${orderId}`, ...postings.flat(), code("available", leg.currency), available.toFixed()];
+      const entry = (await c.query<{ id: string }>({ name: `t_entry${postings.length}`, text: SQL.postEntry(postings.length, 1), values })).rows[0];
+      entries.set(leg.currency, String(entry?.id));
+      after.set(leg.currency, available.plus(byCode.get(code("held", leg.currency))?.balance ?? "0"));
+    }
+    return { entries, after };
+  }
+
+  async function createOrder(req: IncomingMessage, userId: string): Promise<string> {
+    const body = await readJson(req);
+    const customerId = await caller(req, userId, false);
+    const quoteId = String(body.quote_id).toLowerCase();
+    const key = first(req.headers["idempotency-key"]) ?? randomUUID();
+    if ((await pool.query({ name: "t_key", text: TRADING_SQL.keyByAddress, values: [customerId, key] })).rows.length > 0) throw unsupported("a repeated key");
+    const orderId = randomUUID();
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      const fingerprint = createHash("sha256").update(JSON.stringify([userId, quoteId])).digest("hex");
+      if ((await client.query({ name: "t_claim", text: TRADING_SQL.insertKey, values: [customerId, key, fingerprint, orderId] })).rows.length === 0) throw unsupported("a repeated key");
+      const q = (await client.query<Row>({ name: "t_lockq", text: TRADING_SQL.quoteForUpdate, values: [quoteId, customerId] })).rows[0];
+      if (!q) throw new Refusal(404, "QUOTE_NOT_FOUND", "Quote not found.");
+      if (q.user_id !== userId) throw new Refusal(400, "QUOTE_INVALID", "Quote of another user.");
+      if (Number((await client.query<{ count: string }>({ name: "t_count", text: TRADING_SQL.orders, values: [quoteId] })).rows[0]?.count) > 0) throw new Refusal(400, "QUOTE_INVALID", "Already executed.");
+      const now = new Date();
+      if (now.getTime() >= (q.expires_at as Date).getTime()) throw new Refusal(400, "QUOTE_EXPIRED", "Quote expired.");
+      const { entries, after } = await book(client, q, orderId);
+      const addresses = (await client.query<{ currency: string; network: string; address: string }>({ name: "t_addr", text: TRADING_SQL.addresses, values: [q.wallet_id, "btc", "usdt"] })).rows;
+      const tradeId = randomUUID();
+      const buy = q.side === "buy";
+      const price = D(q.price as string);
+      const legs = [
+        { currency: "btc", amount: D(q.quantity as string), fees: D(0), verb: buy ? "Bought" : "Sold" },
+        { currency: "usdt", amount: D(q.total as string), fees: D(q.fees as string), verb: buy ? "Paid" : "Received" },
+      ];
+      const txValues = legs.flatMap((leg) => {
+        const a = addresses.find((x) => x.currency === leg.currency);
+        const description = `${leg.verb} ${f8(leg.amount)} ${leg.currency.toUpperCase()}: order ${orderId}, ${q.side as string} ${f8(q.quantity as string)} BTCUSDT at ${f8(price)}`;
+        return [q.wallet_id, customerId, a?.network ?? "", a?.address ?? "", "trade", "done", leg.currency, leg.amount.toFixed(), leg.fees.toFixed(), leg.amount.toFixed(), price.toFixed(),
+          (after.get(leg.currency) as Decimal).toFixed(), "", "", description, orderId, "BTCUSDT", tradeId, key, entries.get(leg.currency), now];
+      });
+      await client.query({ name: "t_txs", text: TRADING_SQL.insertTransactions, values: txValues });
+      const order: Row = {
+        order_id: orderId, quote_id: q.quote_id, trade_id: tradeId, customer_id: customerId, user_id: userId, wallet_id: q.wallet_id, symbol: q.symbol, base: q.base, quote: q.quote,
+        side: q.side, quantity: q.quantity, price: q.price, fees: q.fees, total: q.total, status: "FILLED", idempotency_key: key, created_at: now,
+      };
+      await client.query({ name: "t_order", text: TRADING_SQL.insertOrder, values: Object.values(order) });
+      await client.query("commit");
+      return JSON.stringify({
+        order_id: orderId, quote_id: q.quote_id, trade_id: tradeId, wallet_id: q.wallet_id, user_id: userId, symbol: q.symbol, base: q.base, quote: q.quote, side: q.side,
+        quantity: f8(q.quantity as string), price: f8(price), fees: f8(q.fees as string), total: f8(q.total as string), status: "FILLED", idempotency_key: key, is_duplicate: false, created_at: now.toISOString(),
+      });
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  return (req, res) => {
+    const traceId = randomUUID();
+    const m = /^\/api\/v1\/users\/([0-9a-f-]{36})\/(quotes|orders)$/.exec(req.url ?? "");
+    const answer = async (): Promise<void> => {
+      if (req.method !== "POST" || !m?.[1]) throw new Refusal(404, "NOT_FOUND", "Not found.");
+      ok(res, 201, m[2] === "quotes" ? await createQuote(req, m[1]) : await createOrder(req, m[1]), traceId);
+    };
+    answer().catch((error: unknown) => refuse(res, error instanceof Refusal ? error : new Refusal(500, "INTERNAL", String(error)), traceId));
+  };
+}
