@@ -158,7 +158,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       credential: config.rateLimitCredential,
       authFailures: config.rateLimitAuthFailures,
       codes: config.rateLimitCodes,
-    }, logger);
+    }, logger, config.rateLimitSyncMs);
     const validateResponses = options.validateResponses ?? false;
     const surfaces = await buildSurfaces(config, logger, orm, wiring, limits, validateResponses);
     const metrics = new Metrics();

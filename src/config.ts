@@ -103,6 +103,12 @@ export interface Config {
   rateLimitAuthFailures: RateQuota | null;
   /** `RATE_LIMIT_CODES` (default 10/60): Confirm Withdrawal and Resend Code calls per user and window; `off` disables. */
   rateLimitCodes: RateQuota | null;
+  /**
+   * `RATE_LIMIT_SYNC_MS` (default 1000, 0 to 60000): milliseconds between two syncs of each
+   * process's memory-first rate-limit buckets with the shared table; 0 counts every request in
+   * PostgreSQL instead (exact across replicas, a round trip per bucket; docs/decisions/requests-and-validation.md "Rate limits").
+   */
+  rateLimitSyncMs: number;
   /** `TRUST_PROXY` (default 0): reverse proxies in front of the service whose `X-Forwarded-For` names the client address. */
   trustProxy: number;
   /** `HEADERS_TIMEOUT_S` (default 10): time a client has to send the request line and headers; then 408 and the connection closes (docs/security.md). */
@@ -298,6 +304,7 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   rateLimitCredential: (e) => e.quota("RATE_LIMIT_CREDENTIAL", DEFAULT_RATE_LIMITS.credential),
   rateLimitAuthFailures: (e) => e.quota("RATE_LIMIT_AUTH_FAILURES", DEFAULT_RATE_LIMITS.authFailures),
   rateLimitCodes: (e) => e.quota("RATE_LIMIT_CODES", DEFAULT_RATE_LIMITS.codes),
+  rateLimitSyncMs: (e) => e.int("RATE_LIMIT_SYNC_MS", 1000, 0, 60_000),
   trustProxy: (e) => e.int("TRUST_PROXY", 0, 0, 10),
   headersTimeoutS: (e) => e.int("HEADERS_TIMEOUT_S", 10, 1, 600),
   requestTimeoutS: (e) => e.int("REQUEST_TIMEOUT_S", 30, 1, 3600),

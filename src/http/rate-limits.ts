@@ -1,8 +1,13 @@
 /**
  * Rate limits of both surfaces (docs/decisions/requests-and-validation.md "Rate limits"; OWASP API4:2023; the reference lists 429 on every
- * operation without thresholds). Buckets live in PostgreSQL through `rate-limiter-flexible`, so
- * every API replica on one database shares them; when the database cannot be reached, a
- * per-process memory bucket of the same size stands in (its insurance limiter).
+ * operation without thresholds). Every API replica on one database shares the buckets:
+ * - memory-first (the default, `RATE_LIMIT_SYNC_MS` > 0; ./rate-limit-sync.ts): each process counts
+ *   in memory and syncs with the shared `rate_limit` table in one statement per interval, so a
+ *   request costs no database round trip, a full bucket refuses locally, and replicas together
+ *   overshoot a bucket by at most what the others admitted in one interval;
+ * - exact (`RATE_LIMIT_SYNC_MS=0`): every request counts in PostgreSQL through
+ *   `rate-limiter-flexible`'s PostgreSQL store; when the database cannot be reached, a per-process
+ *   memory bucket of the same size stands in (its insurance limiter).
  *
  * Buckets, each a fixed window of `points` requests per `windowS` seconds:
  * - `ip`: every request of a surface, per client address (`req.ip`; see `TRUST_PROXY`);
@@ -19,7 +24,8 @@
 import type { Response } from "express";
 import pg from "pg";
 import type { Logger } from "pino";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { SyncedBuckets } from "./rate-limit-sync.js";
 import { DomainError } from "../domain/errors.js";
 import type { Principal } from "../modules/identity/auth.js";
 
@@ -43,11 +49,17 @@ export type BucketName = "ip" | "credential" | "auth-failures" | "codes";
 /** Table of the buckets (created by a committed migration). */
 export const RATE_LIMIT_TABLE = "rate_limit";
 
+/** What the buckets need of a limiter: count one request of a key (rejecting with a `RateLimiterRes` when full), and read a key. */
+interface Limiter {
+  consume(key: string): Promise<RateLimiterRes>;
+  get(key: string): Promise<RateLimiterRes | null>;
+}
+
 /** A bucket: its name, size and limiter. */
 interface Bucket {
   name: BucketName;
   quota: Quota;
-  limiter: RateLimiterAbstract;
+  limiter: Limiter;
 }
 
 /** What the headers of a response report: the bucket with the smallest share left so far. */
@@ -68,14 +80,20 @@ const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 export class RateLimits {
   private readonly pool: pg.Pool;
   private readonly buckets: Partial<Record<BucketName, Bucket>> = {};
+  /** The memory-first buckets' sync, or undefined in exact mode. */
+  private readonly synced: SyncedBuckets | undefined;
 
   /**
    * @param databaseUrl the service's database (the `rate_limit` table must exist).
    * @param settings bucket sizes; a `null` bucket is never counted.
+   * @param syncMs `RATE_LIMIT_SYNC_MS`: milliseconds between two syncs of the memory-first buckets;
+   *   0 counts every request in PostgreSQL (exact across replicas, one round trip per bucket).
    */
-  constructor(databaseUrl: string, settings: RateLimitSettings, logger: Logger) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  constructor(databaseUrl: string, settings: RateLimitSettings, logger: Logger, syncMs = 0) {
+    // a connection that cannot be made fails within 5 s: the buckets then count in memory (never a hung request)
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 5000 });
     this.pool.on("error", (error) => logger.warn({ err: error }, "rate limits: an idle database connection failed"));
+    this.synced = syncMs > 0 ? new SyncedBuckets(this.pool, RATE_LIMIT_TABLE, syncMs, logger) : undefined;
     const names: [BucketName, Quota | null][] = [
       ["ip", settings.ip],
       ["credential", settings.credential],
@@ -84,22 +102,34 @@ export class RateLimits {
     ];
     for (const [name, quota] of names) {
       if (!quota) continue;
-      const options = { points: quota.points, duration: quota.windowS, keyPrefix: name };
-      const limiter = new RateLimiterPostgres({
-        ...options,
-        storeClient: this.pool,
-        storeType: "pool",
-        tableName: RATE_LIMIT_TABLE,
-        tableCreated: true,
-        clearExpiredByTimeout: name === "ip",
-        insuranceLimiter: new RateLimiterMemory(options),
-      });
-      this.buckets[name] = { name, quota, limiter };
+      this.buckets[name] = { name, quota, limiter: this.limiterOf(name, quota) };
     }
+    this.synced?.start();
   }
 
-  /** Ends the buckets' connection pool. */
+  /** A memory-first limiter, or in exact mode a PostgreSQL one with its memory insurance. */
+  private limiterOf(name: BucketName, quota: Quota): Limiter {
+    if (this.synced) return this.synced.limiter(name, quota.points, quota.windowS);
+    const options = { points: quota.points, duration: quota.windowS, keyPrefix: name };
+    return new RateLimiterPostgres({
+      ...options,
+      storeClient: this.pool,
+      storeType: "pool",
+      tableName: RATE_LIMIT_TABLE,
+      tableCreated: true,
+      clearExpiredByTimeout: name === "ip",
+      insuranceLimiter: new RateLimiterMemory(options),
+    });
+  }
+
+  /** Sends the memory-first buckets' pending counts (a sync now); nothing in exact mode. */
+  async sync(): Promise<void> {
+    await this.synced?.sync();
+  }
+
+  /** Stops the sync (sending what is pending) and ends the buckets' connection pool. */
   async close(): Promise<void> {
+    await this.synced?.stop();
     await this.pool.end();
   }
 

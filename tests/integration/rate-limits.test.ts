@@ -27,6 +27,9 @@ const LIMITS = {
   RATE_LIMIT_CODES: "3/2",
   TRUST_PROXY: "1",
   WITHDRAWAL_CODE_RESEND_INTERVAL_S: "0",
+  // exact mode: every request counts in PostgreSQL, so two replicas share each count at once (the
+  // memory-first default, with its bound across replicas, is tests/process/rate-limit-replicas.test.ts)
+  RATE_LIMIT_SYNC_MS: "0",
 };
 
 const replicaOf = (databaseUrl: string) =>
