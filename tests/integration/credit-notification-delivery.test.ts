@@ -189,6 +189,8 @@ describe("the notification sent", () => {
         totalDebt: 30900,
         limit: 100000,
         amountOverdraft: 0,
+        // the stored details predate authorizations (no `amountHeld`): the body says 0, no hold was open
+        amountHeld: 0,
         interestSpecs: { interestRateNominal: 36, interestRateMoroso: 12, fixedInterestNominal: 0, fixedInterestMoroso: 500 },
         minimumPaymentSpecs: { minimumPaymentRate: 10, fixedMinimumPayment: 1000 },
       },

@@ -189,8 +189,8 @@ describe("documents, docs page and health", () => {
         ids.add(id);
       }
     }
-    expect(operationsOf("platform")).toHaveLength(56);
-    expect(operationsOf("credit")).toHaveLength(23);
+    expect(operationsOf("platform")).toHaveLength(61);
+    expect(operationsOf("credit")).toHaveLength(28);
   });
 
   it("declares servers that work from wherever the document is served, then the templated deployments", async () => {
