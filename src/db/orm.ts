@@ -69,15 +69,32 @@ export function ormConfig(clientUrl: string, entities: EntityList, overrides: Pa
   });
 }
 
+/** Key of the advisory lock that serialises the migrations of processes starting together. */
+export const MIGRATIONS_LOCK_KEY = 7_211_935_001;
+
 /**
  * Connects to `clientUrl`, applies pending migrations, and returns the ORM mapping `entities`
- * (src/modules/entities.ts `ENTITIES`).
+ * (src/modules/entities.ts `ENTITIES`). Processes starting together on one database (API replicas
+ * and workers, docs/operations.md "Containers") take turns: the migrations run under a session
+ * advisory lock held on a connection of their own, so the first applies each pending migration
+ * and the others then find none.
  * @throws the driver's connection error when the database is unreachable.
  */
 export async function initORM(clientUrl: string, entities: EntityList): Promise<MikroORM> {
   const orm = await MikroORM.init(ormConfig(clientUrl, entities));
   await orm.connect();
-  await orm.migrator.up();
+  const lock = new pg.Client({ connectionString: clientUrl });
+  try {
+    await lock.connect();
+    await lock.query("select pg_advisory_lock($1)", [MIGRATIONS_LOCK_KEY]);
+    await orm.migrator.up();
+  } catch (error) {
+    await orm.close(true).catch(() => {});
+    throw error;
+  } finally {
+    await lock.query("select pg_advisory_unlock($1)", [MIGRATIONS_LOCK_KEY]).catch(() => {});
+    await lock.end().catch(() => {});
+  }
   return orm;
 }
 

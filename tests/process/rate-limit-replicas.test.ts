@@ -5,7 +5,8 @@
  * driven at a steady pace past the credential bucket; the requests admitted in the window must
  * stay within the stated bound, `points` plus what the other replica admits in one sync interval
  * (and a statement's time), and must reach `points` (the replicas do not starve each other). A
- * full bucket then refuses on both, without a database round trip of its own.
+ * full bucket then refuses on both, without a database round trip of its own. The two start
+ * together on a fresh database, so their migrations at start take turns.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../support/app.js";
@@ -32,9 +33,8 @@ beforeAll(async () => {
     RATE_LIMIT_CREDENTIAL: `${POINTS}/60`,
     RATE_LIMIT_SYNC_MS: String(SYNC_MS),
   };
-  // the first runs the migrations; the second starts on the migrated database
-  services.push(await startService(env));
-  services.push(await startService(env));
+  // both start at once on the fresh database: they take turns on the migrations (src/db/orm.ts `initORM`)
+  services.push(...(await Promise.all([startService(env), startService(env)])));
 }, 120_000);
 
 afterAll(async () => {
