@@ -137,17 +137,19 @@ const printMasterKey = (key: string): void => {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const { databaseUrl, embedded } = await openDatabase(config, logger);
+  // what needs a session of its own: the migrations' lock, the job scheduler, the shutdown's cancellations (docs/operations.md "PgBouncer")
+  const sessionUrl = config.databaseSessionUrl ?? databaseUrl;
   let orm: MikroORM | undefined;
   let scheduler: JobScheduler | undefined;
   let limits: RateLimits | undefined;
   try {
-    orm = await initORM(databaseUrl, ENTITIES);
+    orm = await initORM(databaseUrl, ENTITIES, sessionUrl);
     const secrets = await loadSecrets(orm, config, logger, options);
     // Hot-path statements run prepared, with bound parameters, on the ORM's own pool (src/db/statements.ts).
     const pool = await orm.em.getConnection().getNativeClient();
-    const statements = new Statements(pool);
+    const statements = new Statements(pool, { named: config.databasePoolMode === "session" });
     scheduler = new JobScheduler({
-      databaseUrl,
+      databaseUrl: sessionUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
       processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS) * 1000,
       logger,
@@ -187,7 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       databaseUrl,
       scheduler,
-      close: closer(config, logger, databaseUrl, { scheduler, mail, limits, orm, embedded }),
+      close: closer(config, logger, sessionUrl, { scheduler, mail, limits, orm, embedded }),
     };
   } catch (error) {
     await scheduler?.close(0).catch(() => {});

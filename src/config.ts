@@ -55,6 +55,20 @@ export interface Config {
   role: Role;
   /** `DATABASE_URL`; when absent an embedded PostgreSQL runs under `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * `DATABASE_SESSION_URL` (default: `DATABASE_URL`): a direct connection to the same database for
+   * what needs a session of its own: the migrations' advisory lock, the job scheduler (its
+   * LISTEN/NOTIFY channel and job table) and the shutdown's cancellation of this process's
+   * statements. Set it when `DATABASE_URL` goes through a transaction pooler (docs/operations.md "PgBouncer").
+   */
+  databaseSessionUrl: string | undefined;
+  /**
+   * `DATABASE_POOL_MODE` (`session`, default, or `transaction`): `transaction` when `DATABASE_URL`
+   * goes through a pooler in transaction mode (PgBouncer `pool_mode = transaction`): the hot-path
+   * statements are then sent unnamed, never as named prepared statements (a later transaction may
+   * run on another server connection, where the name does not exist).
+   */
+  databasePoolMode: "session" | "transaction";
   /** `DATA_DIR` (default `./.data`): embedded PostgreSQL data and local state. */
   dataDir: string;
   /** `MASTER_API_KEY` (≥ 32 characters); when absent the first start generates one and prints it once. */
@@ -282,6 +296,8 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   host: (e) => e.str("HOST", "127.0.0.1"),
   role: (e) => e.oneOf("ROLE", "all", ["api", "worker", "all"] as const),
   databaseUrl: (e) => e.optional("DATABASE_URL"),
+  databaseSessionUrl: (e) => e.optional("DATABASE_SESSION_URL"),
+  databasePoolMode: (e) => e.oneOf("DATABASE_POOL_MODE", "session", ["session", "transaction"] as const),
   dataDir: (e) => e.str("DATA_DIR", "./.data"),
   masterApiKey: (e) => e.secret("MASTER_API_KEY"),
   secretsKey: (e) => e.secret("SECRETS_KEY"),
@@ -332,6 +348,10 @@ function checkConnections(e: EnvReader): void {
   const databaseUrl = e.optional("DATABASE_URL");
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     e.problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const sessionUrl = e.optional("DATABASE_SESSION_URL");
+  if (sessionUrl !== undefined && (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(sessionUrl))) {
+    e.problems.push("DATABASE_SESSION_URL must be a postgres:// or postgresql:// URL to the database of DATABASE_URL, and needs DATABASE_URL");
   }
   // A generated key would have to live in the database every replica shares, where a dump gives it
   // away (docs/decisions/credentials-and-tokens.md "Secrets at rest"): with an external database the operator sets it.

@@ -78,12 +78,14 @@ export const MIGRATIONS_LOCK_KEY = 7_211_935_001;
  * and workers, docs/operations.md "Containers") take turns: the migrations run under a session
  * advisory lock held on a connection of their own, so the first applies each pending migration
  * and the others then find none.
+ * @param sessionUrl a direct connection to the same database for that lock (`DATABASE_SESSION_URL`:
+ *   a session lock cannot live behind a transaction pooler); default `clientUrl`.
  * @throws the driver's connection error when the database is unreachable.
  */
-export async function initORM(clientUrl: string, entities: EntityList): Promise<MikroORM> {
+export async function initORM(clientUrl: string, entities: EntityList, sessionUrl: string = clientUrl): Promise<MikroORM> {
   const orm = await MikroORM.init(ormConfig(clientUrl, entities));
   await orm.connect();
-  const lock = new pg.Client({ connectionString: clientUrl });
+  const lock = new pg.Client({ connectionString: sessionUrl });
   try {
     await lock.connect();
     await lock.query("select pg_advisory_lock($1)", [MIGRATIONS_LOCK_KEY]);

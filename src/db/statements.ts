@@ -16,16 +16,26 @@ export interface PreparedStatement {
   readonly text: string;
 }
 
-/** Runs {@link PreparedStatement}s on a `pg` pool (the ORM's: `orm.em.getConnection().getNativeClient()`). */
+/**
+ * Runs {@link PreparedStatement}s on a `pg` pool (the ORM's: `orm.em.getConnection().getNativeClient()`).
+ * With `named: false` (`DATABASE_POOL_MODE=transaction`, behind PgBouncer in transaction mode) they
+ * are sent unnamed: parsed and planned at each run, values still bound apart from the text, since
+ * a named statement prepared on one server connection does not exist on the next one the pooler
+ * hands out.
+ */
 export class Statements {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: { named: boolean } = { named: true },
+  ) {}
 
   /**
    * The rows of `statement` run with `values` (bound, never inlined).
    * @throws the driver's error; a lost database is recognised by src/db/unavailable.ts (503).
    */
   async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]> {
-    const result = await this.pool.query<Row>({ name: statement.name, text: statement.text, values: values as unknown[] });
+    const query = this.options.named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
+    const result = await this.pool.query<Row>(query);
     return result.rows;
   }
 }

@@ -85,6 +85,16 @@ describe("loadConfig", () => {
     expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
+  it("reads DATABASE_SESSION_URL (a postgres URL, with DATABASE_URL only) and DATABASE_POOL_MODE (session or transaction; docs/operations.md#pgbouncer)", () => {
+    const base = { DATABASE_URL: "postgres://u:p@pgbouncer:6432/x", SECRETS_KEY: "s".repeat(32) };
+    const c = loadConfig({ ...base, DATABASE_SESSION_URL: "postgres://u:p@db:5432/x", DATABASE_POOL_MODE: "transaction" });
+    expect([c.databaseSessionUrl, c.databasePoolMode]).toEqual(["postgres://u:p@db:5432/x", "transaction"]);
+    expect([loadConfig(base).databaseSessionUrl, loadConfig(base).databasePoolMode]).toEqual([undefined, "session"]);
+    expect(() => loadConfig({ ...base, DATABASE_SESSION_URL: "mysql://db/x" })).toThrow(/DATABASE_SESSION_URL must be a postgres/);
+    expect(() => loadConfig({ DATABASE_SESSION_URL: "postgres://u:p@db:5432/x" })).toThrow(/DATABASE_SESSION_URL .* needs DATABASE_URL/);
+    expect(() => loadConfig({ ...base, DATABASE_POOL_MODE: "statement" })).toThrow(/DATABASE_POOL_MODE/);
+  });
+
   it("reads METRICS_TOKEN: unset by default, at least 16 printable characters without spaces (docs/operations.md#configuration)", () => {
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: "m".repeat(16) }).metricsToken).toBe("m".repeat(16));
