@@ -35,7 +35,11 @@ export function closeSql(scope: CycleScope, t: Date): { sql: string; params: str
  * into interest: `Interes Moroso Calculado`, `Interes Moroso Aplicado`, `Interes moroso ejecutado`.
  * The open holds do not change here (`amount_held` is read for `walletDetails_after` only, whose
  * `amountOverdraft` counts them: docs/decisions/credit.md "Authorizations").
- * One statement: statements UPDATE, wallets UPDATE, events INSERT.
+ * One statement: the due wallets locked first (`FOR UPDATE`, in id order: the order a payment takes,
+ * wallet row then statements, so the two never deadlock), then statements UPDATE, wallets UPDATE,
+ * events INSERT. The events read the wallets as they were before the statement (every part of one
+ * statement sees the same snapshot) by primary key, not from the wallets UPDATE's RETURNING: a join
+ * of two RETURNING results has no statistics and runs as a nested loop, quadratic in the wallets.
  */
 export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: string; params: string[] } {
   const s = scopeSql(scope);
@@ -43,7 +47,14 @@ export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: st
   const p = `(e.p0 + sum(e.dp) over win)`;
   const i = `(e.i0 + sum(e.di) over win)`;
   return {
-    sql: `with due as (
+    sql: `with lk as materialized (
+        select w.wallet_id from credit_wallet w
+        where w.status <> 'dissolved' and ${s.sql}
+          and exists (select 1 from credit_statement x where x.wallet_id = w.wallet_id and x.payment_due_date = ${ts(t)} and x.interest_applied_at is null)
+        order by w.wallet_id
+        for update of w
+      ),
+      due as (
         update credit_statement s set
           interest_applied = s.interest_generated,
           interest_applied_at = ${ts(t)},
@@ -51,9 +62,8 @@ export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: st
           penal_interest = case when ${defaulted} then ${rheDivSql(`w.interest_rate_moroso * s.interest_basis`, `100 * s.daily_rate_divisor`)} + w.fixed_interest_moroso else 0 end,
           interest_rate_moroso = case when ${defaulted} then w.interest_rate_moroso else null end,
           fixed_interest_moroso = case when ${defaulted} then w.fixed_interest_moroso else null end
-        from credit_wallet w
+        from credit_wallet w join lk on lk.wallet_id = w.wallet_id
         where w.wallet_id = s.wallet_id and s.payment_due_date = ${ts(t)} and s.interest_applied_at is null
-          and w.status <> 'dissolved' and ${s.sql}
         returning s.wallet_id, s.ordinal, s.interest_generated as nominal, s.compound, s.status = 'defaulted' as defaulted, s.penal_interest as penal
       ),
       steps as (
@@ -82,14 +92,12 @@ export function graceSql(scope: CycleScope, t: Date, collect = false): { sql: st
           updated_at = now()
         from agg a
         where a.wallet_id = w.wallet_id
-        returning w.wallet_id, w.customer_id, old.principal_outstanding as p0, old.interest_outstanding as i0, old.available_amount as aa0,
-          old.credit_limit as lim, old.amount_held as held, old.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso, w.fixed_interest_nominal,
-          w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
       ),
       ev as (
-        select st.*, wal.customer_id, wal.p0, wal.i0, wal.aa0, wal.lim, wal.held, wal.seq0, wal.interest_rate_nominal, wal.interest_rate_moroso,
-          wal.fixed_interest_nominal, wal.fixed_interest_moroso, wal.minimum_payment_rate, wal.fixed_minimum_payment
-        from steps st join wal on wal.wallet_id = st.wallet_id
+        select st.*, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0, w.available_amount as aa0, w.credit_limit as lim,
+          w.amount_held as held, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso, w.fixed_interest_nominal,
+          w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
+        from steps st join credit_wallet w on w.wallet_id = st.wallet_id
       ),
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + row_number() over win, e.type, e.amount, e.direction, e.affects,
