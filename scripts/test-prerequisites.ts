@@ -1,7 +1,8 @@
 /**
  * The system packages the test run drives (docs/testing.md): Debian's Dovecot for the email poller
- * tests (tests/support/dovecot.ts) and Debian's Chromium for the /docs page test
- * (tests/integration/docs-page.test.ts). `npm test` checks them before any test
+ * tests (tests/support/dovecot.ts), Debian's Chromium for the /docs page test
+ * (tests/integration/docs-page.test.ts) and Debian's PgBouncer for the transaction pooling test
+ * (tests/integration/pgbouncer.test.ts, tests/support/pgbouncer.ts). `npm test` checks them before any test
  * (tests/support/prerequisites.ts, a vitest globalSetup); this file holds the decision and its
  * execution, and runs the same check on its own with `npx tsx scripts/test-prerequisites.ts`.
  *
@@ -29,6 +30,7 @@ export function systemPrerequisites(env: NodeJS.ProcessEnv = process.env): Prere
   return [
     { name: "Dovecot", path: "/usr/sbin/dovecot", debianPackage: "dovecot-imapd" },
     { name: "Chromium", path: env.CHROMIUM_PATH ?? "/usr/bin/chromium", debianPackage: "chromium" },
+    { name: "PgBouncer", path: "/usr/sbin/pgbouncer", debianPackage: "pgbouncer" },
   ];
 }
 

@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup, listed first by the projects that need the machine's services
- * (vitest.config.ts): before any test, checks that Dovecot and Chromium are installed, installs
+ * (vitest.config.ts): before any test, checks that Dovecot, Chromium and PgBouncer are installed, installs
  * them as root with apt-get, or stops the run with the command to run (scripts/test-prerequisites.ts,
  * docs/testing.md). The check runs once per run, whichever project asks first.
  */

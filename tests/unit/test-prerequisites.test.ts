@@ -8,6 +8,7 @@ import { ensurePrerequisites, planPrerequisites, systemPrerequisites, type Prere
 
 const DOVECOT = "/usr/sbin/dovecot";
 const CHROMIUM = "/usr/bin/chromium";
+const PGBOUNCER = "/usr/sbin/pgbouncer";
 const ALL = systemPrerequisites({});
 
 /** A machine with the files of `present` (a mutable set: an install adds to it), root or not, apt-get or not. */
@@ -17,37 +18,37 @@ function machine(present: string[], root: boolean, apt = true): PrerequisiteProb
 }
 
 describe("planPrerequisites", () => {
-  it("does nothing when Dovecot and Chromium are both there", () => {
-    expect(planPrerequisites(machine([DOVECOT, CHROMIUM], false, false), ALL)).toEqual({ action: "none" });
-    expect(planPrerequisites(machine([DOVECOT, CHROMIUM], true), ALL)).toEqual({ action: "none" });
+  it("does nothing when Dovecot, Chromium and PgBouncer are there", () => {
+    expect(planPrerequisites(machine([DOVECOT, CHROMIUM, PGBOUNCER], false, false), ALL)).toEqual({ action: "none" });
+    expect(planPrerequisites(machine([DOVECOT, CHROMIUM, PGBOUNCER], true), ALL)).toEqual({ action: "none" });
   });
 
   it("installs the missing packages, and only those, as root with apt-get", () => {
     const both = planPrerequisites(machine([], true), ALL);
-    expect(both).toMatchObject({ action: "install", packages: ["dovecot-imapd", "chromium"] });
-    expect(planPrerequisites(machine([DOVECOT], true), ALL)).toMatchObject({ action: "install", packages: ["chromium"] });
-    expect(planPrerequisites(machine([CHROMIUM], true), ALL)).toMatchObject({ action: "install", packages: ["dovecot-imapd"] });
+    expect(both).toMatchObject({ action: "install", packages: ["dovecot-imapd", "chromium", "pgbouncer"] });
+    expect(planPrerequisites(machine([DOVECOT, PGBOUNCER], true), ALL)).toMatchObject({ action: "install", packages: ["chromium"] });
+    expect(planPrerequisites(machine([CHROMIUM, PGBOUNCER], true), ALL)).toMatchObject({ action: "install", packages: ["dovecot-imapd"] });
   });
 
   it("stops with the one sudo apt-get command when not root", () => {
-    const plan = planPrerequisites(machine([CHROMIUM], false), ALL);
+    const plan = planPrerequisites(machine([CHROMIUM, PGBOUNCER], false), ALL);
     expect(plan).toMatchObject({ action: "stop", command: "sudo apt-get install -y dovecot-imapd" });
     expect(plan.action === "stop" && plan.message).toBe("The tests need Dovecot (/usr/sbin/dovecot), which is not installed. Run: sudo apt-get install -y dovecot-imapd");
     const both = planPrerequisites(machine([], false), ALL);
-    expect(both).toMatchObject({ action: "stop", command: "sudo apt-get install -y dovecot-imapd chromium" });
-    expect(both.action === "stop" && both.message).toContain("Dovecot (/usr/sbin/dovecot) and Chromium (/usr/bin/chromium), which are not installed");
+    expect(both).toMatchObject({ action: "stop", command: "sudo apt-get install -y dovecot-imapd chromium pgbouncer" });
+    expect(both.action === "stop" && both.message).toContain("Dovecot (/usr/sbin/dovecot) and Chromium (/usr/bin/chromium) and PgBouncer (/usr/sbin/pgbouncer), which are not installed");
   });
 
   it("stops, naming the Debian command, as root without apt-get", () => {
-    const plan = planPrerequisites(machine([DOVECOT], true, false), ALL);
+    const plan = planPrerequisites(machine([DOVECOT, PGBOUNCER], true, false), ALL);
     expect(plan).toMatchObject({ action: "stop", command: "sudo apt-get install -y chromium" });
     expect(plan.action === "stop" && plan.message).toMatch(/package manager \(on Debian: sudo apt-get install -y chromium\)$/);
   });
 
   it("checks the Chromium of CHROMIUM_PATH when it is set", () => {
     const custom = systemPrerequisites({ CHROMIUM_PATH: "/opt/chromium/chrome" });
-    expect(planPrerequisites(machine([DOVECOT, "/opt/chromium/chrome"], false), custom)).toEqual({ action: "none" });
-    expect(planPrerequisites(machine([DOVECOT, CHROMIUM], false), custom)).toMatchObject({ action: "stop", command: "sudo apt-get install -y chromium" });
+    expect(planPrerequisites(machine([DOVECOT, "/opt/chromium/chrome", PGBOUNCER], false), custom)).toEqual({ action: "none" });
+    expect(planPrerequisites(machine([DOVECOT, CHROMIUM, PGBOUNCER], false), custom)).toMatchObject({ action: "stop", command: "sudo apt-get install -y chromium" });
   });
 });
 
@@ -57,25 +58,25 @@ describe("ensurePrerequisites", () => {
     const commands: string[] = [];
     const plan = ensurePrerequisites(probe, (file, args) => {
       commands.push([file, ...args].join(" "));
-      if (args[0] === "install") [DOVECOT, CHROMIUM].forEach((path) => probe.files.add(path));
+      if (args[0] === "install") [DOVECOT, CHROMIUM, PGBOUNCER].forEach((path) => probe.files.add(path));
     }, ALL);
     expect(plan.action).toBe("install");
-    expect(commands).toEqual(["apt-get update -qq", "apt-get install -y -qq --no-install-recommends dovecot-imapd chromium"]);
+    expect(commands).toEqual(["apt-get update -qq", "apt-get install -y -qq --no-install-recommends dovecot-imapd chromium pgbouncer"]);
   });
 
   it("runs nothing when everything is there", () => {
     const commands: string[] = [];
-    expect(ensurePrerequisites(machine([DOVECOT, CHROMIUM], true), (file) => commands.push(file), ALL)).toEqual({ action: "none" });
+    expect(ensurePrerequisites(machine([DOVECOT, CHROMIUM, PGBOUNCER], true), (file) => commands.push(file), ALL)).toEqual({ action: "none" });
     expect(commands).toEqual([]);
   });
 
   it("throws the message with the command, running nothing, when not root", () => {
     const commands: string[] = [];
-    expect(() => ensurePrerequisites(machine([], false), (file) => commands.push(file), ALL)).toThrow(/Run: sudo apt-get install -y dovecot-imapd chromium$/);
+    expect(() => ensurePrerequisites(machine([], false), (file) => commands.push(file), ALL)).toThrow(/Run: sudo apt-get install -y dovecot-imapd chromium pgbouncer$/);
     expect(commands).toEqual([]);
   });
 
   it("throws when a program is still missing after the install", () => {
-    expect(() => ensurePrerequisites(machine([DOVECOT], true), () => undefined, ALL)).toThrow("Still missing after apt-get install chromium: /usr/bin/chromium");
+    expect(() => ensurePrerequisites(machine([DOVECOT, PGBOUNCER], true), () => undefined, ALL)).toThrow("Still missing after apt-get install chromium: /usr/bin/chromium");
   });
 });
