@@ -103,10 +103,16 @@ export async function startService(env: Record<string, string>, wait: "http" | "
     },
   };
   if (wait === "none") return service;
-  await waitFor(`the service to be ready (${wait})`, async () => {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
-    if (wait === "worker") return output.includes("background jobs started") ? true : undefined;
-    return (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
-  }, 60_000);
+  try {
+    await waitFor(`the service to be ready (${wait})`, async () => {
+      if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
+      if (wait === "worker") return output.includes("background jobs started") ? true : undefined;
+      return (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
+    }, 60_000);
+  } catch (error) {
+    // a service that did not get ready is not left running behind the failed test
+    await service.stop("SIGKILL");
+    throw error;
+  }
   return service;
 }
