@@ -10,7 +10,7 @@
 import { cpus, loadavg } from "node:os";
 import { runLedgerCheck } from "./checks.js";
 import type { BenchDatabase } from "./database.js";
-import { benchServiceEnv, startServer, type ServerProcess } from "./processes.js";
+import { BENCH_RATE_LIMITS_SAID, benchServiceEnv, startServer, type ServerProcess } from "./processes.js";
 import { fmt, printTable, type SideRun, type Timing } from "./report.js";
 import { seed } from "./seed.js";
 import { checkTradingPair, runTradingScenario, TRADING_LEVELS, TRADING_WALLETS } from "./trading.js";
@@ -73,7 +73,7 @@ export async function runTradingBench(r: TradingRun): Promise<string[]> {
       `a pair in flight holds one of ${TRADING_WALLETS} wallets, one user each (one per pair in flight at ${Math.max(...TRADING_LEVELS)}: an order locks its wallet's two available accounts, so pairs on one wallet would queue on them), each topped up with ${TOP_UP.btc} BTC and ${TOP_UP.usdt} USDT; pairs/s counts filled orders, latency is of the whole pair. ` +
       `The baseline runs the service's own 7 + 14 statements in the same transactions and order (scripts/bench/baseline-trading.ts; npx tsx scripts/bench/capture-trading.ts compares them); one pair answers the same and writes the same rows on both sides (${JSON.stringify(writes)}).`,
   );
-  console.log(`Service: ${r.cmd.label}, Node ${process.version}, ROLE=api, LOG_LEVEL=silent, the four rate limits off; its ORM pool 10. Baseline: bare node:http + pg.Pool(10), same Node, same database.`);
+  console.log(`Service: ${r.cmd.label}, Node ${process.version}, ROLE=api, LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID}; its ORM pool 10. Baseline: bare node:http + pg.Pool(10), same Node, same database.`);
   console.log(`Database: ${r.db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${r.began.load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);
   for (const note of report.notes) console.log(`- ${note}`);
   console.log(`Ledger: npm run ledger:check on the benchmark's database after the load: ${ledger.verdict}`);
