@@ -35,6 +35,8 @@
  *    - currencies (owner key), balance (owner key), balance (user token), `GET /v2/credit-products`
  *      (owner key; the credit core's access rule: owner key for listing, master key for writes);
  *      currencies also on two more services, rate limits off and exact (scripts/bench/limits.ts);
+ *      currencies and the withdrawals at 16 in flight also on a service through PgBouncer in
+ *      transaction mode (scripts/bench/pgbouncer.ts);
  *    - `/healthz` against bare node:http, and against bare express 5 (informative);
  *    - `GET /api/v1/currencies` without credentials: the service's 401 runs the whole framework
  *      (express, openapi-backend routing and security) and no query: framework cost alone;
@@ -63,7 +65,7 @@
  *    through 1 MiB bodies, and another tenant's reads while one tenant drives its sandbox clock
  *    ten years at a time; each figure next to the same figure without the attack, in a second table.
  *
- * Reproduce: `npm run bench` (about 6.5 minutes: 27 sides × (1 + 3 × 3) s of load, 8 wrk runs of
+ * Reproduce: `npm run bench` (about 6.5 minutes: 29 sides × (1 + 3 × 3) s of load, 8 wrk runs of
  * 2 s, the starts and the seeding, then about 1.5 minutes of hostile-neighbour rows). Quick runs and overrides:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 npm run bench
  *   - `BENCH_SECONDS` (3): seconds of each measured run;
@@ -84,6 +86,7 @@ import { createBenchDatabase, type BenchDatabase } from "./bench/database.js";
 import { runRequests, runWithdrawals, runWrk, type Target } from "./bench/load.js";
 import { HOSTILE_REQUEST_TIMEOUT_S, printHostileTable, runHostile } from "./bench/hostile.js";
 import { LimitVariants, LIMITS_SAID } from "./bench/limits.js";
+import { BOUNCER_LEVEL, BOUNCER_SAID, BouncerVariant } from "./bench/pgbouncer.js";
 import { BENCH_RATE_LIMITS_SAID, BENCH_TRANSFER_CAPS, benchServiceEnv, processTree, serviceCommand, startServer, statusKb, type ServerProcess } from "./bench/processes.js";
 import { alternator, assertAlive, compareRow, fmt, median, printTable, Side, type Row } from "./bench/report.js";
 import { seed, TRANSFER_BTC, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed, type SeededUser } from "./bench/seed.js";
@@ -225,7 +228,7 @@ async function checkReadsAndWithdrawals(b: Bench): Promise<Record<string, number
 }
 
 /** The read rows (autocannon, then the wrk cross-check of the cheapest routes); `variants` join their scenario's rounds. */
-async function readRows(b: Bench, express: ServerProcess, variants: LimitVariants, notes: Notes): Promise<Row[]> {
+async function readRows(b: Bench, express: ServerProcess, variants: LimitVariants, bouncer: BouncerVariant, notes: Notes): Promise<Row[]> {
   const svc: Target = { base: b.service.base, pid: b.service.pid, dbPid: b.db.serverPid };
   const base: Target = { base: b.baseline.base, pid: b.baseline.pid, dbPid: b.db.serverPid };
   const exp: Target = { base: express.base, pid: express.pid, dbPid: b.db.serverPid };
@@ -241,9 +244,10 @@ async function readRows(b: Bench, express: ServerProcess, variants: LimitVariant
       { side: sideBaseline, run: run(base) },
       ...(s.path === "/healthz" ? [{ side: sideExpress, run: run(exp) }] : []),
       ...variants.sides(s.label, run),
+      ...bouncer.readSides(s.label, run),
     ];
     await alternate(s.label, runs, b.children);
-    rows.push(compareRow(s.label, sideService, sideBaseline, s.target), ...variants.rows(s.label, sideService, sideBaseline));
+    rows.push(compareRow(s.label, sideService, sideBaseline, s.target), ...variants.rows(s.label, sideService, sideBaseline), ...bouncer.readRows(s.label, sideService, sideBaseline));
     if (s.path === "/healthz") rows.push(compareRow("/healthz vs bare express 5 (informative)", sideService, sideExpress, null));
     notes.cpu.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.cpu}`).join(", ")}, CPU/req ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
     notes.spread.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.spread}`).join(", ")}`);
@@ -268,7 +272,7 @@ async function readRows(b: Bench, express: ServerProcess, variants: LimitVariant
 }
 
 /** The withdrawal rows at each level, then the ledger's check. */
-async function withdrawalRows(b: Bench, notes: Notes): Promise<Row[]> {
+async function withdrawalRows(b: Bench, bouncer: BouncerVariant, notes: Notes): Promise<Row[]> {
   const svc: Target = { base: b.service.base, pid: b.service.pid, dbPid: b.db.serverPid };
   const base: Target = { base: b.baseline.base, pid: b.baseline.pid, dbPid: b.db.serverPid };
   const rows: Row[] = [];
@@ -288,11 +292,13 @@ async function withdrawalRows(b: Bench, notes: Notes): Promise<Row[]> {
     levels.flatMap((l) => [
       { side: l.service, run: run(svc, l.level) },
       { side: l.baseline, run: run(base, l.level) },
+      ...bouncer.withdrawalSides(l.level, (t) => run(t, l.level)),
     ]),
     b.children,
   );
   for (const { level, service: sideService, baseline: sideBaseline } of levels) {
     rows.push(compareRow(`withdrawals, ${level} in flight (pairs/s, pair latency)`, sideService, sideBaseline, level === TARGET_LEVEL ? 0.7 : null));
+    if (level === BOUNCER_LEVEL) rows.push(...bouncer.withdrawalRows(sideService, sideBaseline));
     pairRates.push(sideService.rate);
     basePairRates.push(sideBaseline.rate);
     notes.cpu.push(`withdrawals ${level} in flight: service ${sideService.cpu}, same SQL ${sideBaseline.cpu}, CPU/pair ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
@@ -398,9 +404,15 @@ async function table(db: BenchDatabase, cmd: ReturnType<typeof serviceCommand>, 
     const express = await startServer("express", ["--import", "tsx", "scripts/bench/express-server.ts"], {});
     children.push(express);
     const variants = await LimitVariants.start(cmd.args, serviceEnv, db.serverPid, children);
-    rows.push(...(await readRows(b, express, variants, notes)));
-    await variants.stop();
-    rows.push(...(await withdrawalRows(b, notes)));
+    const bouncer = await BouncerVariant.start(cmd.args, serviceEnv, db.url, db.serverPid, children);
+    try {
+      rows.push(...(await readRows(b, express, variants, bouncer, notes)));
+      await variants.stop();
+      rows.push(...(await withdrawalRows(b, bouncer, notes)));
+      notes.cpu.push(...(await bouncer.notes()));
+    } finally {
+      await bouncer.stop(); // PgBouncer is a child of this process: it would outlive an error
+    }
   }
   rows.push(...(await transferRows(b, notes)));
   const ledgerCheck = await runLedgerCheck(serviceEnv);
@@ -432,7 +444,7 @@ function printFootnotes(f: {
   const load1 = loadavg();
   const perSide = WARMUP + ROUNDS * SECONDS;
   console.log(`Ratio = service / baseline (req/s, pairs/s or transfers/s). Medians of ${ROUNDS} runs of ${SECONDS} s per side after ${WARMUP} s of warm-up, sides alternating; autocannon, ${CONNECTIONS} connections on loopback (withdrawals and transfers: ${LEVELS.join(", ")} in flight).`);
-  console.log(`Service: ${f.cmd.label}, Node ${process.version}, ROLE=api (no background jobs), LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID} (the default per-address bucket, 6000/60 s, would hold this one client to 100 req/s${f.main ? `; ${LIMITS_SAID}` : ""}), TRANSFER_CAPS=${BENCH_TRANSFER_CAPS} (out of reach: the caps check still runs); its ORM pool 10 connections. Baselines: bare node:http + pg.Pool(10) (scripts/bench/baseline-server.ts)${f.main ? ", bare express 5 (scripts/bench/express-server.ts)" : ""}, same Node, same database.`);
+  console.log(`Service: ${f.cmd.label}, Node ${process.version}, ROLE=api (no background jobs), LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID} (the default per-address bucket, 6000/60 s, would hold this one client to 100 req/s${f.main ? `; ${LIMITS_SAID}; ${BOUNCER_SAID}` : ""}), TRANSFER_CAPS=${BENCH_TRANSFER_CAPS} (out of reach: the caps check still runs); its ORM pool 10 connections. Baselines: bare node:http + pg.Pool(10) (scripts/bench/baseline-server.ts)${f.main ? ", bare express 5 (scripts/bench/express-server.ts)" : ""}, same Node, same database.`);
   console.log(`Database: ${f.db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${f.began.load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);
   if (f.pairWrites) {
     console.log(`Withdrawals: initiate (user token) → GET /api/v1/sandbox/mail (owner key; the baseline runs the same outbox query) → confirm; one of the 32 seeded users per pair in flight; pairs/s counts confirmed pairs, latency is of the whole pair. The baseline runs the service's own statements (scripts/bench/capture-sql.ts prints them), so that ratio is the cost of everything but SQL; one pair writes the same rows on both sides (${JSON.stringify(f.pairWrites)}). "rising": each level's pairs/s at least ${Math.round((RISING - 1) * 100)} % above the previous level's.`);
@@ -461,7 +473,7 @@ function sideCount(): number {
   if (ONLY === "authorizations") return AUTH_LEVELS.length * 2;
   if (ONLY === "trading") return TRADING_LEVELS.length * 2;
   const transfers = TRANSFER_LEVELS.length * 2;
-  return ONLY === "transfers" ? transfers : 6 * 2 + 1 + 2 + LEVELS.length * 2 + transfers;
+  return ONLY === "transfers" ? transfers : 6 * 2 + 1 + 2 + 2 + LEVELS.length * 2 + transfers;
 }
 
 async function main(): Promise<number> {
