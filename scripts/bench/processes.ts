@@ -50,13 +50,14 @@ export function startFlags(): string[] {
 /**
  * How the service is started: the built entry point with `npm start`'s Node flags
  * ({@link startFlags}) when there is one, else through tsx. `stale` says when a file under src/ is
- * newer than dist/main.js (the build may not be the code of src/: run `npm run build`).
+ * newer than every file under dist/ (the build may not be the code of src/: run `npm run build`;
+ * an incremental build rewrites only the outputs that changed, so dist/main.js alone can be older).
  */
 export function serviceCommand(): { args: string[]; label: string; stale: boolean } {
   const built = resolve(ROOT, "dist/main.js");
   if (!existsSync(built)) return { args: ["--import", "tsx", "src/main.ts"], label: "node --import tsx src/main.ts (no dist/main.js)", stale: false };
   const flags = startFlags();
-  return { args: [...flags, "dist/main.js"], label: ["node", ...flags, "dist/main.js"].join(" "), stale: newestMtime(resolve(ROOT, "src")) > statSync(built).mtimeMs };
+  return { args: [...flags, "dist/main.js"], label: ["node", ...flags, "dist/main.js"].join(" "), stale: newestMtime(resolve(ROOT, "src")) > newestMtime(resolve(ROOT, "dist")) };
 }
 
 /** One GET of `/healthz` on 127.0.0.1:`port`; resolves with the status, or 0 when the connection fails. */
