@@ -96,10 +96,9 @@ export interface CustodyProvider {
     request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
   ): Promise<{ hash: string }>;
   /**
-   * The market of a listed `pair` for `customerId` now, for an order of `quantity` base units: mid
-   * price, spread, fee rate and order bounds (docs/decisions/trading.md).
-   * @throws DomainError PAIR_NOT_AVAILABLE (400) when the pair cannot be traded here;
-   *   MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400) when the provider cannot fill it.
+   * The market of a listed `pair` that {@link assertTradable} accepted, for `customerId` now and an
+   * order of `quantity` base units: mid price, spread, fee rate and order bounds (docs/decisions/trading.md).
+   * @throws DomainError MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400) when the provider cannot fill it.
    */
   pairMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket>;
   /**

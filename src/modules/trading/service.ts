@@ -18,7 +18,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
-import { money, type Money } from "../../domain/money.js";
+import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
@@ -138,7 +138,7 @@ export class TradingService {
     const value = money(price);
     if (value.decimalPlaces() > PRICE_DECIMALS) throw new DomainError("INVALID_AMOUNT", `price has more than ${PRICE_DECIMALS} decimals.`, "price");
     const at = await this.deps.provider.setTestPrice(em, customerId, pair, value);
-    return { symbol: symbolOf(pair), price: value.toFixed(8), updated_at: at.toISOString() };
+    return { symbol: symbolOf(pair), price: format8(value), updated_at: at.toISOString() };
   }
 
   /** In `tx`, after the key was claimed: the checks on the locked quote, the ledger, the order and the wallet transactions. */
