@@ -5,7 +5,7 @@
  * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `authorizations` (16 authorize + capture
  * pairs in flight, scripts/bench/authorizations-load.ts), `trading` (16 quote + order pairs in flight,
  * scripts/bench/trading-load.ts, on the seeded users' wallets topped up), `balance` or `currencies` (owner key, 32
- * connections); stops it, and prints the self time of the profile grouped by package and the top
+ * connections), `unauthorized` (`/api/v1/currencies` without credentials: the 401 path, 32 connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
  */
 import { randomBytes } from "node:crypto";
@@ -59,6 +59,8 @@ try {
       ? await runTradingPairs(target, await seedTradingLanes(service.base, seeded), seeded.ownerKey, seconds, 16)
       : scenario === "withdrawals"
       ? await runWithdrawals(target, seeded.users, seeded.ownerKey, seconds, 16)
+      : scenario === "unauthorized"
+      ? await runRequests(target, "/api/v1/currencies", {}, 401, seconds, 32)
       : await runRequests(
           target,
           scenario === "currencies" ? "/api/v1/currencies" : `/api/v1/wallets/${seeded.users[0]!.walletId}/balance`,

@@ -170,17 +170,24 @@ export function renderError(surface: Surface, error: unknown): RenderedError {
     };
   }
   if (error instanceof ValidationFailed) return renderValidation(surface, error.problems);
-  if (error instanceof DomainError) {
-    const status = STATUS_OF[error.code];
-    const code = surface === "platform" ? error.code : creditCodeFor(status);
-    const item = error.field ? { code, message: error.message, field: error.field } : { code, message: error.message };
-    const rendered: RenderedError = { status, errors: [item as PlatformErrorItem | CreditErrorItem] };
-    if (error.retryAfterS !== undefined) rendered.headers = { "Retry-After": String(error.retryAfterS) };
-    return rendered;
-  }
+  if (error instanceof DomainError) return renderCode(surface, error.code, error.message, error.field, error.retryAfterS);
   return {
     status: 500,
     errors: [{ code: "INTERNAL_SERVER_ERROR", message: "An unexpected error occurred; quote the trace id to support." }],
     unexpected: error,
   };
+}
+
+/**
+ * What {@link renderError} answers for `new DomainError(code, message, field, retryAfterS)`, without
+ * building the error: no stack trace is captured, which is most of what a refusal on the request
+ * path (401, 403 before the body is read) would cost (docs/performance.md "What keeps the request path cheap").
+ */
+export function renderCode(surface: Surface, errorCode: ErrorCode, message: string, field?: string, retryAfterS?: number): RenderedError {
+  const status = STATUS_OF[errorCode];
+  const code = surface === "platform" ? errorCode : creditCodeFor(status);
+  const item = field ? { code, message, field } : { code, message };
+  const rendered: RenderedError = { status, errors: [item as PlatformErrorItem | CreditErrorItem] };
+  if (retryAfterS !== undefined) rendered.headers = { "Retry-After": String(retryAfterS) };
+  return rendered;
 }

@@ -31,11 +31,25 @@ export class Metrics {
     });
   }
 
+  /**
+   * The two metrics' children of each label set seen, by the labels joined: prom-client hashes a
+   * label object (its keys sorted) at every `inc`/`observe`; a child is looked up once per label set
+   * (docs/performance.md "What keeps the request path cheap"). The label sets are bounded: the
+   * documents' operations × methods × statuses.
+   */
+  private readonly children = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
+
   /** Counts one finished request and its duration (`seconds`). Called by src/http/observe.ts. */
   observe(surface: string, operation: string, method: string, status: number, seconds: number): void {
-    const statusLabel = String(status);
-    this.requests.inc({ method, surface, operation, status: statusLabel });
-    this.duration.observe({ surface, operation, status: statusLabel }, seconds);
+    const key = `${surface} ${operation} ${method} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      const statusLabel = String(status);
+      child = { requests: this.requests.labels({ method, surface, operation, status: statusLabel }), duration: this.duration.labels({ surface, operation, status: statusLabel }) };
+      this.children.set(key, child);
+    }
+    child.requests.inc();
+    child.duration.observe(seconds);
   }
 }
 

@@ -11,10 +11,11 @@ import { DomainError, quote, type FieldProblem } from "../domain/errors.js";
 import type { AuthOutcome } from "../modules/identity/auth.js";
 import { problemsFromAjv } from "./ajv.js";
 import { creditMeta, errorBody, platformMeta } from "./envelope.js";
-import { renderError, renderValidation, type RenderedError } from "./errors.js";
+import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
 import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
 import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
 import { markOperation } from "./observe.js";
+import { sendJson } from "./send-json.js";
 import type { Access, SurfaceOptions } from "./surface.js";
 import type { Call, Reply } from "./types.js";
 
@@ -187,7 +188,7 @@ export class SurfaceRequests<Ops> {
     // A large body left unread (the request stopped before it): close the connection instead of
     // letting Node read and discard the rest to keep it alive (docs/security.md, "Before authentication").
     if (!state.bodyRead && unreadBodyIsLarge(state.req)) state.res.setHeader("Connection", "close");
-    state.res.status(rendered.status).json(errorBody(surface, state.traceId, rendered.errors));
+    sendJson(state.res, rendered.status, errorBody(surface, state.traceId, rendered.errors));
   }
 
   /** A body refusal as the surface's error (its code on the platform, the status's code on the credit core). */
@@ -212,7 +213,7 @@ export class SurfaceRequests<Ops> {
       "pagination" in reply && reply.pagination
         ? { success: true, data: reply.data, meta: { ...platformMeta(state.traceId), pagination: reply.pagination } }
         : { success: true, data: reply.data, meta: this.options.surface === "platform" ? platformMeta(state.traceId) : creditMeta(state.traceId) };
-    res.status(reply.status).json(body);
+    sendJson(res, reply.status, body);
   }
 
   /**
@@ -257,12 +258,17 @@ export class SurfaceRequests<Ops> {
     markOperation(state.res, id, operation.path);
     const access = (this.options.access as Record<string, Access>)[id] as Access;
     const outcome = await this.authenticate(state);
+    const principal = outcome.ok ? outcome.principal : null;
+    const refusal = !outcome.ok
+      ? access !== "anyone" || !outcome.missing ? renderCode(this.options.surface, "UNAUTHORIZED", outcome.reason) : undefined
+      : access !== "anyone" && !access.includes(outcome.principal.kind)
+        ? renderCode(this.options.surface, "FORBIDDEN", "This credential is not allowed to call this operation.")
+        : undefined;
+    if (refusal) {
+      await this.sendError(state, refusal);
+      return false;
+    }
     try {
-      if (!outcome.ok && (access !== "anyone" || !outcome.missing)) throw new DomainError("UNAUTHORIZED", outcome.reason);
-      const principal = outcome.ok ? outcome.principal : null;
-      if (access !== "anyone" && principal && !access.includes(principal.kind)) {
-        throw new DomainError("FORBIDDEN", "This credential is not allowed to call this operation.");
-      }
       if (principal && this.options.limits) await this.options.limits.chargeCredential(principal, state.res);
     } catch (error) {
       await this.sendError(state, renderError(this.options.surface, error));
