@@ -4,7 +4,8 @@
  * `matchOperation` call, and at `init()` compiles every request, response and response-header
  * validator, each with a fresh Ajv instance (~2.2 s at start for the two documents). Here:
  *
- * - the operation list is built once and the path templates compiled once ({@link compileRouter});
+ * - the operation list is built once and the path templates compiled once ({@link compileRouter}),
+ *   for matching and for reading the path parameters;
  *   matching keeps openapi-backend's rules (exact path first, then templates by specificity, 405
  *   when a template matches the path but not the method);
  * - each request validator is compiled once — at start in tests, on its operation's first request
@@ -62,6 +63,39 @@ export function compileRouter(router: OpenAPIRouter): void {
     throw new Error(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
   }
   router.matchOperation = matchOperation;
+  compilePathParams(router, operations);
+}
+
+/** bath-es5's pattern of a path template (openapi-backend's path parameters): `{x}` captures one segment, possibly empty. */
+function paramsPattern(path: string): { names: string[]; pattern: RegExp } {
+  const names = [...path.matchAll(/\{([A-Za-z0-9_-]+)\}/g)].map((m) => m[1] as string);
+  return { names, pattern: new RegExp(`^${path.replace(/\{[A-Za-z0-9_-]+\}/g, "([^\\/]*)")}$`) };
+}
+
+/**
+ * Replaces `router.parseRequest`, which compiles the operation's path template into a pattern on
+ * every request (bath-es5), with one that reads the path parameters through a pattern compiled once
+ * per operation, decoded as bath-es5 decodes them. Headers, query, cookies and body are parsed by
+ * openapi-backend's own code; an operation with a query parameter openapi-backend re-splits
+ * (`explode: false`) or parses as JSON (`content`) goes through its parser whole (the documents
+ * have none today).
+ */
+function compilePathParams(router: OpenAPIRouter, operations: Operation[]): void {
+  const original = router.parseRequest.bind(router);
+  const compiled = new Map<Operation, { names: string[]; pattern: RegExp }>();
+  for (const op of operations) {
+    const styled = (op.parameters ?? []).some((p) => !("$ref" in p) && p.in === "query" && (p.explode === false || p.content?.["application/json"] !== undefined));
+    if (!styled) compiled.set(op, paramsPattern(op.path));
+  }
+  router.parseRequest = (req, operation) => {
+    const own = operation ? compiled.get(operation) : undefined;
+    if (!operation || !own) return original(req, operation);
+    const parsed = original(req);
+    const match = own.pattern.exec(router.normalizePath(parsed.path));
+    const params: Record<string, string> = {};
+    if (match) own.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1] as string)));
+    return { ...parsed, params };
+  };
 }
 
 /** An {@link OpenAPIValidator} whose validators share one Ajv instance per set of Ajv options. */
