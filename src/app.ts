@@ -248,7 +248,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   const limits = new LimitsService({ withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
   const allowlist = new AllowlistService({ provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
   const transfers = new TransferService(ledger, statements, wallets, limits);
-  const trading = new TradingService({ ledger, wallets, users, provider }, { quoteTtlS: config.quoteTtlS });
+  const trading = new TradingService({ ledger, wallets, users, provider, statements }, { quoteTtlS: config.quoteTtlS });
   const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
     maxAttempts: config.withdrawalCodeMaxAttempts,

@@ -5,15 +5,16 @@
  * `npx tsx scripts/bench/capture-trading.ts`, which compares the two sequences), in the same order
  * and transactions, taking the same row locks, with bound parameters where MikroORM inlines literals.
  *
- * Quote (7): the owner key's credential (the service's prepared statement); the user; the wallet;
- * the customer's sandbox price of the pair; BEGIN; INSERT of the quote; COMMIT.
- * Order (14): the credential; the user; the Idempotency-Key's row (scope `order`; none is sent, so
+ * Quote (4): the owner key's credential (the service's prepared statement); the user with the
+ * wallet (one statement); the customer's sandbox price of the pair; INSERT of the quote (no
+ * transaction of its own: one statement).
+ * Order (12): the credential; the user; the Idempotency-Key's row (scope `order`; none is sent, so
  * a fresh key as the service generates); BEGIN; INSERT of the key row (`on conflict do nothing`);
- * the quote `FOR UPDATE`; the count of its orders; one statement locking the wallet's two available
- * accounts (`FOR UPDATE`, in id order) and reading the liquidity, fees and held accounts; one
- * statement per entry (spent currency, then received) writing the entry, its postings and the
- * cached balance; the wallet's addresses of both currencies; INSERT of both wallet transactions
- * (one statement, base currency first); INSERT of the order; COMMIT.
+ * the quote `FOR UPDATE`; the count of its orders with the wallet's addresses of both currencies;
+ * one statement locking the wallet's two available accounts (`FOR UPDATE`, in id order) and reading
+ * the liquidity, fees and held accounts; one statement per entry (spent currency, then received)
+ * writing the entry, its postings and the cached balance; INSERT of both wallet transactions (base
+ * currency first) and of the order, in one statement; COMMIT.
  *
  * It answers the service's `Quote` and `Order`. What the service does beyond this: the OpenAPI
  * validation, express, the exact reading of `quantity` from the JSON text, the catalogue's pair and
@@ -27,24 +28,28 @@ import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
 import { SQL } from "./baseline-sql.js";
+import { INSERT_QUOTE, LOCK_QUOTE_SQL, ORDER_CALLER, ORDERS_AND_ADDRESSES_SQL, QUOTE_CALLER, writeOrderSql } from "../../src/modules/trading/queries.js";
+import { OWN_PRICE_SQL } from "../../src/providers/sandbox-trading.js";
+
+/** `sql` with its `?` placeholders (the ORM's, whose values it inlines) numbered `$1…` (bound here). */
+const numbered = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
 
 /** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
 export const TRADING_SQL = {
   credential: SQL.authCredentialByHash,
-  user: SQL.user,
-  wallet: `select "w0".* from "wallet" as "w0" where "w0"."wallet_id" = $1 and "w0"."customer_id" = $2 limit 1`,
-  price: `select "s0".* from "sandbox_price" as "s0" where "s0"."customer_id" = $1 and "s0"."pair" = $2 limit 1`,
-  insertQuote: `insert into "trade_quote" ("quote_id", "customer_id", "user_id", "wallet_id", "symbol", "base", "quote", "side", "quantity", "price", "fees", "total", "expires_at", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  quoteCaller: QUOTE_CALLER.text,
+  price: numbered(OWN_PRICE_SQL),
+  insertQuote: INSERT_QUOTE.text,
+  orderCaller: ORDER_CALLER.text,
   keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'order' and key = $2`,
   insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'order', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
-  quoteForUpdate: `select "t0".* from "trade_quote" as "t0" where "t0"."quote_id" = $1 and "t0"."customer_id" = $2 limit 1 for update`,
-  orders: `select count(*) as "count" from "trade_order" as "t0" where "t0"."quote_id" = $1`,
+  quoteForUpdate: numbered(LOCK_QUOTE_SQL),
+  ordersAndAddresses: numbered(ORDERS_AND_ADDRESSES_SQL),
   accounts: SQL.accountsOfPost(2, 5),
-  addresses: `select "w0".* from "wallet_address" as "w0" where "w0"."wallet_id" = $1 and "w0"."currency" in ($2, $3) order by "w0"."network" asc`,
-  insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "symbol", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${[0, 1]
-    .map((row) => Array.from({ length: 21 }, (_, col) => `$${row * 21 + col + 1}`).join(", "))
-    .join("), (")}) returning "id"`,
-  insertOrder: `insert into "trade_order" ("order_id", "quote_id", "trade_id", "customer_id", "user_id", "wallet_id", "symbol", "base", "quote", "side", "quantity", "price", "fees", "total", "status", "idempotency_key", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+  writeOrder: numbered(writeOrderSql(2)),
 } as const;
 
 /** The sandbox's BTCUSDT (src/providers/sandbox-trading.ts; docs/decisions/trading.md "The sandbox"). */
@@ -68,23 +73,24 @@ const quoteView = (q: Row): string =>
 export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req: IncomingMessage, res: ServerResponse) => void {
   const hashKey = createSecretKey(Buffer.from(hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), "platform", "keyed-hash/v1", 32)));
 
-  /** The owner key's customer, then the path's user (VERIFIED and active when `live`). */
-  async function caller(req: IncomingMessage, userId: string, live: boolean): Promise<string> {
+  /** The owner key's customer. */
+  async function customerOf(req: IncomingMessage): Promise<string> {
     const key = first(req.headers["x-api-key"]);
     if (key === undefined) throw new Refusal(401, "UNAUTHORIZED", "Missing credentials.");
     const hash = createHmac("sha256", hashKey).update(key, "utf8").digest("hex");
     const row = (await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null }>({ ...TRADING_SQL.credential, values: [hash] })).rows[0];
     if (!row?.credential_active || row.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
-    const user = (await pool.query<{ status: string; is_active: boolean; deleted_at: Date | null }>({ name: "t_user", text: TRADING_SQL.user, values: [userId, row.customer_id] })).rows[0];
-    if (!user || (live && (user.deleted_at || user.status !== "VERIFIED" || !user.is_active))) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
     return row.customer_id;
   }
 
   async function createQuote(req: IncomingMessage, userId: string): Promise<string> {
     const body = await readJson(req);
-    const customerId = await caller(req, userId, true);
-    const wallet = (await pool.query<{ user_id: string; networks: { currency: string }[] }>({ name: "t_wallet", text: TRADING_SQL.wallet, values: [body.wallet_id, customerId] })).rows[0];
-    if (!wallet || wallet.user_id !== userId) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
+    const customerId = await customerOf(req);
+    type CallerRow = { deleted: boolean; status: string; is_active: boolean; wallet_id: string | null; networks: { currency: string }[] | null };
+    const caller = (await pool.query<CallerRow>({ name: "t_caller", text: TRADING_SQL.quoteCaller, values: [userId, customerId, body.wallet_id] })).rows[0];
+    if (!caller || caller.deleted || caller.status !== "VERIFIED" || !caller.is_active) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+    if (caller.wallet_id === null || caller.networks === null) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
+    const wallet = { networks: caller.networks };
     const side = body.side;
     if ((side !== "buy" && side !== "sell") || String(body.symbol).toUpperCase() !== "BTCUSDT") throw unsupported("not a BTCUSDT buy or sell");
     const holds = new Set(wallet.networks.map((n) => n.currency));
@@ -104,17 +110,7 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
       quote_id: randomUUID(), customer_id: customerId, user_id: userId, wallet_id: body.wallet_id, symbol: "BTCUSDT", base: "btc", quote: "usdt", side,
       quantity: quantity.toFixed(), price: price.toFixed(), fees: fees.toFixed(), total: total.toFixed(), expires_at: new Date(createdAt.getTime() + 15_000), created_at: createdAt,
     };
-    const client = await pool.connect();
-    try {
-      await client.query("begin");
-      await client.query({ name: "t_quote", text: TRADING_SQL.insertQuote, values: Object.values(row) });
-      await client.query("commit");
-    } catch (error) {
-      await client.query("rollback").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    await pool.query({ name: "t_quote", text: TRADING_SQL.insertQuote, values: Object.values(row) });
     return quoteView(row);
   }
 
@@ -154,7 +150,8 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
 
   async function createOrder(req: IncomingMessage, userId: string): Promise<string> {
     const body = await readJson(req);
-    const customerId = await caller(req, userId, false);
+    const customerId = await customerOf(req);
+    if ((await pool.query({ name: "t_user", text: TRADING_SQL.orderCaller, values: [userId, customerId] })).rows.length === 0) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
     const quoteId = String(body.quote_id).toLowerCase();
     const key = first(req.headers["idempotency-key"]) ?? randomUUID();
     if ((await pool.query({ name: "t_key", text: TRADING_SQL.keyByAddress, values: [customerId, key] })).rows.length > 0) throw unsupported("a repeated key");
@@ -167,11 +164,13 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
       const q = (await client.query<Row>({ name: "t_lockq", text: TRADING_SQL.quoteForUpdate, values: [quoteId, customerId] })).rows[0];
       if (!q) throw new Refusal(404, "QUOTE_NOT_FOUND", "Quote not found.");
       if (q.user_id !== userId) throw new Refusal(400, "QUOTE_INVALID", "Quote of another user.");
-      if (Number((await client.query<{ count: string }>({ name: "t_count", text: TRADING_SQL.orders, values: [quoteId] })).rows[0]?.count) > 0) throw new Refusal(400, "QUOTE_INVALID", "Already executed.");
+      type Seen = { orders: string; addresses: { currency: string; network: string; address: string }[] };
+      const seen = (await client.query<Seen>({ name: "t_seen", text: TRADING_SQL.ordersAndAddresses, values: [quoteId, q.wallet_id, q.base, q.quote] })).rows[0];
+      if (Number(seen?.orders) > 0) throw new Refusal(400, "QUOTE_INVALID", "Already executed.");
+      const addresses = seen?.addresses ?? [];
       const now = new Date();
       if (now.getTime() >= (q.expires_at as Date).getTime()) throw new Refusal(400, "QUOTE_EXPIRED", "Quote expired.");
       const { entries, after } = await book(client, q, orderId);
-      const addresses = (await client.query<{ currency: string; network: string; address: string }>({ name: "t_addr", text: TRADING_SQL.addresses, values: [q.wallet_id, "btc", "usdt"] })).rows;
       const tradeId = randomUUID();
       const buy = q.side === "buy";
       const price = D(q.price as string);
@@ -185,12 +184,11 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
         return [q.wallet_id, customerId, a?.network ?? "", a?.address ?? "", "trade", "done", leg.currency, leg.amount.toFixed(), leg.fees.toFixed(), leg.amount.toFixed(), price.toFixed(),
           (after.get(leg.currency) as Decimal).toFixed(), "", "", description, orderId, "BTCUSDT", tradeId, key, entries.get(leg.currency), now];
       });
-      await client.query({ name: "t_txs", text: TRADING_SQL.insertTransactions, values: txValues });
       const order: Row = {
         order_id: orderId, quote_id: q.quote_id, trade_id: tradeId, customer_id: customerId, user_id: userId, wallet_id: q.wallet_id, symbol: q.symbol, base: q.base, quote: q.quote,
         side: q.side, quantity: q.quantity, price: q.price, fees: q.fees, total: q.total, status: "FILLED", idempotency_key: key, created_at: now,
       };
-      await client.query({ name: "t_order", text: TRADING_SQL.insertOrder, values: Object.values(order) });
+      await client.query({ name: "t_write", text: TRADING_SQL.writeOrder, values: [...txValues, ...Object.values(order)] });
       await client.query("commit");
       return JSON.stringify({
         order_id: orderId, quote_id: q.quote_id, trade_id: tradeId, wallet_id: q.wallet_id, user_id: userId, symbol: q.symbol, base: q.base, quote: q.quote, side: q.side,

@@ -71,7 +71,7 @@ export async function runTradingBench(r: TradingRun): Promise<string[]> {
   console.log(
     `Pairs: POST /api/v1/users/{u}/quotes (owner key, BTCUSDT, ${TRADE_BTC} BTC, buy and sell alternating per wallet) → 201, then POST /api/v1/users/{u}/orders {quote_id} → 201 FILLED; ` +
       `a pair in flight holds one of ${TRADING_WALLETS} wallets, one user each (one per pair in flight at ${Math.max(...TRADING_LEVELS)}: an order locks its wallet's two available accounts, so pairs on one wallet would queue on them), each topped up with ${TOP_UP.btc} BTC and ${TOP_UP.usdt} USDT; pairs/s counts filled orders, latency is of the whole pair. ` +
-      `The baseline runs the service's own 7 + 14 statements in the same transactions and order (scripts/bench/baseline-trading.ts; npx tsx scripts/bench/capture-trading.ts compares them); one pair answers the same and writes the same rows on both sides (${JSON.stringify(writes)}).`,
+      `The baseline runs the service's own 4 + 12 statements in the same transactions and order (scripts/bench/baseline-trading.ts; npx tsx scripts/bench/capture-trading.ts compares them); one pair answers the same and writes the same rows on both sides (${JSON.stringify(writes)}).`,
   );
   console.log(`Service: ${r.cmd.label}, Node ${process.version}, ROLE=api, LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID}; its ORM pool 10. Baseline: bare node:http + pg.Pool(10), same Node, same database.`);
   console.log(`Database: ${r.db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${r.began.load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);

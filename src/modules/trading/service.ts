@@ -11,13 +11,20 @@
  * ledger entries and both wallet transactions commit together. Nothing tenant-wide is locked: the
  * quote's row and the wallet's two available accounts.
  * Amounts are exact decimals (decimal.js) end to end; they leave as 8-decimal strings.
+ *
+ * The hot path runs plain SQL, not entities (src/modules/trading/queries.ts; docs/performance.md
+ * "Trading"): a quote is its caller's read (user and wallet together), the provider's price and one
+ * INSERT; an order is its user's read, the key, then in its transaction the quote's lock, its
+ * orders and addresses, the ledger's `trade` and one INSERT of the order with its two wallet
+ * transactions. The checks on what is read run here, in the order of the users' and wallets'
+ * services they replace.
  */
 import { randomUUID } from "node:crypto";
-import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
+import type { Statements } from "../../db/statements.js";
 import { DomainError, quote } from "../../domain/errors.js";
-import { isUuid } from "../../domain/ids.js";
+import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
@@ -26,8 +33,9 @@ import { priorResult, requestFingerprint, runOnce, type IdempotentRequest } from
 import type { LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
-import { TradeOrder, TradeQuote } from "./entities.js";
-import { orderView, quoteView, recordTrade } from "./views.js";
+import { TradeOrder } from "./entities.js";
+import { insertQuote, lockQuote, ordersAndAddresses, quoteCaller, storedUserId, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./queries.js";
+import { orderView, quoteView, tradeTransactions } from "./views.js";
 
 type Schemas = components["schemas"];
 /** Schema `Quote`. */
@@ -42,24 +50,30 @@ export const DEFAULT_QUOTE_TTL_S = 15;
 
 /** Quotes and orders of the customers' users. */
 export class TradingService {
+  /**
+   * @param deps.statements the prepared statements' runner on the ORM's pool (src/db/statements.ts:
+   *   named, or unnamed with `DATABASE_POOL_MODE=transaction`).
+   */
   constructor(
-    private readonly deps: { ledger: LedgerService; wallets: WalletService; users: UserService; provider: CustodyProvider },
+    private readonly deps: { ledger: LedgerService; wallets: WalletService; users: UserService; provider: CustodyProvider; statements: Statements },
     private readonly options: { quoteTtlS: number } = { quoteTtlS: DEFAULT_QUOTE_TTL_S },
   ) {}
 
   /**
    * Create Quote for user `userId` of customer `customerId`. Checks, in order: the user (404
-   * USER_NOT_FOUND: unknown, deleted or not active), the wallet (404 WALLET_NOT_FOUND: not that
-   * user's), `side` (INVALID_SIDE), `symbol` (INVALID_CURRENCY_PAIR, PAIR_NOT_AVAILABLE), the
-   * wallet holds both currencies (UNSUPPORTED_CURRENCY), `quantity` (QUANTITY_REQUIRED,
+   * USER_NOT_FOUND: unknown; RESOURCE_NOT_FOUND: deleted; USER_NOT_FOUND: not VERIFIED and
+   * active), the wallet (404 WALLET_NOT_FOUND: not that user's), `side` (INVALID_SIDE), `symbol`
+   * (INVALID_CURRENCY_PAIR, PAIR_NOT_AVAILABLE), the wallet holds both currencies
+   * (UNSUPPORTED_CURRENCY), `quantity` (QUANTITY_REQUIRED,
    * QUANTITY_MUST_BE_POSITIVE, INVALID_AMOUNT), the provider's market (MARKET_CLOSED,
    * LIQUIDITY_INSUFFICIENT), the order bounds (MINIMUM_ORDER_NOT_MET, MAXIMUM_ORDER_EXCEEDED): all 400.
    * @returns the stored quote, firm until `expires_at` (now + `QUOTE_TTL_S`).
    */
   async createQuote(em: EntityManager, customerId: string, userId: string, input: CreateQuoteInput): Promise<QuoteView> {
-    const user = await this.deps.users.findLive(em, customerId, userId);
-    if (user.status !== "VERIFIED" || !user.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
-    const wallet = await this.deps.wallets.visibleWallet(em, { customerId, userId: user.userId }, input.wallet_id);
+    const statements = this.deps.statements;
+    const walletId = isUuid(input.wallet_id) ? input.wallet_id.toLowerCase() : null;
+    const caller = isUuidV4(userId) ? await quoteCaller(statements, customerId, userId.toLowerCase(), walletId) : null;
+    const { user, wallet } = liveCaller(caller, userId, input.wallet_id);
     const side = parseSide(input.side);
     const pair = await this.pair(input.symbol);
     await this.deps.provider.assertTradable(pair);
@@ -72,7 +86,7 @@ export class TradingService {
     const market = await this.deps.provider.pairMarket(em, customerId, pair, quantity);
     const terms = quoteTerms(side, quantity, market, currencies);
     const createdAt = new Date();
-    const row = em.create(TradeQuote, {
+    const row: QuoteRecord = {
       quoteId: randomUUID(),
       customerId,
       userId: user.userId,
@@ -84,8 +98,8 @@ export class TradingService {
       ...amounts(terms),
       expiresAt: new Date(createdAt.getTime() + this.options.quoteTtlS * 1000),
       createdAt,
-    });
-    await em.flush();
+    };
+    await insertQuote(statements, row);
     return quoteView(row);
   }
 
@@ -97,7 +111,10 @@ export class TradingService {
    *   `expires_at`), INSUFFICIENT_BALANCE (400); IDEMPOTENCY_KEY_REUSED (409).
    */
   async createOrder(em: EntityManager, customerId: string, userId: string, quoteId: string, idempotencyKey?: string): Promise<OrderView> {
-    const user = await this.deps.users.find(em, customerId, userId);
+    // As UserService.find reads a user: a UUID v4 of the customer's.
+    const ownerId = isUuidV4(userId) ? await storedUserId(this.deps.statements, customerId, userId.toLowerCase()) : null;
+    if (ownerId === null) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+    const user = { userId: ownerId };
     const key = idempotencyKey ?? randomUUID();
     const request: IdempotentRequest = {
       customerId,
@@ -141,18 +158,22 @@ export class TradingService {
     return { symbol: symbolOf(pair), price: format8(value), updated_at: at.toISOString() };
   }
 
-  /** In `tx`, after the key was claimed: the checks on the locked quote, the ledger, the order and the wallet transactions. */
-  private async execute(tx: EntityManager, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<TradeOrder> {
+  /**
+   * In `tx`, after the key was claimed: the checks on the locked quote, the ledger, then the order
+   * and its two wallet transactions in one statement (src/modules/trading/queries.ts).
+   */
+  private async execute(tx: EntityManager, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
     const q = await this.lockedQuote(tx, customerId, quoteId);
     if (q.userId !== userId) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} belongs to another user.`, "quote_id");
-    if (await tx.count(TradeOrder, { quoteId: q.quoteId })) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} was already executed.`, "quote_id");
+    const { orders, addresses } = await ordersAndAddresses(tx, q);
+    if (orders > 0) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} was already executed.`, "quote_id");
     const now = new Date();
     if (!quoteLive(q.expiresAt, now)) throw new DomainError("QUOTE_EXPIRED", `Quote ${quote(quoteId)} expired at ${q.expiresAt.toISOString()}.`, "quote_id");
     const currencies = await this.currencies({ base: q.base, quote: q.quote });
     const terms: QuoteTerms = { side: q.side, quantity: money(q.quantity), price: money(q.price), notional: money(q.quantity).times(q.price), fees: money(q.fees), total: money(q.total) };
     const legs = orderLegs(terms, currencies);
     const booked = await this.deps.ledger.trade(tx, { walletId: q.walletId, spent: legs.spent, received: legs.received, fees: legs.fees, feeCurrency: q.quote, reference: `order:${orderId}` });
-    const order = tx.create(TradeOrder, {
+    const order: OrderRecord = {
       orderId,
       quoteId: q.quoteId,
       tradeId: randomUUID(),
@@ -170,15 +191,14 @@ export class TradingService {
       status: "FILLED",
       idempotencyKey: key,
       createdAt: now,
-    });
-    await recordTrade(tx, order, terms, booked);
-    await tx.flush();
+    };
+    await writeOrder(tx, order, tradeTransactions(order, terms, booked, addresses));
     return order;
   }
 
   /** The customer's quote, locked for the order's transaction. @throws DomainError QUOTE_NOT_FOUND (404). */
-  private async lockedQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<TradeQuote> {
-    const found = isUuid(quoteId) ? await tx.findOne(TradeQuote, { quoteId: quoteId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }) : null;
+  private async lockedQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<QuoteRecord> {
+    const found = isUuid(quoteId) ? await lockQuote(tx, customerId, quoteId.toLowerCase()) : null;
     if (!found) throw new DomainError("QUOTE_NOT_FOUND", `Quote ${quote(quoteId)} not found.`, "quote_id");
     return found;
   }
@@ -201,6 +221,20 @@ export class TradingService {
 /** A pair's symbol: base and quote codes, upper case, no separator (reference "Trading pair"). */
 export function symbolOf(pair: CataloguePair): string {
   return `${pair.base}${pair.quote}`.toUpperCase();
+}
+
+/**
+ * The caller of a Create Quote, checked as `UserService.findLive` then `WalletService.visibleWallet`
+ * check them, in that order.
+ * @throws DomainError USER_NOT_FOUND (404: unknown, or not VERIFIED and active), RESOURCE_NOT_FOUND
+ *   (404: deleted), WALLET_NOT_FOUND (404: not the customer's, or not this user's).
+ */
+function liveCaller(caller: QuoteCaller | null, userId: string, walletId: string): { user: QuoteCaller; wallet: NonNullable<QuoteCaller["wallet"]> } {
+  if (!caller) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+  if (caller.deleted) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+  if (caller.status !== "VERIFIED" || !caller.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
+  if (!caller.wallet) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
+  return { user: caller, wallet: caller.wallet };
 }
 
 /** The amount columns of quote terms, exact decimal text. */

@@ -2,18 +2,16 @@
  * Trading's answers and wallet transactions (docs/decisions/trading.md; spec/platform/trading.tsp
  * `Quote`, `Order`; reference "Wallet transaction" trade fields): amounts leave as 8-decimal strings.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { QuoteTerms } from "../../domain/trading.js";
 import type { WalletCurrencyBalance } from "../ledger/service.js";
-import { WalletAddress, WalletTransaction } from "../wallets/entities.js";
-import type { TradeOrder, TradeQuote } from "./entities.js";
+import type { OrderRecord, QuoteRecord, TradeAddress, TradeTransaction } from "./queries.js";
 
 type Schemas = components["schemas"];
 
 /** A stored quote as the API returns it (spec `Quote`). */
-export function quoteView(q: TradeQuote): Schemas["Quote"] {
+export function quoteView(q: QuoteRecord): Schemas["Quote"] {
   return {
     quote_id: q.quoteId,
     wallet_id: q.walletId,
@@ -32,7 +30,7 @@ export function quoteView(q: TradeQuote): Schemas["Quote"] {
 }
 
 /** A stored order as the API returns it (spec `Order`); `isDuplicate` for a repeated Idempotency-Key. */
-export function orderView(o: TradeOrder, isDuplicate: boolean): Schemas["Order"] {
+export function orderView(o: OrderRecord, isDuplicate: boolean): Schemas["Order"] {
   return {
     order_id: o.orderId,
     quote_id: o.quoteId,
@@ -55,52 +53,41 @@ export function orderView(o: TradeOrder, isDuplicate: boolean): Schemas["Order"]
 }
 
 /**
- * Adds an order's two wallet transactions to `tx`'s unit of work (action `trade`, status `done`,
- * `order_id`, `trade_id`, `symbol` the pair, `price`), one per currency, each with the wallet's
- * balance of that currency after the order and the network and address it holds the currency on:
+ * An order's two wallet transactions (action `trade`, status `done`, `order_id`, `trade_id`, `symbol`
+ * the pair, `price`; written by src/modules/trading/queries.ts `writeOrder`), base currency first,
+ * each with the wallet's balance of that currency after the order and the first network (by name)
+ * on which the wallet has an address of the currency, and that address (none: empty strings):
  * `amount` and `net_proceeds` are what moved in that currency (the quote currency: the total paid
  * on a buy, received on a sell, fees included; the base currency: the quantity), as on every other
  * action; `fees` the order's fees on the quote currency's transaction, 0 on the base's
- * (docs/decisions/trading.md "The ledger").
+ * (docs/decisions/trading.md "The ledger"). Amounts exact decimal text.
  */
-export async function recordTrade(
-  tx: EntityManager,
-  order: TradeOrder,
+export function tradeTransactions(
+  order: OrderRecord,
   terms: QuoteTerms,
   booked: { entryIds: [number, number]; spent: WalletCurrencyBalance; received: WalletCurrencyBalance },
-): Promise<void> {
+  addresses: readonly TradeAddress[],
+): TradeTransaction[] {
   const buy = order.side === "buy";
   const after = new Map([[booked.spent.currency, booked.spent.balance], [booked.received.currency, booked.received.balance]]);
   const entries = new Map([[booked.spent.currency, booked.entryIds[0]], [booked.received.currency, booked.entryIds[1]]]);
-  const addresses = await tx.find(WalletAddress, { walletId: order.walletId, currency: { $in: [order.base, order.quote] } }, { orderBy: { network: "asc" } });
   const legs: { currency: string; amount: Money; fees: Money; verb: string }[] = [
     { currency: order.base, amount: terms.quantity, fees: money(0), verb: buy ? "Bought" : "Sold" },
     { currency: order.quote, amount: terms.total, fees: terms.fees, verb: buy ? "Paid" : "Received" },
   ];
-  for (const leg of legs) {
+  return legs.map((leg) => {
     const address = addresses.find((a) => a.currency === leg.currency);
-    tx.create(WalletTransaction, {
-      walletId: order.walletId,
-      customerId: order.customerId,
+    return {
+      currency: leg.currency,
       network: address?.network ?? "",
       address: address?.address ?? "",
-      action: "trade",
-      status: "done",
-      currency: leg.currency,
       amount: leg.amount.toFixed(),
       fees: leg.fees.toFixed(),
       netProceeds: leg.amount.toFixed(),
       price: terms.price.toFixed(),
       balanceAfter: (after.get(leg.currency) as Money).toFixed(),
-      hash: "",
-      memo: "",
       description: `${leg.verb} ${format8(leg.amount)} ${leg.currency.toUpperCase()}: order ${order.orderId}, ${order.side} ${format8(terms.quantity)} ${order.symbol} at ${format8(terms.price)}`,
-      orderId: order.orderId,
-      tradeId: order.tradeId,
-      symbol: order.symbol,
-      idempotencyId: order.idempotencyKey,
       journalEntryId: entries.get(leg.currency) ?? null,
-      createdAt: order.createdAt,
-    });
-  }
+    };
+  });
 }

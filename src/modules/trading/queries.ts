@@ -1,0 +1,233 @@
+/**
+ * The trading module's SQL on the hot path of Create Quote and Create Order (docs/performance.md
+ * "Trading"): what a quote and an order read and write, in as few statements as the checks allow,
+ * without the ORM's query building, identity map, hydration and unit of work.
+ *
+ * Before a transaction, {@link QUOTE_CALLER}, {@link ORDER_CALLER} and {@link INSERT_QUOTE} run
+ * as prepared statements on the ORM's pool (src/db/statements.ts `Statements`: named, or unnamed
+ * with `DATABASE_POOL_MODE=transaction`). Inside an order's transaction the statements run through
+ * the transaction's EntityManager (`execute`, as the ledger's do: src/modules/ledger/queries.ts),
+ * which owns its connection. {@link QUOTE_CALLER} reads the users module's `app_user` and the
+ * wallets module's `wallet`, {@link ordersAndAddresses} the wallets module's `wallet_address`, and
+ * {@link writeOrder} inserts into the wallets module's `wallet_transaction`, directly: the checks on
+ * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
+ * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
+ */
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { WalletNetworkEntry } from "../wallets/entities.js";
+import type { Side } from "../../domain/trading.js";
+
+/** What Create Quote reads of its caller in one round trip: the user's standing and, when it is the user's, the wallet. */
+export interface QuoteCaller {
+  /** Lower-case UUID. */
+  userId: string;
+  deleted: boolean;
+  /** Lifecycle status (`VERIFIED`, …). */
+  status: string;
+  isActive: boolean;
+  /** The wallet of the request, when the customer has it and it is this user's; null otherwise. */
+  wallet: { walletId: string; networks: WalletNetworkEntry[] } | null;
+}
+
+/** A row of {@link QUOTE_CALLER}. */
+interface QuoteCallerRow {
+  user_id: string;
+  deleted: boolean;
+  status: string;
+  is_active: boolean;
+  wallet_id: string | null;
+  networks: WalletNetworkEntry[] | null;
+}
+
+/**
+ * User `$1` (lower-case UUID) of customer `$2` (as the users module reads a user) with its wallet
+ * `$3` (lower-case UUID, or null: then none) when the customer has it and it is that user's (as
+ * `WalletService.visibleWallet` finds a wallet for the user). No row when no such user. Exported
+ * for the benchmark's baseline (scripts/bench/baseline-trading.ts), which runs the same statement.
+ */
+export const QUOTE_CALLER: PreparedStatement = {
+  name: "trading_quote_caller",
+  text: `select u.user_id, u.deleted_at is not null as deleted, u.status, u.is_active, w.wallet_id, w.networks
+           from app_user u
+           left join wallet w on w.wallet_id = $3 and w.customer_id = u.customer_id and w.user_id = u.user_id
+          where u.user_id = $1 and u.customer_id = $2`,
+};
+
+/** User `$1` (lower-case UUID) of customer `$2`, as the users module reads a user: its id, or no row. Exported for the baseline. */
+export const ORDER_CALLER: PreparedStatement = {
+  name: "trading_order_caller",
+  text: `select user_id from app_user where user_id = $1 and customer_id = $2`,
+};
+
+/** Inserts a quote (a single statement: atomic without a transaction of its own). Exported for the baseline. */
+export const INSERT_QUOTE: PreparedStatement = {
+  name: "trading_insert_quote",
+  text: `insert into trade_quote (quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+};
+
+/**
+ * The user `userId` (lower-case UUID) of `customerId` with the wallet `walletId` (lower-case UUID,
+ * or null) when it is that user's, in one round trip; null when the customer has no such user.
+ * @throws the driver's error.
+ */
+export async function quoteCaller(statements: Statements, customerId: string, userId: string, walletId: string | null): Promise<QuoteCaller | null> {
+  const [row] = await statements.rows<QuoteCallerRow>(QUOTE_CALLER, [userId, customerId, walletId]);
+  if (!row) return null;
+  const wallet = row.wallet_id === null ? null : { walletId: row.wallet_id, networks: row.networks ?? [] };
+  return { userId: row.user_id, deleted: row.deleted, status: row.status, isActive: row.is_active, wallet };
+}
+
+/** The id (lower-case UUID) of user `userId` (a UUID) of `customerId`, as stored; null when the customer has no such user. @throws the driver's error. */
+export async function storedUserId(statements: Statements, customerId: string, userId: string): Promise<string | null> {
+  const [row] = await statements.rows<{ user_id: string }>(ORDER_CALLER, [userId, customerId]);
+  return row?.user_id ?? null;
+}
+
+/** A quote's terms and ownership; amounts exact decimal text, instants UTC. */
+export interface QuoteRecord {
+  quoteId: string;
+  customerId: string;
+  userId: string;
+  walletId: string;
+  symbol: string;
+  base: string;
+  quote: string;
+  side: Side;
+  quantity: string;
+  price: string;
+  fees: string;
+  total: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** Inserts `q` (one statement, outside any transaction). @throws the driver's error. */
+export async function insertQuote(statements: Statements, q: QuoteRecord): Promise<void> {
+  await statements.rows(INSERT_QUOTE, [q.quoteId, q.customerId, q.userId, q.walletId, q.symbol, q.base, q.quote, q.side, q.quantity, q.price, q.fees, q.total, q.expiresAt, q.createdAt]);
+}
+
+/** A row of trade_quote (instants as PostgreSQL's text: the ORM's pool keeps them raw). */
+interface QuoteRow {
+  quote_id: string;
+  customer_id: string;
+  user_id: string;
+  wallet_id: string;
+  symbol: string;
+  base: string;
+  quote: string;
+  side: Side;
+  quantity: string;
+  price: string;
+  fees: string;
+  total: string;
+  expires_at: string | Date;
+  created_at: string | Date;
+}
+
+/** SQL: the locked quote (Create Order's), as {@link lockQuote} runs it. */
+export const LOCK_QUOTE_SQL = `select quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at
+  from trade_quote where quote_id = ? and customer_id = ? for update`;
+
+/**
+ * In transaction `tx`: quote `quoteId` (lower-case UUID) of `customerId`, locked `FOR UPDATE` until
+ * `tx` ends; null when the customer has no such quote.
+ */
+export async function lockQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<QuoteRecord | null> {
+  const [row] = await tx.execute<QuoteRow[]>(LOCK_QUOTE_SQL, [quoteId, customerId]);
+  if (!row) return null;
+  return {
+    quoteId: row.quote_id,
+    customerId: row.customer_id,
+    userId: row.user_id,
+    walletId: row.wallet_id,
+    symbol: row.symbol,
+    base: row.base,
+    quote: row.quote,
+    side: row.side,
+    quantity: row.quantity,
+    price: row.price,
+    fees: row.fees,
+    total: row.total,
+    expiresAt: new Date(row.expires_at),
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** A wallet's deposit address of one currency on one network. */
+export interface TradeAddress {
+  currency: string;
+  network: string;
+  address: string;
+}
+
+/**
+ * SQL: how many orders quote `?` has, and wallet `?`'s addresses of currencies `?` and `?`, by
+ * network, as {@link ordersAndAddresses} runs it. A statement of its own after the quote's lock:
+ * it sees an order committed while this transaction waited for the lock (READ COMMITTED).
+ */
+export const ORDERS_AND_ADDRESSES_SQL = `select (select count(*) from trade_order where quote_id = ?) as orders,
+  coalesce((select json_agg(json_build_object('currency', a.currency, 'network', a.network, 'address', a.address) order by a.network)
+              from wallet_address a where a.wallet_id = ? and a.currency in (?, ?)), '[]'::json) as addresses`;
+
+/**
+ * In transaction `tx`, after the quote's lock: how many orders `q` already has, and its wallet's
+ * deposit addresses of its two currencies, by network.
+ */
+export async function ordersAndAddresses(tx: EntityManager, q: QuoteRecord): Promise<{ orders: number; addresses: TradeAddress[] }> {
+  const [row] = await tx.execute<{ orders: string | number; addresses: TradeAddress[] }[]>(ORDERS_AND_ADDRESSES_SQL, [q.quoteId, q.walletId, q.base, q.quote]);
+  return { orders: Number(row?.orders ?? 0), addresses: row?.addresses ?? [] };
+}
+
+/** An order as stored (status `FILLED`): the quote's terms, its ids and key; amounts exact decimal text. */
+export interface OrderRecord extends Omit<QuoteRecord, "expiresAt"> {
+  orderId: string;
+  tradeId: string;
+  status: "FILLED";
+  idempotencyKey: string;
+}
+
+/** A `trade` wallet transaction of an order (src/modules/trading/views.ts `tradeTransactions`); amounts exact decimal text. */
+export interface TradeTransaction {
+  currency: string;
+  network: string;
+  address: string;
+  amount: string;
+  fees: string;
+  netProceeds: string;
+  price: string;
+  balanceAfter: string;
+  description: string;
+  journalEntryId: number | null;
+}
+
+/** Columns of a `trade` wallet transaction, in the order {@link writeOrder} sends them. */
+const TRANSACTION_COLUMNS = `wallet_id, customer_id, network, address, action, status, currency, amount, fees, net_proceeds, price, balance_after, hash, memo,
+  description, order_id, symbol, trade_id, idempotency_id, journal_entry_id, created_at`;
+/** Columns of an order, in the order {@link writeOrder} sends them. */
+const ORDER_COLUMNS = `order_id, quote_id, trade_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, status, idempotency_key, created_at`;
+/** `n` placeholders in parentheses. */
+const row = (n: number): string => `(${Array.from({ length: n }, () => "?").join(", ")})`;
+
+/** SQL: an order's wallet transactions (`transactions` rows, in order) and the order, in one statement, as {@link writeOrder} runs it. */
+export function writeOrderSql(transactions: number): string {
+  return `with transactions as (
+    insert into wallet_transaction (${TRANSACTION_COLUMNS}) values ${Array.from({ length: transactions }, () => row(21)).join(", ")}
+  )
+  insert into trade_order (${ORDER_COLUMNS}) values ${row(17)}`;
+}
+
+/**
+ * In transaction `tx`: inserts `order`'s wallet transactions (action `trade`, status `done`, in the
+ * order given: their ids follow it) and the order, in one statement.
+ */
+export async function writeOrder(tx: EntityManager, order: OrderRecord, transactions: readonly TradeTransaction[]): Promise<void> {
+  const o = order;
+  const values = transactions.flatMap((t) => [
+    o.walletId, o.customerId, t.network, t.address, "trade", "done", t.currency, t.amount, t.fees, t.netProceeds, t.price, t.balanceAfter, "", "",
+    t.description, o.orderId, o.symbol, o.tradeId, o.idempotencyKey, t.journalEntryId, o.createdAt,
+  ]);
+  values.push(o.orderId, o.quoteId, o.tradeId, o.customerId, o.userId, o.walletId, o.symbol, o.base, o.quote, o.side, o.quantity, o.price, o.fees, o.total, o.status, o.idempotencyKey, o.createdAt);
+  await tx.execute(writeOrderSql(transactions.length), values, "run");
+}
