@@ -270,8 +270,10 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   // An enlist may enable a target with events waiting: release them and start a round at once.
   const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
   // Writers of credit_event rows start their delivery after commit.
-  const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count), logger);
-  const creditAuthorizations = new CreditAuthorizationService({ ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+  // the credit change path's statements: named, unless a transaction pooler stands in front (src/modules/credit/accounts/sql.ts)
+  const creditSql = { named: config.databasePoolMode === "session" };
+  const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count), logger, creditSql);
+  const creditAuthorizations = new CreditAuthorizationService({ ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger, creditSql);
   const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,

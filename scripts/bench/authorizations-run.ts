@@ -70,7 +70,7 @@ export async function runAuthorizationBench(r: AuthorizationRun): Promise<string
   console.log(
     `Pairs: POST /v2/wallet/credits/{w}/authorizations (owner key, a fresh Idempotency-Key, ${AUTH_AMOUNT} cents) → 201 approved, then POST …/{id}/capture (whole) → 200; ` +
       `a pair in flight holds one of ${AUTH_WALLETS} wallets of the golden product (one per pair in flight at ${Math.max(...AUTH_LEVELS)}: an authorization and a capture lock their wallet's row, so pairs on one wallet would queue on it); pairs/s counts captures, latency is of the whole pair. ` +
-      `The baseline runs the service's own 13 + 13 statements in the same transactions and order (scripts/bench/baseline-authorizations.ts; npx tsx scripts/bench/capture-authorizations.ts compares them); one pair answers the same and writes the same rows on both sides (${JSON.stringify(writes)}).`,
+      `The baseline runs the service's own 8 + 7 statements in the same transactions and order (scripts/bench/baseline-authorizations.ts; npx tsx scripts/bench/capture-authorizations.ts compares them); one pair answers the same and writes the same rows on both sides (${JSON.stringify(writes)}).`,
   );
   console.log(`Service: ${r.cmd.label}, Node ${process.version}, ROLE=api, LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID}; its ORM pool 10. Baseline: bare node:http + pg.Pool(10), same Node, same database.`);
   console.log(`Database: ${r.db.description}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; load average ${r.began.load0.map((l) => l.toFixed(2)).join(" ")} before, ${load1.map((l) => l.toFixed(2)).join(" ")} after (other work on the machine shifts the figures).`);

@@ -17,6 +17,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "../../src/db/embedded.js";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/app.js";
+import { KICK_WINDOW_MS } from "../../src/jobs/kick-throttle.js";
 import { authorizationBaselineListener } from "./baseline-authorizations.js";
 import { AUTH_AMOUNT, seedCreditWallets, type CreditLane } from "./authorizations.js";
 import { BENCH_TRANSFER_CAPS } from "./processes.js";
@@ -55,7 +56,8 @@ async function pair(who: string, base: string, lane: CreditLane, ownerKey: strin
     log = [];
     const res = await fetch(`${base}${path}`, init);
     const body = (await res.json()) as Record<string, unknown>;
-    await new Promise((r) => setTimeout(r, 50));
+    // the delivery job's kick runs after the commit, coalesced within KICK_WINDOW_MS (src/jobs/kick-throttle.ts): wait past it
+    await new Promise((r) => setTimeout(r, KICK_WINDOW_MS + 150));
     console.log(`\n## ${who}, ${label}: ${init.method ?? "GET"} ${path} → ${res.status}`);
     for (const line of log) console.log(`  ${line}`);
     byLabel.set(label, log);

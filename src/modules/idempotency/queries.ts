@@ -1,9 +1,49 @@
 /**
  * The SQL of the Idempotency-Key mechanism (table `idempotency_key`, src/modules/idempotency/entities.ts;
- * docs/idempotency.md). Each statement runs on the EntityManager it is given: the transaction of
- * the change for {@link insertKey} and {@link deleteKey}.
+ * docs/idempotency.md). Each statement runs where it is given ({@link KeyRunner}): an EntityManager
+ * (the ORM's transaction of the change), or a change's plain-SQL transaction that runs prepared
+ * statements (the credit core's: src/modules/credit/accounts/sql.ts), so every change claims its
+ * key with the same statements, in the transaction of the change for {@link insertKey} and
+ * {@link deleteKey}.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PreparedStatement } from "../../db/statements.js";
+
+/** A plain-SQL transaction: the rows of a prepared statement run in it with bound values. */
+export interface StatementTx {
+  rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
+}
+
+/** Where a key statement runs: an EntityManager (in its transaction, if any) or a {@link StatementTx}. */
+export type KeyRunner = EntityManager | StatementTx;
+
+/** Inserts the key row, `on conflict do nothing`: `$1` tenant, `$2` scope, `$3` key, `$4` fingerprint, `$5` result id. */
+export const INSERT_KEY: PreparedStatement = {
+  name: "idempotency_key_insert",
+  text: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at)
+       values ($1, $2, $3, $4, $5, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+};
+
+/** The stored key row: `$1` tenant, `$2` scope, `$3` key. */
+export const SELECT_KEY: PreparedStatement = {
+  name: "idempotency_key_select",
+  text: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
+};
+
+/** Deletes the key row: `$1` tenant, `$2` scope, `$3` key. */
+export const DELETE_KEY: PreparedStatement = {
+  name: "idempotency_key_delete",
+  text: `delete from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
+};
+
+/** The statements' text for an EntityManager (MikroORM's `?` placeholders; each `$n` appears once, in order). */
+const ORM_TEXT = new Map([INSERT_KEY, SELECT_KEY, DELETE_KEY].map((s) => [s, s.text.replace(/\$\d+/g, "?")] as const));
+
+/** Runs `statement` with `values` on `on`. */
+function run<Row extends object>(on: KeyRunner, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
+  if ("rows" in on && typeof on.rows === "function") return on.rows<Row>(statement, values);
+  return (on as EntityManager).execute<Row[]>(ORM_TEXT.get(statement) as string, values);
+}
 
 /** Where a key lives: tenant, scope, key. */
 export interface KeyAddress {
@@ -26,25 +66,18 @@ export interface StoredKey {
  * commits (then nothing is inserted) or rolls back (then this row is).
  * @returns whether this call inserted the row.
  */
-export async function insertKey(tx: EntityManager, at: KeyAddress, stored: StoredKey): Promise<boolean> {
-  const rows = await tx.execute<{ key: string }[]>(
-    `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at)
-       values (?, ?, ?, ?, ?, now()) on conflict (customer_id, scope, key) do nothing returning key`,
-    [at.customerId, at.scope, at.key, stored.requestFingerprint, stored.resultId],
-  );
+export async function insertKey(tx: KeyRunner, at: KeyAddress, stored: StoredKey): Promise<boolean> {
+  const rows = await run<{ key: string }>(tx, INSERT_KEY, [at.customerId, at.scope, at.key, stored.requestFingerprint, stored.resultId]);
   return rows.length > 0;
 }
 
 /** The stored key at `at`, as committed (or written by `em`'s own transaction); undefined when there is none. */
-export async function selectKey(em: EntityManager, at: KeyAddress): Promise<StoredKey | undefined> {
-  const [row] = await em.execute<{ request_fingerprint: string; result_id: string }[]>(
-    `select request_fingerprint, result_id from idempotency_key where customer_id = ? and scope = ? and key = ?`,
-    [at.customerId, at.scope, at.key],
-  );
+export async function selectKey(em: KeyRunner, at: KeyAddress): Promise<StoredKey | undefined> {
+  const [row] = await run<{ request_fingerprint: string; result_id: string }>(em, SELECT_KEY, [at.customerId, at.scope, at.key]);
   return row ? { requestFingerprint: row.request_fingerprint, resultId: row.result_id } : undefined;
 }
 
 /** Deletes the key row at `at` (in the transaction that inserted it). */
-export async function deleteKey(tx: EntityManager, at: KeyAddress): Promise<void> {
-  await tx.execute(`delete from idempotency_key where customer_id = ? and scope = ? and key = ?`, [at.customerId, at.scope, at.key]);
+export async function deleteKey(tx: KeyRunner, at: KeyAddress): Promise<void> {
+  await run(tx, DELETE_KEY, [at.customerId, at.scope, at.key]);
 }

@@ -19,7 +19,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { deleteKey, insertKey, selectKey, type KeyAddress } from "./queries.js";
+import { deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
 
 /**
  * The key spaces. A scope is one operation, or a family of operations whose keys must not collide:
@@ -85,7 +85,8 @@ export async function priorResult(em: EntityManager, request: IdempotentRequest)
 
 /**
  * Claims `request`'s key for a new result `resultId`. Must be the first statement on the key in the
- * transaction `tx` that makes the change (and before the change's own locks), so that the key row
+ * transaction `tx` (an EntityManager's, or a plain-SQL one: src/modules/idempotency/queries.ts
+ * `KeyRunner`) that makes the change (and before the change's own locks), so that the key row
  * commits or rolls back with the change. While another transaction holds the same key uncommitted,
  * this waits for it to end. A conflicting row that vanished before it could be read (deleted by its
  * own transaction after the insert saw it: not done by this module) is tried again, at most
@@ -96,7 +97,7 @@ export async function priorResult(em: EntityManager, request: IdempotentRequest)
  * @throws `request.reused()` when the key was used with another fingerprint; RangeError for a key
  *   outside 1–255 characters (the surface validates the header first); Error when the key row kept vanishing.
  */
-export async function claimKey(tx: EntityManager, request: IdempotentRequest, resultId: string): Promise<IdempotencyClaim> {
+export async function claimKey(tx: KeyRunner, request: IdempotentRequest, resultId: string): Promise<IdempotencyClaim> {
   if (request.key.length === 0 || request.key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     throw new RangeError(`an Idempotency-Key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters, not ${request.key.length}`);
   }
@@ -116,7 +117,7 @@ export async function claimKey(tx: EntityManager, request: IdempotentRequest, re
  * still commits other work (e.g. the credit core's catch-up steps): the key stays unused. A
  * refusal that throws out of the transaction needs no release (the key row rolls back).
  */
-export async function releaseKey(tx: EntityManager, request: IdempotentRequest): Promise<void> {
+export async function releaseKey(tx: KeyRunner, request: IdempotentRequest): Promise<void> {
   await deleteKey(tx, address(request));
 }
 

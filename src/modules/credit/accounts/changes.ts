@@ -2,7 +2,7 @@
  * How a change of one credit wallet runs (docs/decisions/credit.md "Wallets",
  * "Batches and clocks"): one transaction that locks
  * only the wallet's own row (`select … for update`), loads it with its open statements into the
- * engine's `WalletState` (./store.ts), takes the tenant's instant (`tenantNow`: its sandbox clock,
+ * engine's `WalletState` (./store.ts), takes the tenant's instant (read with the wallet: its sandbox clock,
  * else real time), runs the pure engine operation (src/domain/credit/simulate.ts) — which first runs
  * every daily close, cut and grace end due before that instant that the batches have not run yet —
  * and persists everything it returns: the wallet, the touched statements and every event as a
@@ -22,7 +22,8 @@ import { DomainError, quote } from "../../../domain/errors.js";
 import { tenantNow } from "../clock/queries.js";
 import { MAX_CENTS, type SetAsideLogger } from "../set-aside.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import { eventsWrittenIn, lockWallet, persistStep, setWalletAside, type LockedWallet } from "./store.js";
+import { inTransaction, UNNAMED, type CreditSqlOptions, type CreditTx } from "./sql.js";
+import { lockWallet, persistStep, setWalletAside, type LockedWallet } from "./store.js";
 
 /** DomainError NOT_FOUND (404) for wallet `walletId` (also when it is another tenant's). */
 export function walletNotFound(walletId: string): DomainError {
@@ -30,11 +31,16 @@ export function walletNotFound(walletId: string): DomainError {
 }
 
 /** After a refusal: persists the steps due up to `now` (engine `advance`), if any ran. */
-export async function commitCatchUp(tx: EntityManager, locked: LockedWallet, now: Date): Promise<void> {
+export async function commitCatchUp(tx: CreditTx, locked: LockedWallet, now: Date): Promise<void> {
   const moved = advance(locked.state, locked.product, now);
   if (!moved.ok) return;
   const changed = moved.value.events.length > 0 || moved.value.state.sumOfDailyBalance !== locked.state.sumOfDailyBalance;
   await persistStep(tx, locked, moved.value, changed ? now : locked.row.updatedAt);
+}
+
+/** The tenant's credit core instant of a locked wallet: its sandbox clock read with the wallet, else real time (../clock/queries.ts `tenantNow`). */
+export function nowOf(locked: LockedWallet): Date {
+  return locked.clock ?? new Date();
 }
 
 /** Runs the changes of the credit wallets: the transaction of each, the delivery start of its events, and the set-aside guard. */
@@ -43,26 +49,28 @@ export class WalletChanges {
    * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
    *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
    * @param logger where a wallet set aside by a change is reported (one error).
+   * @param sql how the change's statements are sent (./sql.ts): named unless `DATABASE_POOL_MODE=transaction`.
    */
   constructor(
     readonly onEventsWritten: (count: number) => void = () => {},
     private readonly logger?: SetAsideLogger,
+    readonly sql: CreditSqlOptions = UNNAMED,
   ) {}
 
   /**
    * One change of one wallet in one transaction: locks the wallet row, takes the tenant's instant,
    * runs `op`; on a refusal commits the catch-up steps only (`commitCatchUp`) and throws its error.
    */
-  async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: EntityManager, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
+  async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: CreditTx, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
     let written = 0;
-    const outcome = await this.exact(em, customerId, walletId, () => em.transactional(async (tx) => {
+    const outcome = await this.exact(em, customerId, walletId, () => inTransaction(em, this.sql, async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw walletNotFound(walletId);
       if (locked.row.setAsideAt) return setAsideRefusal(locked.row.setAsideReason ?? "");
-      const now = await tenantNow(tx, customerId);
+      const now = nowOf(locked);
       const done = await op(tx, locked, now);
       if (!done.ok) await commitCatchUp(tx, locked, now);
-      written = eventsWrittenIn(tx);
+      written = tx.eventsWritten;
       return done;
     }));
     if (written > 0) this.onEventsWritten(written);

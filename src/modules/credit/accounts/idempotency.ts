@@ -10,10 +10,10 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Outcome } from "../../../domain/credit/index.js";
 import { DomainError } from "../../../domain/errors.js";
 import { claimKey, releaseKey, requestFingerprint, type IdempotentRequest } from "../../idempotency/service.js";
-import { tenantNow } from "../clock/queries.js";
-import { commitCatchUp, walletNotFound, type WalletChanges } from "./changes.js";
+import { commitCatchUp, nowOf, walletNotFound, type WalletChanges } from "./changes.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import { eventsWrittenIn, isWalletId, lockWallet, type LockedWallet } from "./store.js";
+import { inTransaction, type CreditTx } from "./sql.js";
+import { isWalletId, lockWallet, type LockedWallet } from "./store.js";
 
 /**
  * The fingerprint of a credit request: SHA-256 (hex) of the canonical JSON of `parts`, which start
@@ -46,13 +46,13 @@ export async function withKey<T = undefined>(
   walletId: string,
   key: string,
   hash: string,
-  op: (tx: EntityManager, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<T>>,
+  op: (tx: CreditTx, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<T>>,
 ): Promise<{ resultId: string; walletId: string; duplicate: boolean; value?: T }> {
   if (!isWalletId(walletId)) throw walletNotFound(walletId);
   const wallet = walletId.toLowerCase();
   const request: IdempotentRequest = { customerId, scope: "credit", key, fingerprint: hash, reused: keyReused };
   let written = 0;
-  const outcome = await changes.exact(em, customerId, wallet, () => em.transactional(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
+  const outcome = await changes.exact(em, customerId, wallet, () => inTransaction(em, changes.sql, async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
     const claim = await claimKey(tx, request, randomUUID());
     if (claim.duplicate) return { ok: true, value: claim };
     const locked = await lockWallet(tx, customerId, wallet);
@@ -61,13 +61,13 @@ export async function withKey<T = undefined>(
       await releaseKey(tx, request);
       return setAsideRefusal(locked.row.setAsideReason ?? "");
     }
-    const now = await tenantNow(tx, customerId);
+    const now = nowOf(locked);
     const done = await op(tx, locked, now, claim.resultId);
     if (!done.ok) {
       await releaseKey(tx, request);
       await commitCatchUp(tx, locked, now);
     }
-    written = eventsWrittenIn(tx);
+    written = tx.eventsWritten;
     return done.ok ? { ok: true, value: { ...claim, value: done.value } } : done;
   }));
   if (written > 0) changes.onEventsWritten(written);

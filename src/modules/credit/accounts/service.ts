@@ -46,6 +46,7 @@ import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet
 import { requestHash, withKey } from "./idempotency.js";
 import { productRules, walletColumns } from "./mapping.js";
 import { refusalError } from "./refusals.js";
+import type { CreditSqlOptions } from "./sql.js";
 import { isWalletId, persistStep, type LockedWallet } from "./store.js";
 import {
   creditEventView,
@@ -81,9 +82,10 @@ export class CreditWalletService {
    * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
    *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
    * @param logger where a wallet set aside by a change is reported (one error).
+   * @param sql how the changes' statements are sent (./sql.ts): `named` unless `DATABASE_POOL_MODE=transaction`.
    */
-  constructor(onEventsWritten: (count: number) => void = () => {}, logger?: SetAsideLogger) {
-    this.changes = new WalletChanges(onEventsWritten, logger);
+  constructor(onEventsWritten: (count: number) => void = () => {}, logger?: SetAsideLogger, sql?: CreditSqlOptions) {
+    this.changes = new WalletChanges(onEventsWritten, logger, sql);
   }
 
   /**
@@ -173,9 +175,8 @@ export class CreditWalletService {
     const outcome = await withKey(this.changes, em, customerId, walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = charge(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
-      await persistStep(tx, locked, done.value, now);
-      tx.create(CreditCharge, { id: resultId, walletId: locked.row.walletId, amount: body.amount, description: body.description, idempotencyKey: key, createdAt: now });
-      await tx.flush();
+      const row: CreditCharge = { id: resultId, walletId: locked.row.walletId, amount: body.amount, description: body.description, idempotencyKey: key, createdAt: now };
+      await persistStep(tx, locked, done.value, now, undefined, { charge: row });
       return { ok: true, value: undefined };
     });
     const view = await this.walletOf(em, outcome.walletId);
@@ -197,9 +198,8 @@ export class CreditWalletService {
     const outcome = await withKey(this.changes, em, customerId, walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = pay(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
-      await persistStep(tx, locked, done.value, now);
       const split = done.value.split;
-      tx.create(CreditPayment, {
+      const row: CreditPayment = {
         id: resultId,
         walletId: locked.row.walletId,
         amount: body.amount,
@@ -208,8 +208,8 @@ export class CreditWalletService {
         appliedToOverdraft: split.toOverdraft,
         idempotencyKey: key,
         createdAt: now,
-      });
-      await tx.flush();
+      };
+      await persistStep(tx, locked, done.value, now, undefined, { payment: row });
       return { ok: true, value: undefined };
     });
     const view = await this.walletOf(em, outcome.walletId);

@@ -1,17 +1,22 @@
 /**
  * The wallet repository of the credit core (docs/decisions/credit.md "Wallets"): locks one wallet row for the
- * transaction of a change and loads it with its product and open statements into the engine's
- * `WalletState` (./mapping.ts), persists what the engine returns (wallet, statements, events), and
- * sets a wallet aside (docs/security.md "Money stays exact"). Money in integer cents; instants UTC.
+ * transaction of a change and loads it with its product, the tenant's clock, its open statements and
+ * holds into the engine's `WalletState` (./mapping.ts) in one prepared statement, persists what the
+ * engine returns (wallet, statements, holds closed, events, the operation's own row) in one more,
+ * and sets a wallet aside (docs/security.md "Money stays exact"). Plain SQL on the change's
+ * transaction (./sql.ts; docs/performance.md "Authorizations and credit changes"). Money in integer
+ * cents; instants UTC.
  */
 import { randomUUID } from "node:crypto";
-import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PreparedStatement } from "../../../db/statements.js";
 import type { CreditProductRules, StepResult, WalletState } from "../../../domain/credit/index.js";
-import { CreditAuthorization } from "../authorizations/entities.js";
-import { CreditProduct } from "../products/entities.js";
-import { CreditEvent, CreditStatement, CreditWallet } from "./entities.js";
-import { productRules, stateOf, statementColumns, walletColumns } from "./mapping.js";
+import type { CreditAuthorization } from "../authorizations/entities.js";
+import type { CreditCharge, CreditPayment, CreditStatement, CreditWallet } from "./entities.js";
+import { stateOf, statementColumns, walletColumns } from "./mapping.js";
+import { authorizationOfJson, columnsOf, productRulesOfJson, statementOfJson, walletOfJson, type JsonRow } from "./rows.js";
+import type { CreditTx } from "./sql.js";
+import { shapeOf, WRITE_PARTS, writeStatement, type WritePart } from "./write.js";
 
 /** A wallet row locked for the transaction (`select … for update` on its own row only), with its product and open statements. */
 export interface LockedWallet {
@@ -23,6 +28,8 @@ export interface LockedWallet {
   /** Open authorizations (`approved`: the engine's holds), oldest first; loaded only when the wallet holds an amount. */
   holds: CreditAuthorization[];
   state: WalletState;
+  /** The tenant's credit core instant read with the wallet (its sandbox clock), or null: real time. */
+  clock: Date | null;
 }
 
 /** UUID shape of a wallet id: anything else cannot name a wallet (and would not cast to `uuid`). */
@@ -34,91 +41,142 @@ export function isWalletId(walletId: string): boolean {
 }
 
 /**
- * Locks wallet `walletId` of tenant `customerId` (its own row only, `for update`) and loads its
- * product (unlocked: products are shared rows), open statements and, when it holds an amount, its
- * open authorizations into an engine state.
- * Call inside the transaction of the change.
- * @returns null when the tenant has no such wallet (another tenant's wallet included).
+ * Locks wallet `$1` of tenant `$2` (its own row only, `for update`) and reads, as JSON: the row,
+ * its product (unlocked: products are shared rows), the tenant's `credit_clock` instant, its open
+ * statements (oldest cut first) and, when it holds an amount, its open authorizations (oldest
+ * first). No row when the tenant has no such wallet.
+ *
+ * `seen_version` is the `xmin` of the wallet row in the statement's snapshot, `row_version` the
+ * locked row's: the snapshot is taken when the statement starts, before it waits for the lock, so
+ * when a change committed in between (every change updates the wallet row) they differ, and the
+ * other reads may be stale: {@link lockWallet} then reads again, under the lock. Exported for the
+ * benchmark's baseline (scripts/bench/baseline-authorizations.ts), which runs the same statement.
  */
-export async function lockWallet(tx: EntityManager, customerId: string, walletId: string): Promise<LockedWallet | null> {
-  if (!isWalletId(walletId)) return null;
-  const row = await tx.findOne(CreditWallet, { walletId: walletId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!row) return null;
-  const productRow = await tx.findOneOrFail(CreditProduct, { id: row.productId });
-  const open = await tx.find(
-    CreditStatement,
-    { walletId: row.walletId, $or: [{ interestAppliedAt: null }, { status: "defaulted", curedAt: null }] },
-    { orderBy: { cutDate: "asc" }, refresh: true },
-  );
-  const holds = row.amountHeld > 0
-    ? await tx.find(CreditAuthorization, { walletId: row.walletId, status: "approved" }, { orderBy: { createdAt: "asc", authorizationId: "asc" }, refresh: true })
-    : [];
-  const product = productRules(productRow);
-  return { row, product, productCode: productRow.code, open, holds, state: stateOf(row, open, holds) };
-}
+export const LOCK_WALLET: PreparedStatement = {
+  name: "credit_wallet_lock",
+  text: `with locked as (
+           select w.*, w.xmin::text as row_version from credit_wallet w where w.wallet_id = $1 and w.customer_id = $2 for update of w
+         )
+         select row_to_json(l) as wallet,
+                (select s.xmin::text from credit_wallet s where s.wallet_id = $1) as seen_version,
+                row_to_json(p) as product,
+                (select to_json(c."now") from credit_clock c where c.customer_id = $2) as clock,
+                coalesce((select json_agg(st order by st.cut_date) from credit_statement st
+                           where st.wallet_id = $1 and (st.interest_applied_at is null or (st.status = 'defaulted' and st.cured_at is null))), '[]'::json) as statements,
+                case when l.amount_held > 0
+                     then coalesce((select json_agg(a order by a.created_at, a.authorization_id) from credit_authorization a
+                                     where a.wallet_id = $1 and a.status = 'approved'), '[]'::json)
+                     else '[]'::json end as holds
+           from locked l join credit_product p on p.id = l.product_id`,
+};
 
-/** Events written through {@link persistStep} per transaction, so the caller can start their delivery after commit. */
-const eventsWritten = new WeakMap<EntityManager, number>();
-
-/** How many `credit_event` rows {@link persistStep} has written in transaction `tx` so far. */
-export function eventsWrittenIn(tx: EntityManager): number {
-  return eventsWritten.get(tx) ?? 0;
+/** A row of {@link LOCK_WALLET}. */
+interface LockRow {
+  wallet: JsonRow & { row_version: string };
+  seen_version: string | null;
+  product: JsonRow;
+  clock: string | null;
+  statements: JsonRow[];
+  holds: JsonRow[];
 }
 
 /**
- * Persists what the engine returned for a locked wallet, in the caller's transaction: the wallet
- * row (`walletColumns`), every touched statement (loaded ones updated by id, new ones inserted with
- * their ordinal; unique (wallet, cut_date)), and every event as a `credit_event` row (new UUID,
- * the engine's `sequence` and `walletDetails_after`, `created_at` = the event's instant,
- * `customer_id`), and every hold the engine closed onto its authorization row (status, captured and
- * released amounts, `closed_at`). Flushes.
- * @param updatedAt the operation's instant (the tenant's clock).
- * @param requestedAt when a pending override stored by this change was requested.
+ * Locks wallet `walletId` of tenant `customerId` (its own row only, `for update`) and loads its
+ * product, the tenant's clock, its open statements and, when it holds an amount, its open
+ * authorizations into an engine state ({@link LOCK_WALLET}: one statement; a second, under the lock,
+ * when a change committed while it waited for the lock). Call inside the transaction of the change.
+ * @returns null when the tenant has no such wallet (another tenant's wallet included).
  */
-export async function persistStep(tx: EntityManager, locked: LockedWallet, result: StepResult, updatedAt: Date, requestedAt?: Date): Promise<void> {
-  const { row, open, product } = locked;
-  if (result.events.length > 0) eventsWritten.set(tx, eventsWrittenIn(tx) + result.events.length);
-  tx.assign(row, walletColumns(row, result.state, product, updatedAt, requestedAt));
-  let ordinalBase: number | null = null;
-  for (const st of result.statements) {
-    const loaded = open[st.index];
-    if (st.index < open.length && loaded) {
-      tx.assign(loaded, statementColumns(st));
-      continue;
-    }
-    if (ordinalBase === null) ordinalBase = await nextOrdinal(tx, row.walletId);
-    tx.create(CreditStatement, {
-      id: randomUUID(),
-      walletId: row.walletId,
-      ordinal: ordinalBase + (st.index - open.length),
-      ...statementColumns(st),
-    });
-  }
-  for (const closed of result.closedHolds) {
-    const auth = locked.holds.find((a) => a.authorizationId === closed.authorizationId);
-    if (!auth) throw new Error(`credit wallet ${row.walletId}: the engine closed hold ${closed.authorizationId}, which was not loaded`);
-    tx.assign(auth, { status: closed.kind, capturedAmount: closed.capturedAmount, releasedAmount: closed.releasedAmount, closedAt: closed.at });
-  }
-  for (const e of result.events) {
-    tx.create(CreditEvent, {
-      id: randomUUID(),
-      walletId: row.walletId,
-      customerId: row.customerId,
-      sequence: e.sequence,
-      type: e.type,
-      amount: e.amount,
-      direction: e.direction,
-      affectsBalance: e.affectsBalance,
-      walletDetailsAfter: e.walletDetails_after as unknown as Record<string, unknown>,
-      createdAt: e.at,
-    });
-  }
-  await tx.flush();
+export async function lockWallet(tx: CreditTx, customerId: string, walletId: string): Promise<LockedWallet | null> {
+  if (!isWalletId(walletId)) return null;
+  const id = walletId.toLowerCase();
+  let [read] = await tx.rows<LockRow>(LOCK_WALLET, [id, customerId]);
+  if (!read) return null;
+  if (read.seen_version !== read.wallet.row_version) [read] = await tx.rows<LockRow>(LOCK_WALLET, [id, customerId]);
+  if (!read) return null;
+  const row = walletOfJson(read.wallet);
+  const open = read.statements.map(statementOfJson);
+  const holds = read.holds.map(authorizationOfJson);
+  const product = productRulesOfJson(read.product);
+  return { row, product, productCode: read.product.code as string, open, holds, state: stateOf(row, open, holds), clock: read.clock === null ? null : new Date(read.clock) };
 }
 
-/** The ordinal the wallet's next new statement gets: the number of its statements so far. */
-async function nextOrdinal(tx: EntityManager, walletId: string): Promise<number> {
-  return tx.count(CreditStatement, { walletId });
+/** The operation's own row, written with its step: an authorization, a charge or a payment (entity shapes). */
+export interface OperationRows {
+  authorization?: CreditAuthorization;
+  charge?: CreditCharge;
+  payment?: CreditPayment;
+}
+
+/**
+ * Persists what the engine returned for a locked wallet, in the caller's transaction, in one
+ * statement (./write.ts `writeStatement`): the wallet row (`walletColumns`), every touched statement (loaded
+ * ones updated by id, new ones inserted with their ordinal; unique (wallet, cut_date)), every hold
+ * the engine closed onto its authorization row (status, captured and released amounts,
+ * `closed_at`), every event as a `credit_event` row (new UUID, the engine's `sequence` and
+ * `walletDetails_after`, `created_at` = the event's instant, `customer_id`), and `rows`. The loaded
+ * wallet, statements and holds are updated in place, as read back.
+ * @param updatedAt the operation's instant (the tenant's clock).
+ * @param requestedAt when a pending override stored by this change was requested.
+ * @throws Error when the engine closed a hold that was not loaded (a broken invariant); the driver's error.
+ */
+export async function persistStep(tx: CreditTx, locked: LockedWallet, result: StepResult, updatedAt: Date, requestedAt?: Date, rows: OperationRows = {}): Promise<void> {
+  const { row, open, product } = locked;
+  const walletValues = walletColumns(row, result.state, product, updatedAt, requestedAt);
+  const updated: object[] = [];
+  const created: object[] = [];
+  for (const st of result.statements) {
+    const loaded = open[st.index];
+    const values = statementColumns(st);
+    if (st.index < open.length && loaded) {
+      Object.assign(loaded, values);
+      updated.push({ id: loaded.id, ...values });
+    } else {
+      created.push({ id: randomUUID(), ordinal: st.index - open.length, ...values });
+    }
+  }
+  const closed = result.closedHolds.map((c) => {
+    const auth = locked.holds.find((a) => a.authorizationId === c.authorizationId);
+    if (!auth) throw new Error(`credit wallet ${row.walletId}: the engine closed hold ${c.authorizationId}, which was not loaded`);
+    return Object.assign(auth, { status: c.kind, capturedAmount: c.capturedAmount, releasedAmount: c.releasedAmount, closedAt: c.at });
+  });
+  const events = result.events.map((e) => ({
+    id: randomUUID(),
+    walletId: row.walletId,
+    customerId: row.customerId,
+    sequence: e.sequence,
+    type: e.type,
+    amount: e.amount,
+    direction: e.direction,
+    affectsBalance: e.affectsBalance,
+    walletDetailsAfter: e.walletDetails_after,
+    createdAt: e.at,
+  }));
+  const parts: Record<WritePart, readonly object[]> = {
+    events,
+    statementsUpdated: updated,
+    statementsNew: created,
+    holdsClosed: closed,
+    authorization: rows.authorization ? [rows.authorization] : [],
+    charge: rows.charge ? [rows.charge] : [],
+    payment: rows.payment ? [rows.payment] : [],
+  };
+  const values: unknown[] = [row.walletId, JSON.stringify(columnsOf(walletValues))];
+  for (const part of WRITE_PARTS) if (parts[part].length > 0) values.push(JSON.stringify(parts[part].map(columnsOf)));
+  await tx.rows(writeStatement(shapeOf(parts)), values);
+  Object.assign(row, walletValues);
+  tx.eventsWritten += events.length;
+}
+
+/** Whether authorization `$1` is wallet `$2`'s (any status). */
+const AUTHORIZATION_OF_WALLET: PreparedStatement = {
+  name: "credit_authorization_of_wallet",
+  text: `select 1 as found from credit_authorization where authorization_id = $1 and wallet_id = $2`,
+};
+
+/** Whether authorization `authorizationId` (lower-case UUID) is wallet `walletId`'s, whatever its status, in transaction `tx`. */
+export async function isAuthorizationOf(tx: CreditTx, authorizationId: string, walletId: string): Promise<boolean> {
+  return (await tx.rows(AUTHORIZATION_OF_WALLET, [authorizationId, walletId])).length > 0;
 }
 
 /**

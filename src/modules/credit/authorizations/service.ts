@@ -24,7 +24,8 @@ import type { SetAsideLogger } from "../set-aside.js";
 import { WalletChanges, walletNotFound } from "../accounts/changes.js";
 import { CreditWallet } from "../accounts/entities.js";
 import { requestHash, withKey } from "../accounts/idempotency.js";
-import { isWalletId, persistStep, type LockedWallet } from "../accounts/store.js";
+import type { CreditSqlOptions } from "../accounts/sql.js";
+import { isAuthorizationOf, isWalletId, persistStep, type LockedWallet } from "../accounts/store.js";
 import { CreditAuthorization } from "./entities.js";
 
 type Schemas = components["schemas"];
@@ -73,13 +74,15 @@ export class CreditAuthorizationService {
    * @param options.ttlDays `AUTHORIZATION_TTL_DAYS` (default {@link DEFAULT_AUTHORIZATION_TTL_DAYS}).
    * @param onEventsWritten called after a commit that wrote credit_event rows, to start their delivery.
    * @param logger where a wallet set aside by a change is reported.
+   * @param sql how the changes' statements are sent (../accounts/sql.ts): `named` unless `DATABASE_POOL_MODE=transaction`.
    */
   constructor(
     private readonly options: { ttlDays: number } = { ttlDays: DEFAULT_AUTHORIZATION_TTL_DAYS },
     onEventsWritten: (count: number) => void = () => {},
     logger?: SetAsideLogger,
+    sql?: CreditSqlOptions,
   ) {
-    this.changes = new WalletChanges(onEventsWritten, logger);
+    this.changes = new WalletChanges(onEventsWritten, logger, sql);
   }
 
   /**
@@ -99,7 +102,7 @@ export class CreditAuthorizationService {
       const done = authorize(locked.state, locked.product, now, { authorizationId: resultId, amount: body.amount, ttlDays: this.options.ttlDays });
       if (!done.ok) return done;
       const decision = done.value.decision;
-      const row = tx.create(CreditAuthorization, {
+      const row: CreditAuthorization = {
         authorizationId: resultId,
         walletId: locked.row.walletId,
         customerId,
@@ -116,8 +119,8 @@ export class CreditAuthorizationService {
         expiresAt: decision.status === "approved" ? decision.expiresAt : null,
         closedAt: null,
         createdAt: now,
-      });
-      await persistStep(tx, locked, done.value, now);
+      };
+      await persistStep(tx, locked, done.value, now, undefined, { authorization: row });
       return { ok: true, value: creditAuthorizationView(row) };
     });
     if (outcome.value !== undefined) return outcome.value;
@@ -176,7 +179,7 @@ export class CreditAuthorizationService {
     const id = authorizationId.toLowerCase();
     return this.changes.mutate(em, customerId, walletId, async (tx, locked, now) => {
       const open = locked.holds.some((a) => a.authorizationId === id);
-      if (!open && (await tx.count(CreditAuthorization, { authorizationId: id, walletId: locked.row.walletId })) === 0) throw authorizationNotFound(authorizationId);
+      if (!open && !(await isAuthorizationOf(tx, id, locked.row.walletId))) throw authorizationNotFound(authorizationId);
       const done = op(locked, now);
       if (!done.ok) return done;
       await persistStep(tx, locked, done.value, now);
