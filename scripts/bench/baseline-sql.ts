@@ -1,12 +1,21 @@
 /**
  * The service's statements that the baseline's write routes run (scripts/bench/baseline.ts,
  * scripts/bench/baseline-transfers.ts): the two authentication statements as main prepares them
- * (same names and texts), the others as MikroORM sends them with each inlined literal turned into a
- * bound parameter. `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
+ * (same names and texts), the withdrawals module's own statements (src/modules/withdrawals/queries.ts,
+ * same texts, bound as the service binds them), the others as MikroORM sends them with each inlined
+ * literal turned into a bound parameter. `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
  */
 import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
 import { TRANSFER_PARTIES } from "../../src/modules/transfers/queries.js";
+import {
+  COMPLETE_WITHDRAWAL,
+  INSERT_WITHDRAWAL,
+  LOCK_OWN_WITHDRAWAL,
+  USER_WALLET_BALANCES,
+  WITHDRAWAL_CAPS_USE,
+  WITHDRAWAL_USER,
+} from "../../src/modules/withdrawals/queries.js";
 import type { Decimal } from "decimal.js";
 import { Refusal } from "./baseline-http.js";
 
@@ -15,17 +24,20 @@ export const SQL = {
   /** The service's own prepared statements (same names and texts). */
   authUserToken: USER_TOKEN,
   authCredentialByHash: CREDENTIAL_BY_HASH,
-  user: `select "u0".* from "app_user" as "u0" where "u0"."user_id" = $1 and "u0"."customer_id" = $2 limit 1`,
+  /** The withdrawals module's read of the user (`$1` user, `$2` customer). */
+  user: WITHDRAWAL_USER.text,
   keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and key = $2`,
   insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
   /** The limits service's customer row (read before the transaction for the allowlist policy, and again under the lock for the caps). */
   customerLimits: `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = $1`,
   /** The limits service's lock of `<kind>:<user>:<currency>`. */
   userLock: `select pg_advisory_xact_lock(hashtext($1))`,
-  caps: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from withdrawal where user_id = $2 and currency = $3 and status in ($4, $5) and created_at >= $6`,
-  userWallets: `select "w0".* from "wallet" as "w0" where "w0"."user_id" = $1 and "w0"."customer_id" = $2 order by "w0"."created_at" asc, "w0"."wallet_id" asc`,
-  walletBalances: `select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency`,
-  insertWithdrawal: `insert into "withdrawal" ("id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "idempotency_key", "tx_hash", "completed_at", "cancelled_at", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+  /** The caps' use (`$1` day start, `$2` user, `$3` currency, `$4` month start). */
+  caps: WITHDRAWAL_CAPS_USE.text,
+  /** The user's wallets, oldest first, with their balance-cache rows of the currency (`$1` user, `$2` customer, `$3` currency). */
+  walletBalances: USER_WALLET_BALANCES.text,
+  /** The withdrawal (23 columns) and its code's email (12), in one statement. */
+  insertWithdrawal: INSERT_WITHDRAWAL.text,
   /**
    * src/modules/ledger/queries.ts `lockAndReadAccounts`: `lock` wallet accounts locked in id order,
    * `read` other accounts (the external account of a debit, the wallets' other buckets) read without a lock.
@@ -51,12 +63,11 @@ export const SQL = {
     );
   },
   webhook: `select disabled_at from webhook where customer_id = $1`,
-  insertEmail: `insert into "outbox_email" ("id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   sandboxMail: SANDBOX_MAIL_TO,
-  withdrawalForUpdate: `select "w0".* from "withdrawal" as "w0" where "w0"."id" = $1 and "w0"."user_id" = $2 and "w0"."customer_id" = $3 limit 1 for update`,
-  walletSource: `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = $1 and a.currency = $2 where w.wallet_id = $3`,
-  insertTransaction: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning "id"`,
-  completeWithdrawal: `update "withdrawal" set "status" = $1, "code_hash" = $2, "tx_hash" = $3, "completed_at" = $4, "updated_at" = $5 where "id" = $6`,
+  /** The withdrawal FOR UPDATE with its wallet's vault and address (`$1` id, `$2` customer, `$3` user). */
+  withdrawalForUpdate: LOCK_OWN_WITHDRAWAL.text,
+  /** The withdrawal's change (12 columns, then its id) and its wallet transaction (20 columns), in one statement. */
+  completeWithdrawal: COMPLETE_WITHDRAWAL.text,
 } as const;
 
 /** Create Transfer's own statements (src/modules/transfers), beside {@link SQL}'s shared ones. */

@@ -25,30 +25,30 @@
  *
  * Withdrawal and transfer routes: NOT a minimum but the very statements the service runs (main of
  * 2026-11-26: authentication as named prepared statements, external ledger accounts append-only,
- * the caps of the limits service, the rest MikroORM 7.2's), in the same order and
+ * the caps of the limits service, the withdrawals module's own bound statements, the rest MikroORM 7.2's), in the same order and
  * transactions, with bound parameters where MikroORM inlines literals (scripts/bench/baseline-sql.ts; check them
  * against the service with `npx tsx scripts/bench/capture-sql.ts`, which compares both):
  * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `auth_user_token`
  *   (credential, customer and user in one prepared statement); the idempotency key's row; the
  *   user (active user); the customer's limits row (allowlist policy); BEGIN; INSERT of the key row
  *   (`on conflict do nothing`); advisory lock of kind + user + currency; the customer's limits row
- *   (caps); the caps' sums of the day and month; the user's wallets; the wallet's balances;
- *   INSERT withdrawal; SELECT … FOR UPDATE of the available and held accounts by code; one
- *   statement writing the journal entry, its two postings and both cached balances; the customer's
- *   webhook; INSERT outbox_email; COMMIT.
+ *   (caps); the caps' sums of the day and month; the user's wallets with their balances of the
+ *   currency (one statement); INSERT withdrawal and its outbox_email (one statement); SELECT … FOR
+ *   UPDATE of the available and held accounts by code; one statement writing the journal entry,
+ *   its two postings and both cached balances; the customer's webhook; COMMIT.
  * - `GET /api/v1/sandbox/mail?to=` (owner key): `auth_credential_by_hash`; the service's outbox
  *   query (`lower("to")` equality, newest first, limit 100) → the same JSON list.
  * - `POST …/withdrawals/:id/confirm` (user token): jwtVerify; `auth_user_token`; the user (active
- *   user); BEGIN; the withdrawal FOR UPDATE; its wallet's vault and address (one join); one
+ *   user); BEGIN; the withdrawal FOR UPDATE with its wallet's vault and address (one statement); one
  *   statement locking the held account and reading the external and available ones; one statement
- *   writing the entry, its two postings and the held balance; INSERT wallet_transaction RETURNING
- *   id; UPDATE withdrawal; COMMIT.
+ *   writing the entry, its two postings and the held balance; UPDATE withdrawal and INSERT
+ *   wallet_transaction (one statement); COMMIT.
  * - `POST /api/v1/transfers` (user token): scripts/bench/baseline-transfers.ts lists its statements.
  * What the service does beyond these routes: request validation against the OpenAPI document,
  * the comparison of every `x-api-key` with the master key's hash, the destination address decoding
  * (bech32, twice: initiate and the sandbox's send), the amount and precision checks beyond the
  * minimum, express and its middleware (trace ids, JSON body, NUL and depth checks, the request
- * observer and prom-client), the ORM's entities, identity map and change sets.
+ * observer and prom-client), the ORM's transactions and its statements beyond the withdrawals module's own.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash, createHmac, createSecretKey, hkdfSync, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
@@ -148,7 +148,7 @@ interface UserRow {
   email: string;
   first_name: string;
   is_active: boolean;
-  deleted_at: Date | null;
+  deleted: boolean;
 }
 
 interface WithdrawalRow {
@@ -164,7 +164,14 @@ interface WithdrawalRow {
   code_hash: string | null;
   code_expires_at: Date;
   code_attempts: number;
+  code_failures_total: number;
+  code_resends: number;
+  code_issued_at: Date;
+  cancel_reason: string | null;
+  cancelled_at: Date | null;
   idempotency_key: string;
+  source_vault_wallet_id: string | null;
+  source_address: string | null;
 }
 
 /** Builds the baseline on its own pool of 10 connections. */
@@ -272,7 +279,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
   async function activeUser(customerId: string, userId: string): Promise<UserRow> {
     const user = (await pool.query<UserRow>(SQL.user, [userId.toLowerCase(), customerId])).rows[0];
     if (!user) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
-    if (user.deleted_at || !user.is_active) throw new Refusal(404, "RESOURCE_NOT_FOUND", "User is not active.");
+    if (user.deleted || !user.is_active) throw new Refusal(404, "RESOURCE_NOT_FOUND", "User is not active.");
     return user;
   }
 
@@ -376,18 +383,22 @@ export function createBaseline(options: BaselineOptions): Baseline {
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       if (cap) {
-        const sums = (await client.query<{ today: string; month: string }>(SQL.caps, [dayStart, user.user_id, BTC.code, "PENDING", "COMPLETED", monthStart])).rows[0];
+        const sums = (await client.query<{ today: string; month: string }>(SQL.caps, [dayStart, user.user_id, BTC.code, monthStart])).rows[0];
         assertCaps("withdrawal", cap, amount, sums);
       }
-      const wallets = (await client.query<{ wallet_id: string; networks: { name: string; currency: string }[] }>(SQL.userWallets, [user.user_id, customerId])).rows;
+      const rows = (
+        await client.query<{ wallet_id: string; networks: { name: string; currency: string }[]; bucket: string | null; balance: string | null }>(SQL.walletBalances, [
+          user.user_id,
+          customerId,
+          BTC.code,
+        ])
+      ).rows;
       let chosen: { walletId: string; network: string } | undefined;
-      for (const wallet of wallets) {
-        const network = wallet.networks.find((n) => n.currency === BTC.code && BTC.networks.includes(n.name))?.name;
-        if (!network) continue;
-        const rows = (await client.query<{ currency: string; bucket: string; balance: string }>(SQL.walletBalances, [wallet.wallet_id])).rows;
-        const available = rows.find((r) => r.currency === BTC.code && r.bucket === "available")?.balance ?? "0";
-        if (new D(available).gte(amount)) {
-          chosen = { walletId: wallet.wallet_id, network };
+      for (const row of rows) {
+        if (row.bucket !== "available" || row.balance === null) continue;
+        const network = row.networks.find((n) => n.currency === BTC.code && BTC.networks.includes(n.name))?.name;
+        if (network && new D(row.balance).gte(amount)) {
+          chosen = { walletId: row.wallet_id, network };
           break;
         }
       }
@@ -395,12 +406,6 @@ export function createBaseline(options: BaselineOptions): Baseline {
       const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const issuedAt = new Date();
       const expiresAt = new Date(issuedAt.getTime() + CODE_TTL_S * 1000);
-      await client.query(SQL.insertWithdrawal, [
-        id, customerId, user.user_id, chosen.walletId, chosen.network, BTC.code, amount.toFixed(), address, body.memo ?? null, "PENDING",
-        keyedHash(`withdrawal-code:${id}:${code}`), expiresAt, 0, 0, 0, issuedAt, key, null, null, null, issuedAt, issuedAt,
-      ]);
-      await post(client, "hold", chosen.walletId, chosen.network, BTC.code, amount, `withdrawal:${id}`);
-      await client.query(SQL.webhook, [customerId]); // the benchmark's customer has no webhook: nothing more to write
       const text = [
         `Hello ${user.first_name},`,
         "",
@@ -413,9 +418,13 @@ export function createBaseline(options: BaselineOptions): Baseline {
         "If you did not ask for this withdrawal, do not share the code and cancel the withdrawal.",
       ].join("\n");
       const queuedAt = new Date();
-      await client.query(SQL.insertEmail, [
+      await client.query(SQL.insertWithdrawal, [
+        id, customerId, user.user_id, chosen.walletId, chosen.network, BTC.code, amount.toFixed(), address, body.memo ?? null, "PENDING",
+        keyedHash(`withdrawal-code:${id}:${code}`), expiresAt, 0, 0, 0, issuedAt, null, key, null, null, null, issuedAt, issuedAt,
         randomUUID(), customerId, user.email, `Confirm your withdrawal ${id}`, text, "sandbox", 0, queuedAt, null, `withdrawal:${id}`, queuedAt, null,
       ]);
+      await post(client, "hold", chosen.walletId, chosen.network, BTC.code, amount, `withdrawal:${id}`);
+      await client.query(SQL.webhook, [customerId]); // the benchmark's customer has no webhook: nothing more to write
       return { id, key };
     });
     ok(
@@ -449,7 +458,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const customerId = claims.customerId;
     await activeUser(customerId, pathUserId);
     await transaction(async (client) => {
-      const w = (await client.query<WithdrawalRow>(SQL.withdrawalForUpdate, [withdrawalId.toLowerCase(), pathUserId.toLowerCase(), customerId])).rows[0];
+      const w = (await client.query<WithdrawalRow>(SQL.withdrawalForUpdate, [withdrawalId.toLowerCase(), customerId, pathUserId.toLowerCase()])).rows[0];
       if (!w) throw new Refusal(404, "WITHDRAWAL_NOT_FOUND", "Withdrawal not found.");
       if (w.status !== "PENDING") throw new Refusal(400, w.status === "COMPLETED" ? "ALREADY_CONFIRMED" : "BAD_REQUEST", "Not pending.");
       const actual = Buffer.from(keyedHash(`withdrawal-code:${w.id}:${String(body.code)}`), "hex");
@@ -458,18 +467,17 @@ export function createBaseline(options: BaselineOptions): Baseline {
       if (w.code_attempts >= MAX_ATTEMPTS) throw new Refusal(403, "WITHDRAWAL_BLOCKED", "Too many wrong codes.");
       if (Date.now() >= w.code_expires_at.getTime()) throw new Refusal(400, "CONFIRMATION_CODE_EXPIRED", "The confirmation code has expired.");
       if (!matches) throw new Refusal(400, "CONFIRMATION_CODE_INVALID", "The confirmation code is not valid."); // the benchmark sends the right code: no attempt to count
-      const source = (await client.query<{ vault_wallet_id: string; address: string }>(SQL.walletSource, [w.network, w.currency, w.wallet_id])).rows[0];
-      if (!source) throw new Error("wallet address missing");
+      if (w.source_address === null) throw new Error("wallet address missing");
       const hash = randomBytes(32).toString("hex");
       const amount = new D(w.amount);
       const { entryId, balanceAfter } = await post(client, "debit", w.wallet_id, w.network, w.currency, amount, `withdrawal:${w.id}`);
       const now = new Date();
-      await client.query(SQL.insertTransaction, [
-        w.wallet_id, w.customer_id, w.network, source.address, "withdrawal", "done", w.currency, amount.toFixed(), "0", amount.toFixed(), "0",
+      await client.query(SQL.completeWithdrawal, [
+        "COMPLETED", null, w.code_expires_at, w.code_attempts, w.code_failures_total, w.code_resends, w.code_issued_at, w.cancel_reason, hash, now, w.cancelled_at, new Date(), w.id,
+        w.wallet_id, w.customer_id, w.network, w.source_address, "withdrawal", "done", w.currency, amount.toFixed(), "0", amount.toFixed(), "0",
         balanceAfter.toFixed(), hash, w.memo ?? "", `Withdrawal of ${amount.toFixed(8)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
         w.id, "", w.idempotency_key, entryId, now,
       ]);
-      await client.query(SQL.completeWithdrawal, ["COMPLETED", null, hash, now, new Date(), w.id]);
     });
     ok(res, 200, JSON.stringify({ id: withdrawalId.toLowerCase(), status: "COMPLETED" }), traceId);
   }

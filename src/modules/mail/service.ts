@@ -19,6 +19,9 @@ import { Outbox } from "../outbox/outbox.js";
 import { OutboxEmail } from "./entities.js";
 import type { PreparedStatement, Statements } from "../../db/statements.js";
 
+/** The columns of an `outbox_email` row, in the order of {@link MailService.outboxValues}. */
+export const OUTBOX_EMAIL_COLUMNS = ["id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at"] as const;
+
 /** An email to send: plain text. */
 export interface EmailMessage {
   customerId: string;
@@ -117,20 +120,36 @@ export class MailService {
 
   /** Writes `message` to the outbox in the caller's transaction. */
   enqueue(em: EntityManager, message: EmailMessage): void {
-    em.create(OutboxEmail, {
+    em.create(OutboxEmail, this.outboxRow(message));
+  }
+
+  /**
+   * The values of `message`'s outbox row in {@link OUTBOX_EMAIL_COLUMNS} order, exactly the row
+   * {@link enqueue} writes (status `pending` with SMTP, else `sandbox`), for a change that inserts
+   * it in a statement of its own, in its transaction (src/modules/withdrawals/queries.ts).
+   */
+  outboxValues(message: EmailMessage): unknown[] {
+    const row = this.outboxRow(message);
+    return [row.id, row.customerId, row.to, row.subject, row.text, row.status, row.attempts, row.nextAttemptAt, row.lastError, row.reference, row.createdAt, row.sentAt];
+  }
+
+  /** The outbox row of `message`: new, due now, not tried yet. */
+  private outboxRow(message: EmailMessage) {
+    const now = new Date();
+    return {
       id: randomUUID(),
       customerId: message.customerId,
       to: message.to,
       subject: message.subject,
       text: message.text,
-      status: this.smtpEnabled ? "pending" : "sandbox",
+      status: this.smtpEnabled ? ("pending" as const) : ("sandbox" as const),
       attempts: 0,
-      nextAttemptAt: new Date(),
+      nextAttemptAt: now,
       lastError: null,
       reference: message.reference ?? null,
-      createdAt: new Date(),
+      createdAt: now,
       sentAt: null,
-    });
+    };
   }
 
   /**

@@ -2,13 +2,13 @@
  * The life of a withdrawal's confirmation codes (spec/platform/withdrawals.tsp; the rules themselves are
  * src/domain/withdrawals.ts): generation, storage as a keyed hash bound to the withdrawal,
  * expiry after `WITHDRAWAL_CODE_TTL_S`, verification with its attempt counters, and Resend Code's
- * limits. Only the entity's fields change here; the caller holds the withdrawal's row lock and
- * flushes with its transaction.
+ * limits. Only the record's fields change here; the caller holds the withdrawal's row lock and
+ * writes the change in its transaction (store.ts `saveWithdrawal`).
  */
 import type { DomainError } from "../../domain/errors.js";
 import { assertResendAllowed, codeError, judgeCode, newConfirmationCode, type CodeLimits, type CodeVerdict } from "../../domain/withdrawals.js";
 import type { SecretBox } from "../identity/secrets.js";
-import type { Withdrawal } from "./entities.js";
+import type { WithdrawalRecord } from "./store.js";
 
 /** The code settings: the limits and `codeTtlS`, the lifetime of a code in seconds. */
 export interface CodeSettings extends CodeLimits {
@@ -28,7 +28,7 @@ export class WithdrawalCodes {
   }
 
   /** Generates a new 6-digit code and makes it `w`'s current one ({@link set}). @returns the code, to deliver. */
-  issue(w: Withdrawal): string {
+  issue(w: WithdrawalRecord): string {
     const code = newConfirmationCode();
     this.set(w, code);
     return code;
@@ -39,7 +39,7 @@ export class WithdrawalCodes {
    * code: its keyed hash, issued now, expiring `codeTtlS` later, attempts since issue reset (the
    * life-time count of wrong codes is kept). The previous code no longer matches.
    */
-  set(w: Withdrawal, code: string): void {
+  set(w: WithdrawalRecord, code: string): void {
     w.codeHash = this.box.hash(material(w.id, code));
     w.codeIssuedAt = new Date();
     w.codeExpiresAt = new Date(w.codeIssuedAt.getTime() + this.settings.codeTtlS * 1000);
@@ -51,7 +51,7 @@ export class WithdrawalCodes {
    * exhausted) and counts a wrong or exhausting one in both counters. `exhausted` means the
    * caller cancels the withdrawal in the same transaction.
    */
-  verify(w: Withdrawal, code: string): CodeVerdict {
+  verify(w: WithdrawalRecord, code: string): CodeVerdict {
     const matches = typeof w.codeHash === "string" && this.box.matches(material(w.id, code), w.codeHash);
     const verdict = judgeCode({ attempts: w.codeAttempts, failuresTotal: w.codeFailuresTotal, expiresAt: w.codeExpiresAt }, new Date(), this.settings, matches);
     if (verdict === "wrong" || verdict === "exhausted") {
@@ -74,7 +74,7 @@ export class WithdrawalCodes {
    * @returns the new code.
    * @throws DomainError WITHDRAWAL_BLOCKED (403, resends used up), RATE_LIMIT_EXCEEDED (429, too soon; `retryAfterS`).
    */
-  reissue(w: Withdrawal): string {
+  reissue(w: WithdrawalRecord): string {
     assertResendAllowed({ resends: w.codeResends, issuedAt: w.codeIssuedAt }, new Date(), this.settings);
     const code = this.issue(w);
     w.codeResends += 1;

@@ -1,8 +1,7 @@
 /** The email that carries a withdrawal's confirmation code to its user (spec/platform/withdrawals.tsp, "Confirm Withdrawal"). */
 import { format8 } from "../../domain/money.js";
 import type { EmailMessage } from "../mail/service.js";
-import type { User } from "../users/entities.js";
-import type { Withdrawal } from "./entities.js";
+import type { WithdrawalRecord, WithdrawalUser } from "./store.js";
 
 /** A code lifetime in words: `45 seconds`, `1 minute`, `10 minutes` (whole minutes from 2 minutes up). */
 export function lifetime(seconds: number): string {
@@ -15,7 +14,7 @@ export function lifetime(seconds: number): string {
  * withdrawal's id, `code`, and its expiry (`w.codeExpiresAt`, ISO 8601 UTC, and `codeTtlS` in words).
  * Its reference `withdrawal:<id>` ties it to the withdrawal in the outbox.
  */
-export function codeEmail(user: User, w: Withdrawal, code: string, codeTtlS: number): EmailMessage {
+export function codeEmail(user: Pick<WithdrawalUser, "email" | "firstName">, w: WithdrawalRecord, code: string, codeTtlS: number): EmailMessage {
   const expires = w.codeExpiresAt.toISOString();
   return {
     customerId: w.customerId,

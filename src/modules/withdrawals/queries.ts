@@ -1,10 +1,118 @@
 /**
- * The withdrawals module's own SQL (beyond the ORM's entity reads and writes): the caps' use (read
- * by the limits service under its lock on the user and currency) and the source of a confirmed
- * withdrawal. Each runs in the caller's transaction.
+ * The withdrawals module's SQL (docs/performance.md "Withdrawals"): the statements of Initiate,
+ * Confirm, Resend Code, Cancel and the mailbox PIN, run with bound parameters by src/modules/withdrawals/sql.ts
+ * `boundRows` (in the caller's transaction when there is one), and the caps' use. Exported for the
+ * benchmark's baseline (scripts/bench/baseline-sql.ts), which runs the same statements.
+ *
+ * Beyond the module's own `withdrawal` table they read the users module's `app_user`, the wallets
+ * module's `wallet` and `wallet_address` and the ledger's balance cache (`ledger_account`, as
+ * `LedgerService.walletBalances` reads it), and write the wallets module's `wallet_transaction`
+ * and the mail module's outbox (`outbox_email`, the row `MailService.enqueue` writes): one round
+ * trip each instead of ORM entity reads and a flush. The checks on what they read stay in
+ * src/modules/withdrawals/service.ts, in the order of the users', wallets' and ledger's own services.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PreparedStatement } from "../../db/statements.js";
 import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
+import { OUTBOX_EMAIL_COLUMNS } from "../mail/service.js";
+import { boundRows } from "./sql.js";
+
+/** `$from…` placeholders, `n` of them, comma-separated. */
+const params = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
+
+/** The user `$1` of customer `$2` as the checks of a withdrawal need it (`UserService.findLive`'s read, and `is_active`). */
+export const WITHDRAWAL_USER: PreparedStatement = {
+  name: "withdrawal_user",
+  text: `select user_id, email, first_name, is_active, deleted_at is not null as deleted from app_user where user_id = $1 and customer_id = $2`,
+};
+
+/**
+ * The wallets of user `$1` of customer `$2`, oldest first (created, then id), each with its
+ * balance-cache rows of currency `$3` (one row per bucket; one row of null bucket and balance when
+ * it has no account of the currency).
+ */
+export const USER_WALLET_BALANCES: PreparedStatement = {
+  name: "withdrawal_user_wallet_balances",
+  text: `select w.wallet_id, w.networks, a.bucket, a.balance
+           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.currency = $3
+          where w.user_id = $1 and w.customer_id = $2
+          order by w.created_at asc, w.wallet_id asc`,
+};
+
+/** The columns of a withdrawal row, in the order of {@link INSERT_WITHDRAWAL}'s values. */
+export const WITHDRAWAL_COLUMNS = [
+  "id", "customer_id", "user_id", "wallet_id", "network", "currency", "amount", "address", "memo", "status", "code_hash", "code_expires_at",
+  "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "cancel_reason", "idempotency_key", "tx_hash", "completed_at",
+  "cancelled_at", "created_at", "updated_at",
+] as const;
+
+/** The columns a change of a withdrawal writes, in the order of {@link UPDATE}'s values (`$1…$12`; `$13` its id). */
+export const WITHDRAWAL_CHANGES = [
+  "status", "code_hash", "code_expires_at", "code_attempts", "code_failures_total", "code_resends", "code_issued_at", "cancel_reason",
+  "tx_hash", "completed_at", "cancelled_at", "updated_at",
+] as const;
+
+/** The columns of a `wallet_transaction` row, in the order of its values. */
+export const TRANSACTION_COLUMNS = [
+  "wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price",
+  "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at",
+] as const;
+
+const quoted = (columns: readonly string[]): string => columns.map((c) => `"${c}"`).join(", ");
+const UPDATE = `update withdrawal set ${WITHDRAWAL_CHANGES.map((c, i) => `"${c}" = $${i + 1}`).join(", ")} where id = $${WITHDRAWAL_CHANGES.length + 1}`;
+const EMAIL = (from: number): string => `insert into outbox_email (${quoted(OUTBOX_EMAIL_COLUMNS)}) values (${params(from, OUTBOX_EMAIL_COLUMNS.length)})`;
+
+/** A new withdrawal (its {@link WITHDRAWAL_COLUMNS}, `$1…$23`) and its code's email (its {@link OUTBOX_EMAIL_COLUMNS}, `$24…$35`), in one statement. */
+export const INSERT_WITHDRAWAL: PreparedStatement = {
+  name: "withdrawal_insert",
+  text: `with withdrawal as (insert into withdrawal (${quoted(WITHDRAWAL_COLUMNS)}) values (${params(1, WITHDRAWAL_COLUMNS.length)})),
+          email as (${EMAIL(WITHDRAWAL_COLUMNS.length + 1)})
+          select 1 as done`,
+};
+
+/** A change of withdrawal `$13` ({@link WITHDRAWAL_CHANGES}, `$1…$12`). */
+export const UPDATE_WITHDRAWAL: PreparedStatement = { name: "withdrawal_update", text: UPDATE };
+
+/** A change of withdrawal `$13` (as {@link UPDATE_WITHDRAWAL}) and its new code's email ({@link OUTBOX_EMAIL_COLUMNS}, `$14…$25`), in one statement. */
+export const UPDATE_WITHDRAWAL_EMAIL: PreparedStatement = {
+  name: "withdrawal_update_email",
+  text: `with withdrawal as (${UPDATE}), email as (${EMAIL(WITHDRAWAL_CHANGES.length + 2)}) select 1 as done`,
+};
+
+/** A completed withdrawal's change (as {@link UPDATE_WITHDRAWAL}) and its wallet transaction ({@link TRANSACTION_COLUMNS}, `$14…$33`), in one statement. */
+export const COMPLETE_WITHDRAWAL: PreparedStatement = {
+  name: "withdrawal_complete",
+  text: `with withdrawal as (${UPDATE}),
+          tx as (insert into wallet_transaction (${quoted(TRANSACTION_COLUMNS)}) values (${params(WITHDRAWAL_CHANGES.length + 2, TRANSACTION_COLUMNS.length)}))
+          select 1 as done`,
+};
+
+/**
+ * SQL: withdrawal `$1` of customer `$2`, locked (`FOR UPDATE` of the withdrawal row only), with
+ * where it would leave from: its wallet's vault and the wallet's address on its network for its
+ * currency (null when missing).
+ */
+const LOCK = `select ${WITHDRAWAL_COLUMNS.map((c) => `w.${c}`).join(", ")}, v.vault_wallet_id as source_vault_wallet_id, a.address as source_address
+           from withdrawal w
+           left join wallet v on v.wallet_id = w.wallet_id
+           left join wallet_address a on a.wallet_id = w.wallet_id and a.network = w.network and a.currency = w.currency
+          where w.id = $1 and w.customer_id = $2`;
+
+/** Withdrawal `$1` of customer `$2` and user `$3`, locked, with its source (see {@link LOCK}). */
+export const LOCK_OWN_WITHDRAWAL: PreparedStatement = { name: "withdrawal_lock_own", text: `${LOCK} and w.user_id = $3 for update of w` };
+
+/** Withdrawal `$1` of customer `$2`, whoever its user, locked, with its source (the mailbox PIN). */
+export const LOCK_WITHDRAWAL: PreparedStatement = { name: "withdrawal_lock", text: `${LOCK} for update of w` };
+
+/**
+ * The caps' use of user `$2` in currency `$3`: amounts of its PENDING and COMPLETED withdrawals
+ * created since `$1` (`today`) and since `$4` (`month`).
+ */
+export const WITHDRAWAL_CAPS_USE: PreparedStatement = {
+  name: "withdrawal_caps_use",
+  text: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month
+           from withdrawal where user_id = $2 and currency = $3 and status in ('PENDING', 'COMPLETED') and created_at >= $4`,
+};
 
 /**
  * The withdrawal caps' use (docs/decisions/limits-and-allowlist.md "Limits"), the
@@ -15,24 +123,6 @@ import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
  * statement on index `withdrawal_user_currency_created_index`, in `em` (the caller's transaction).
  */
 export const withdrawalUsage: UsageReader<EntityManager> = async (em: EntityManager, userId: string, currency: string, windows: Windows): Promise<Usage> => {
-  const [sums] = await em.execute<{ today: string; month: string }[]>(
-    `select coalesce(sum(amount) filter (where created_at >= ?), 0)::text as today, coalesce(sum(amount), 0)::text as month
-       from withdrawal where user_id = ? and currency = ? and status in ('PENDING', 'COMPLETED') and created_at >= ?`,
-    [windows.dayStart, userId.toLowerCase(), currency.toLowerCase(), windows.monthStart],
-  );
+  const [sums] = await boundRows<{ today: string; month: string }>(em, WITHDRAWAL_CAPS_USE, [windows.dayStart, userId.toLowerCase(), currency.toLowerCase(), windows.monthStart]);
   return { today: sums?.today ?? "0", month: sums?.month ?? "0" };
 };
-
-/**
- * Where a withdrawal leaves from, in one statement: wallet `walletId`'s vault at the provider and
- * its address on `network` for `currency` (no entities loaded).
- * @throws Error when the wallet or its address is missing (they are never deleted: a broken invariant, 500).
- */
-export async function withdrawalSource(tx: EntityManager, walletId: string, network: string, currency: string): Promise<{ vaultWalletId: string; address: string }> {
-  const [row] = await tx.execute<{ vault_wallet_id: string; address: string }[]>(
-    `select w.vault_wallet_id, a.address from wallet w join wallet_address a on a.wallet_id = w.wallet_id and a.network = ? and a.currency = ? where w.wallet_id = ?`,
-    [network, currency, walletId],
-  );
-  if (!row) throw new Error(`wallet ${walletId} or its ${currency} address on ${network} is missing`);
-  return { vaultWalletId: row.vault_wallet_id, address: row.address };
-}

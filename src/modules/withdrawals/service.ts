@@ -10,12 +10,16 @@
  * row (src/modules/idempotency/service.ts) and initiates of one user and currency on the limits
  * service's advisory lock (caps; src/modules/limits/service.ts), taken in that order; the ledger's
  * account locks keep available money from being held twice.
+ *
+ * The hot path (Initiate, Confirm) reads and writes with the module's own statements, bound, in
+ * the same transactions and order as the ORM did (src/modules/withdrawals/store.ts; docs/performance.md
+ * "Withdrawals"); the ORM entity serves the read-only routes.
  */
-import { LockMode, type FilterQuery } from "@mikro-orm/core";
+import type { FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
-import { isUuid } from "../../domain/ids.js";
+import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
@@ -24,16 +28,27 @@ import { priorResult, runOnce } from "../idempotency/service.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
-import type { User } from "../users/entities.js";
 import type { UserService } from "../users/service.js";
-import { Wallet, WalletTransaction } from "../wallets/entities.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, withdrawableCurrency } from "./destination.js";
 import { WithdrawalCodes } from "./codes.js";
 import { codeEmail } from "./email.js";
 import { Withdrawal } from "./entities.js";
 import { initiateRequest } from "./initiate-key.js";
-import { withdrawalSource } from "./queries.js";
+import {
+  completeWithdrawal,
+  insertWithdrawal,
+  lockWithdrawal,
+  newWithdrawal,
+  readUser,
+  saveWithdrawal,
+  walletsWithBalances,
+  type CandidateWallet,
+  type LockedWithdrawal,
+  type OutboxEmailWrite,
+  type WithdrawalRecord,
+  type WithdrawalUser,
+} from "./store.js";
 import type { MailboxPinOutcome, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
 import { initiatedView, withdrawalView, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
 
@@ -41,7 +56,7 @@ export type { DestinationPolicy, MailboxPinOutcome, MovementLimits, PinEvent, Pi
 
 /** An initiate that passed the checks made before its transaction. */
 interface CheckedInitiate {
-  user: User;
+  user: WithdrawalUser;
   currency: string;
   amount: Money;
   /** The currency's networks on which the address is valid. */
@@ -108,14 +123,15 @@ export class WithdrawalService {
   async confirm(em: EntityManager, customerId: string, userId: string, withdrawalId: string, code: string): Promise<{ id: string; status: "COMPLETED" }> {
     await this.activeUser(em, customerId, userId);
     const failure = await em.transactional(async (tx) => {
-      const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const { withdrawal: w, source } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertConfirmable(w.status);
       const verdict = this.codes.verify(w, code);
       if (verdict !== "right") {
         if (verdict === "exhausted") await this.cancelHeld(tx, w, "too_many_attempts");
+        else if (verdict === "wrong") await saveWithdrawal(tx, w);
         return this.codes.refusal(verdict);
       }
-      await this.complete(tx, w);
+      await this.complete(tx, { withdrawal: w, source });
       return null;
     });
     if (failure) throw failure;
@@ -132,7 +148,7 @@ export class WithdrawalService {
   async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<{ message: string }> {
     const user = await this.activeUser(em, customerId, userId);
     const pushed = await em.transactional(async (tx) => {
-      const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertResendable(w.status);
       const code = this.codes.reissue(w);
       return this.deliverCode(tx, user, w, code);
@@ -153,8 +169,9 @@ export class WithdrawalService {
     if (!/^\d{4,8}$/.test(pin) || !isUuid(withdrawalId)) return "not-found";
     let pushed = false;
     const outcome = await em.transactional(async (tx): Promise<MailboxPinOutcome> => {
-      const w = await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!w) return "not-found";
+      const locked = await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase());
+      if (!locked) return "not-found";
+      const w = locked.withdrawal;
       if (w.status !== "PENDING") return "not-pending";
       const user = await this.users.findLive(tx, customerId, w.userId).catch(() => null);
       if (!user) return "not-found";
@@ -173,7 +190,7 @@ export class WithdrawalService {
   async cancel(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<void> {
     await this.users.find(em, customerId, userId);
     await em.transactional(async (tx) => {
-      const w = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertCancellable(w.status);
       await this.cancelHeld(tx, w, "user");
     });
@@ -217,37 +234,30 @@ export class WithdrawalService {
 
   /**
    * The change of a new initiate, in `tx` after its key was claimed: checks the caps (which
-   * serialises the user's initiates of the currency until `tx` ends), chooses the wallet, creates
-   * withdrawal `id`, holds the amount and delivers a new code. @returns the withdrawal and whether a webhook notification was written.
+   * serialises the user's initiates of the currency until `tx` ends), chooses the wallet, writes
+   * withdrawal `id` with its code's email, holds the amount and pushes the code to the webhook.
+   * @returns the withdrawal and whether a webhook notification was written.
    */
-  private async open(tx: EntityManager, c: CheckedInitiate, id: string): Promise<{ withdrawal: Withdrawal; pushed: boolean }> {
+  private async open(tx: EntityManager, c: CheckedInitiate, id: string): Promise<{ withdrawal: WithdrawalRecord; pushed: boolean }> {
     const { customerId, userId } = c.user;
     await this.guards.limits.checkMovement(tx, { customerId, userId, kind: "withdrawal", currency: c.currency, amount: c.amount.toFixed(), now: new Date() });
-    const { wallet, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id);
-    const withdrawal = tx.create(Withdrawal, {
+    const { walletId, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id);
+    const withdrawal = newWithdrawal({
       id,
-      customerId: c.user.customerId,
-      userId: c.user.userId,
-      walletId: wallet.walletId,
+      customerId,
+      userId,
+      walletId,
       network,
       currency: c.currency,
       amount: c.amount.toFixed(),
       address: c.input.address,
       memo: c.input.memo ?? null,
-      status: "PENDING",
-      codeHash: null,
-      codeExpiresAt: new Date(),
-      codeAttempts: 0,
       idempotencyKey: c.key,
-      txHash: null,
-      completedAt: null,
-      cancelledAt: null,
     });
     const code = this.codes.issue(withdrawal);
-    await tx.flush();
-    await this.ledger.post(tx, { kind: "hold", walletId: wallet.walletId, network, currency: c.currency, amount: c.amount, reference: `withdrawal:${withdrawal.id}` });
-    const pushed = await this.deliverCode(tx, c.user, withdrawal, code);
-    await tx.flush();
+    await insertWithdrawal(tx, withdrawal, this.codeEmail(c.user, withdrawal, code));
+    await this.ledger.post(tx, { kind: "hold", walletId, network, currency: c.currency, amount: c.amount, reference: `withdrawal:${id}` });
+    const pushed = await this.pushCode(tx, withdrawal, code);
     return { withdrawal, pushed };
   }
 
@@ -259,69 +269,78 @@ export class WithdrawalService {
 
   /**
    * PENDING → COMPLETED in `tx` (the row locked, the code right): sends the withdrawal through the
-   * provider, debits the held amount, records the wallet transaction and voids the code.
+   * provider from its source, debits the held amount, and writes the withdrawal's change with its
+   * wallet transaction (the code voided).
+   * @throws Error when its wallet or address is missing (never deleted: a broken invariant, 500).
    */
-  private async complete(tx: EntityManager, w: Withdrawal): Promise<void> {
-    const source = await withdrawalSource(tx, w.walletId, w.network, w.currency);
-    const { hash } = await this.provider.executeWithdrawal(tx, {
-      vaultWalletId: source.vaultWalletId,
-      network: w.network,
-      currency: w.currency,
-      amount: w.amount,
-      address: w.address,
-    });
+  private async complete(tx: EntityManager, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
+    if (!source) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
+    const { vaultWalletId } = source;
+    const { hash } = await this.provider.executeWithdrawal(tx, { vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address });
     const amount = money(w.amount);
     const { entryId, after } = await this.ledger.post(tx, { kind: "debit", walletId: w.walletId, network: w.network, currency: w.currency, amount, reference: `withdrawal:${w.id}` });
-    tx.create(WalletTransaction, {
+    const createdAt = new Date();
+    w.status = "COMPLETED";
+    w.completedAt = new Date();
+    w.txHash = hash;
+    w.codeHash = null;
+    await completeWithdrawal(tx, w, {
       walletId: w.walletId,
       customerId: w.customerId,
       network: w.network,
       address: source.address,
-      action: "withdrawal",
-      status: "done",
-      currency: w.currency,
       amount: amount.toFixed(),
-      fees: "0",
-      netProceeds: amount.toFixed(),
-      price: "0",
       balanceAfter: after.balance.toFixed(),
       hash,
       memo: w.memo ?? "",
       description: `Withdrawal of ${format8(amount)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
       orderId: w.id,
-      tradeId: "",
       idempotencyId: w.idempotencyKey,
       journalEntryId: entryId,
-      createdAt: new Date(),
+      createdAt,
     });
-    w.status = "COMPLETED";
-    w.completedAt = new Date();
-    w.txHash = hash;
-    w.codeHash = null;
   }
 
-  /** PENDING → CANCELLED in `tx`: releases the held amount to available and voids the code. */
-  private async cancelHeld(tx: EntityManager, w: Withdrawal, reason: "user" | "too_many_attempts"): Promise<void> {
+  /** PENDING → CANCELLED in `tx`: releases the held amount to available, voids the code and writes the change. */
+  private async cancelHeld(tx: EntityManager, w: WithdrawalRecord, reason: "user" | "too_many_attempts"): Promise<void> {
     await this.ledger.post(tx, { kind: "release", walletId: w.walletId, network: w.network, currency: w.currency, amount: money(w.amount), reference: `withdrawal:${w.id}` });
     w.status = "CANCELLED";
     w.cancelledAt = new Date();
     w.cancelReason = reason;
     w.codeHash = null;
+    await saveWithdrawal(tx, w);
   }
 
-  /** The user, live and active. @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (deleted or not active). */
-  private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<User> {
-    const user = await this.users.findLive(em, customerId, userId);
+  /**
+   * The user, live and active, read in one statement with the checks of `UserService.findLive`, in
+   * its order. @throws DomainError USER_NOT_FOUND (404, no UUID v4 or none of the customer's),
+   * RESOURCE_NOT_FOUND (404, deleted or not active).
+   */
+  private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser> {
+    const user = isUuidV4(userId) ? await readUser(em, customerId, userId.toLowerCase()) : null;
+    if (!user) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+    if (user.deleted) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
     if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active.`);
     return user;
   }
 
+  /** The outbox row of the email of `w`'s new `code` to `user`, as `MailService.enqueue` writes it. */
+  private codeEmail(user: Pick<WithdrawalUser, "email" | "firstName">, w: WithdrawalRecord, code: string): OutboxEmailWrite {
+    return this.mail.outboxValues(codeEmail(user, w, code, this.codes.ttlS));
+  }
+
   /**
-   * Sends a new code to the user by email and, when the customer has a webhook, as `withdrawal.pin`
-   * (both in `tx`). @returns whether a webhook notification was written.
+   * Sends a new code of an existing withdrawal to the user: writes `w`'s change with the code's
+   * email, then pushes it as `withdrawal.pin` when the customer has a webhook (all in `tx`).
+   * @returns whether a webhook notification was written.
    */
-  private async deliverCode(tx: EntityManager, user: User, w: Withdrawal, code: string): Promise<boolean> {
-    this.mail.enqueue(tx, codeEmail(user, w, code, this.codes.ttlS));
+  private async deliverCode(tx: EntityManager, user: Pick<WithdrawalUser, "email" | "firstName">, w: WithdrawalRecord, code: string): Promise<boolean> {
+    await saveWithdrawal(tx, w, this.codeEmail(user, w, code));
+    return this.pushCode(tx, w, code);
+  }
+
+  /** Writes `code` of `w` to the customer's webhook outbox as `withdrawal.pin` (in `tx`) when it has one. @returns whether it did. */
+  private pushCode(tx: EntityManager, w: WithdrawalRecord, code: string): Promise<boolean> {
     return this.pins.enqueuePin(tx, { customerId: w.customerId, withdrawalId: w.id, userId: w.userId, code, expiresAt: w.codeExpiresAt });
   }
 
@@ -331,43 +350,47 @@ export class WithdrawalService {
     if (pushed) this.pins.kick();
   }
 
-  /** The withdrawal, locked for this transaction. @throws DomainError WITHDRAWAL_NOT_FOUND. */
-  private async lockOwn(tx: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<Withdrawal> {
-    const w = isUuid(withdrawalId)
-      ? await tx.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: userId.toLowerCase(), customerId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : null;
-    if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
-    return w;
+  /** The withdrawal, locked for this transaction, with its source. @throws DomainError WITHDRAWAL_NOT_FOUND. */
+  private async lockOwn(tx: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<LockedWithdrawal> {
+    const locked = isUuid(withdrawalId) ? await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase(), userId.toLowerCase()) : null;
+    if (!locked) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
+    return locked;
   }
 
   /**
    * The wallet to withdraw from (docs/decisions/withdrawals.md "Initiate"): `walletId` when given (it must be the user's and
    * hold the currency on a network of the address), else the user's oldest such wallet whose
-   * available balance covers the amount.
+   * available balance covers the amount (the user's wallets and their balances of the currency
+   * read in one statement).
    * @throws DomainError WALLET_NOT_FOUND (404), INSUFFICIENT_BALANCE (400).
    */
   private async chooseWallet(
     tx: EntityManager,
-    user: User,
+    user: WithdrawalUser,
     currency: string,
     networks: readonly string[],
     amount: Money,
     walletId: string | undefined,
-  ): Promise<{ wallet: Wallet; network: string }> {
-    const candidates = walletId
-      ? [await this.wallets.visibleWallet(tx, { customerId: user.customerId, userId: user.userId }, walletId)]
-      : await tx.find(Wallet, { userId: user.userId, customerId: user.customerId }, { orderBy: { createdAt: "asc", walletId: "asc" } });
+  ): Promise<{ walletId: string; network: string }> {
+    const candidates: CandidateWallet[] = walletId
+      ? [await this.givenWallet(tx, user, walletId)]
+      : await walletsWithBalances(tx, user.customerId, user.userId, currency);
     let holdsCurrency = false;
     for (const wallet of candidates) {
       const network = wallet.networks.find((n) => n.currency === currency && networks.includes(n.name))?.name;
       if (!network) continue;
       holdsCurrency = true;
-      const [balance] = await this.ledger.walletBalances(tx, wallet.walletId, [currency]);
-      if (walletId || (balance && balance.available.gte(amount))) return { wallet, network };
+      if (walletId || (wallet.balance && wallet.balance.available.gte(amount))) return { walletId: wallet.walletId, network };
     }
     if (walletId && !holdsCurrency) {
       throw new DomainError("INSUFFICIENT_BALANCE", `Wallet ${quote(walletId)} holds no ${currency} on ${networks.join(" or ")}.`, "wallet_id");
     }
     throw new DomainError("INSUFFICIENT_BALANCE", `No wallet of the user has enough available ${currency} for this withdrawal.`, "amount");
+  }
+
+  /** Wallet `walletId` as a candidate, when the user's (`WalletService.visibleWallet`); its balance is not needed. @throws DomainError WALLET_NOT_FOUND (404). */
+  private async givenWallet(tx: EntityManager, user: WithdrawalUser, walletId: string): Promise<CandidateWallet> {
+    const wallet = await this.wallets.visibleWallet(tx, { customerId: user.customerId, userId: user.userId }, walletId);
+    return { walletId: wallet.walletId, networks: wallet.networks, balance: undefined };
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { components } from "../../../generated/types/platform.js";
 import { toNumber } from "../../domain/money.js";
-import type { Withdrawal } from "./entities.js";
+import type { WithdrawalRecord } from "./store.js";
 
 type Schemas = components["schemas"];
 
@@ -19,7 +19,7 @@ export type InitiatedView = Schemas["InitiatedWithdrawal"];
 export type WithdrawalView = Schemas["Withdrawal"];
 
 /** Renders a withdrawal record (`amount` as a JSON number of the stored decimal; `created_at` ISO 8601 UTC). */
-export function withdrawalView(w: Withdrawal): WithdrawalView {
+export function withdrawalView(w: WithdrawalRecord): WithdrawalView {
   return {
     id: w.id,
     withdrawal_type: "crypto",
@@ -35,7 +35,7 @@ export function withdrawalView(w: Withdrawal): WithdrawalView {
  * Renders the answer of Initiate Withdrawal: `withdraw` carries the withdrawal's current status,
  * its `Idempotency-Key` and whether this answer is a repeat's (`is_duplicate`; docs/idempotency.md).
  */
-export function initiatedView(w: Withdrawal, duplicate: boolean): InitiatedView {
+export function initiatedView(w: WithdrawalRecord, duplicate: boolean): InitiatedView {
   return {
     id: w.id,
     withdraw: { id: w.id, status: w.status, idempotency_key: w.idempotencyKey, is_duplicate: duplicate },
