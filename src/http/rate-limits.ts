@@ -82,6 +82,8 @@ export class RateLimits {
   private readonly buckets: Partial<Record<BucketName, Bucket>> = {};
   /** The memory-first buckets' sync, or undefined in exact mode. */
   private readonly synced: SyncedBuckets | undefined;
+  /** Set by {@link close}. */
+  private closing = false;
 
   /**
    * @param databaseUrl the service's database (the `rate_limit` table must exist).
@@ -92,7 +94,8 @@ export class RateLimits {
   constructor(databaseUrl: string, settings: RateLimitSettings, logger: Logger, syncMs = 0) {
     // a connection that cannot be made fails within 5 s: the buckets then count in memory (never a hung request)
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 5000 });
-    this.pool.on("error", (error) => logger.warn({ err: error }, "rate limits: an idle database connection failed"));
+    // once closing, a connection the server ends is part of the stop (debug only)
+    this.pool.on("error", (error) => logger[this.closing ? "debug" : "warn"]({ err: error }, "rate limits: an idle database connection failed"));
     this.synced = syncMs > 0 ? new SyncedBuckets(this.pool, RATE_LIMIT_TABLE, syncMs, logger) : undefined;
     const names: [BucketName, Quota | null][] = [
       ["ip", settings.ip],
@@ -129,6 +132,7 @@ export class RateLimits {
 
   /** Stops the sync (sending what is pending) and ends the buckets' connection pool. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.synced?.stop();
     await this.pool.end();
   }

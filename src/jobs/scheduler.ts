@@ -44,7 +44,9 @@ export class JobScheduler implements JobQueue {
     // One pool of ours for the job table and the LISTEN connection: the backend's own pools have no
     // 'error' listener, so a connection the server ends (restart, failover) would crash the process.
     this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
-    this.pool.on("error", (error) => options.logger.warn({ err: error }, "job scheduler: an idle database connection failed"));
+    // Once the close has begun, the server ending an idle connection (the shutdown's cut of this
+    // process's connections, a stopping PostgreSQL) is part of the stop: logged at debug only.
+    this.pool.on("error", (error) => options.logger[this.closed ? "debug" : "warn"]({ err: error }, "job scheduler: an idle database connection failed"));
     const backend = new PostgresBackend({ pool: this.pool, tableName: "agenda_jobs", ensureSchema: false, disableNotifications: true });
     this.channel = new PostgresNotificationChannel({ pool: this.pool, channelName: "agenda_jobs" });
     this.agenda = new Agenda({
