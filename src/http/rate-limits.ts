@@ -60,6 +60,8 @@ interface Bucket {
   name: BucketName;
   quota: Quota;
   limiter: Limiter;
+  /** Its `RateLimit-Policy` header, built once. */
+  policy: string;
 }
 
 /** What the headers of a response report: the bucket with the smallest share left so far. */
@@ -105,7 +107,7 @@ export class RateLimits {
     ];
     for (const [name, quota] of names) {
       if (!quota) continue;
-      this.buckets[name] = { name, quota, limiter: this.limiterOf(name, quota) };
+      this.buckets[name] = { name, quota, limiter: this.limiterOf(name, quota), policy: `"${name}";q=${quota.points};w=${quota.windowS}` };
     }
     this.synced?.start();
   }
@@ -211,7 +213,7 @@ export class RateLimits {
     const resetS = secondsOf(msBeforeNext);
     reportedOf.set(res, { bucket, remaining, resetS });
     if (res.headersSent) return;
-    res.setHeader("RateLimit-Policy", `"${bucket.name}";q=${bucket.quota.points};w=${bucket.quota.windowS}`);
+    res.setHeader("RateLimit-Policy", bucket.policy);
     res.setHeader("RateLimit", `"${bucket.name}";r=${remaining};t=${resetS}`);
   }
 }
