@@ -31,7 +31,7 @@ import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTe
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
 import { priorResult, requestFingerprint, runOnce, type IdempotentRequest } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
-import type { UserService } from "../users/service.js";
+import { userDeleted, userNotFound, type UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import { TradeOrder } from "./entities.js";
 import { insertQuote, lockQuote, ordersAndAddresses, quoteCaller, storedUserId, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./queries.js";
@@ -113,7 +113,7 @@ export class TradingService {
   async createOrder(em: EntityManager, customerId: string, userId: string, quoteId: string, idempotencyKey?: string): Promise<OrderView> {
     // As UserService.find reads a user: a UUID v4 of the customer's.
     const ownerId = isUuidV4(userId) ? await storedUserId(this.deps.statements, customerId, userId.toLowerCase()) : null;
-    if (ownerId === null) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+    if (ownerId === null) throw userNotFound(userId);
     const user = { userId: ownerId };
     const key = idempotencyKey ?? randomUUID();
     const request: IdempotentRequest = {
@@ -230,8 +230,8 @@ export function symbolOf(pair: CataloguePair): string {
  *   (404: deleted), WALLET_NOT_FOUND (404: not the customer's, or not this user's).
  */
 function liveCaller(caller: QuoteCaller | null, userId: string, walletId: string): { user: QuoteCaller; wallet: NonNullable<QuoteCaller["wallet"]> } {
-  if (!caller) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
-  if (caller.deleted) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+  if (!caller) throw userNotFound(userId);
+  if (caller.deleted) throw userDeleted(userId);
   if (caller.status !== "VERIFIED" || !caller.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
   if (!caller.wallet) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
   return { user: caller, wallet: caller.wallet };

@@ -101,6 +101,15 @@ function textProblems(input: Partial<Record<string, unknown>>, prefix: string): 
 
 const lifecycleOf = (u: User): LifecycleState => ({ status: u.status, isActive: u.isActive, verificationStatus: u.verificationStatus });
 
+/**
+ * The errors of {@link UserService.find} and {@link UserService.findLive}, for a module that reads
+ * the user itself on its hot path (one statement with its own rows) and checks it the same way:
+ * USER_NOT_FOUND (404) for no such user of the customer, RESOURCE_NOT_FOUND (404) for a deleted one.
+ */
+export const userNotFound = (userId: string): DomainError => new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+/** See {@link userNotFound}. */
+export const userDeleted = (userId: string): DomainError => new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+
 /** End users of customers. `today` is injectable for the age rule (UTC). */
 export class UserService {
   constructor(
@@ -184,14 +193,14 @@ export class UserService {
    */
   async find(em: EntityManager, customerId: string, userId: string): Promise<User> {
     const user = isUuidV4(userId) ? await em.findOne(User, { userId: userId.toLowerCase(), customerId }) : null;
-    if (!user) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
+    if (!user) throw userNotFound(userId);
     return user;
   }
 
   /** @throws DomainError USER_NOT_FOUND, RESOURCE_NOT_FOUND (404, user deleted). */
   async findLive(em: EntityManager, customerId: string, userId: string): Promise<User> {
     const user = await this.find(em, customerId, userId);
-    if (user.deletedAt) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+    if (user.deletedAt) throw userDeleted(userId);
     return user;
   }
 

@@ -28,7 +28,7 @@ import { priorResult, runOnce } from "../idempotency/service.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
-import type { UserService } from "../users/service.js";
+import { userDeleted, userNotFound, type UserService } from "../users/service.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, withdrawableCurrency } from "./destination.js";
 import { WithdrawalCodes } from "./codes.js";
@@ -318,8 +318,8 @@ export class WithdrawalService {
    */
   private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser> {
     const user = isUuidV4(userId) ? await readUser(em, customerId, userId.toLowerCase()) : null;
-    if (!user) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
-    if (user.deleted) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
+    if (!user) throw userNotFound(userId);
+    if (user.deleted) throw userDeleted(userId);
     if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active.`);
     return user;
   }
