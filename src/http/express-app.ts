@@ -11,7 +11,7 @@ import { contractCheck } from "./contract-check.js";
 import { docsRouter } from "./docs.js";
 import { errorBody } from "./envelope.js";
 import { renderError } from "./errors.js";
-import { rejectUnsafeTargets, surfaceOf, traceIds } from "./middleware.js";
+import { refuseUnsafeTarget, rejectUnsafeTargets, surfaceOf, surfaceUnder, traceIds } from "./middleware.js";
 import { observeRequests } from "./observe.js";
 import { opsRouter, type Metrics } from "./ops.js";
 import type { BuiltSurface } from "./surface.js";
@@ -32,6 +32,9 @@ export interface ExpressParts {
   metricsToken: string | undefined;
 }
 
+/** The platform API's base path: its document's paths are relative to it. */
+const PLATFORM_BASE = "/api/v1";
+
 /** Builds the express app from the surfaces and the ops routes (no I/O). */
 export function assembleExpress(options: ExpressParts): Express {
   const { surfaces: { platform, credit }, orm, metrics, logger, validateResponses } = options;
@@ -46,20 +49,27 @@ export function assembleExpress(options: ExpressParts): Express {
   // Tests: every JSON answer under /api/v1 and /v2, errors included, is checked against the documents.
   if (validateResponses) app.use(contractCheck({ platform: platform.api, credit: credit.api }, logger));
   app.use(observeRequests(logger, metrics));
+  // The surfaces come first: their paths (`/api/v1…`, `/v2…`) and the ops and docs routes are
+  // disjoint, so a surface's request skips those routers' matching (docs/performance.md "What keeps the request path cheap").
+  app.use((req, res, next) => {
+    const path = req.path;
+    const surface = surfaceUnder(path);
+    if (surface === null) {
+      next();
+      return;
+    }
+    // Bodies are read by the surfaces once the caller is authenticated (src/http/json-body.ts).
+    if (refuseUnsafeTarget(req, res)) return;
+    if (surface === "platform") platform.handle(req, res, req.traceId, path.slice(PLATFORM_BASE.length) || "/").catch(next);
+    else credit.handle(req, res, req.traceId, path).catch(next);
+  });
   app.use(opsRouter(orm, metrics, { metricsToken: options.metricsToken }));
   app.use(docsRouter());
-  // Bodies are read by the surfaces once the caller is authenticated (src/http/json-body.ts).
+  // Any other path: the credit core's 404 (or 405), in its envelope.
   app.use(rejectUnsafeTargets());
-  const platformRouter = express.Router();
-  platformRouter.use((req, res, next) => {
-    platform.handle(req, res, req.traceId).catch(next);
+  app.use((req, res, next) => {
+    credit.handle(req, res, req.traceId, req.path).catch(next);
   });
-  const creditRouter = express.Router();
-  creditRouter.use((req, res, next) => {
-    credit.handle(req, res, req.traceId).catch(next);
-  });
-  app.use("/api/v1", platformRouter);
-  app.use(creditRouter);
   app.use((error: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     // Errors that escape a surface (an authentication lookup in openapi-backend's security
     // handler, middleware): a lost database answers 503 like inside the surfaces, anything else 500.

@@ -4,7 +4,7 @@
  * read by the surfaces themselves, after authentication (src/http/json-body.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { NUL_MESSAGE } from "./json-body.js";
 import { errorBody, type Surface } from "./envelope.js";
 import { isUuidV4 } from "../domain/ids.js";
@@ -60,26 +60,37 @@ export function traceIds(): RequestHandler {
 }
 
 /**
- * Refuses, before the request reaches a surface, with 400 `BAD_REQUEST` in the surface's envelope
- * (docs/security.md, "Paths, queries and validation answers"): a path whose percent-encoding is
- * malformed (`%ff`, `%E0%A4%A`, `%zz`: it decodes to no text, so no route could match it), and a
- * NUL character anywhere in the path or the query.
+ * Why the request's target is refused before it reaches a surface (docs/security.md, "Paths,
+ * queries and validation answers"), or `undefined`: a path whose percent-encoding is malformed
+ * (`%ff`, `%E0%A4%A`, `%zz`: it decodes to no text, so no route could match it), or a NUL character
+ * anywhere in the path or the query.
  */
+export function unsafeTargetReason(req: Request): string | undefined {
+  let path: string;
+  try {
+    path = decodeURIComponent(req.path);
+  } catch {
+    return "The request path holds malformed percent-encoding: every % must start a UTF-8 sequence of %XX escapes.";
+  }
+  if (path.includes("\u0000")) return NUL_MESSAGE;
+  const query = req.query as Record<string, unknown>;
+  for (const key in query) {
+    if (key.includes("\u0000") || [query[key]].flat().some((x) => typeof x === "string" && x.includes("\u0000"))) return NUL_MESSAGE;
+  }
+  return undefined;
+}
+
+/** Answers 400 `BAD_REQUEST` in the surface's envelope when {@link unsafeTargetReason} refuses the target; returns whether it did. */
+export function refuseUnsafeTarget(req: Request, res: Response): boolean {
+  const reason = unsafeTargetReason(req);
+  if (reason === undefined) return false;
+  res.status(400).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "BAD_REQUEST", message: reason }]));
+  return true;
+}
+
+/** Middleware form of {@link refuseUnsafeTarget}. */
 export function rejectUnsafeTargets(): RequestHandler {
   return (req, res, next) => {
-    const refuse = (message: string) => res.status(400).json(errorBody(surfaceOf(req.path), req.traceId, [{ code: "BAD_REQUEST", message }]));
-    let path: string;
-    try {
-      path = decodeURIComponent(req.path);
-    } catch {
-      refuse("The request path holds malformed percent-encoding: every % must start a UTF-8 sequence of %XX escapes.");
-      return;
-    }
-    const query = Object.entries(req.query as Record<string, unknown>).some(([k, v]) => k.includes("\u0000") || [v].flat().some((x) => typeof x === "string" && x.includes("\u0000")));
-    if (path.includes("\u0000") || query) {
-      refuse(NUL_MESSAGE);
-      return;
-    }
-    next();
+    if (!refuseUnsafeTarget(req, res)) next();
   };
 }

@@ -32,7 +32,7 @@ function templatePattern(path: string): RegExp {
  * it is the emitted contract, loaded once). Same answers as openapi-backend's matcher, including its
  * `404-notFound` / `405-methodNotAllowed` errors in strict mode. The router's `apiRoot` must be `/`.
  */
-export function compileRouter(router: OpenAPIRouter): void {
+export function compileRouter(router: OpenAPIRouter): CompiledParams {
   const operations = router.getOperations();
   const exact = new Map<string, Operation>();
   for (const op of operations) {
@@ -63,8 +63,15 @@ export function compileRouter(router: OpenAPIRouter): void {
     throw new Error(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
   }
   router.matchOperation = matchOperation;
-  compilePathParams(router, operations);
+  return compilePathParams(router, operations);
 }
+
+/**
+ * The path parameters of a request already matched to `operation`, read through the pattern
+ * compiled once for it and decoded as bath-es5 decodes them; `undefined` for an operation whose
+ * requests openapi-backend must parse whole (a query parameter it re-splits or parses as JSON).
+ */
+export type CompiledParams = (operation: Operation, path: string) => Record<string, string> | undefined;
 
 /** bath-es5's pattern of a path template (openapi-backend's path parameters): `{x}` captures one segment, possibly empty. */
 function paramsPattern(path: string): { names: string[]; pattern: RegExp } {
@@ -80,22 +87,27 @@ function paramsPattern(path: string): { names: string[]; pattern: RegExp } {
  * (`explode: false`) or parses as JSON (`content`) goes through its parser whole (the documents
  * have none today).
  */
-function compilePathParams(router: OpenAPIRouter, operations: Operation[]): void {
+function compilePathParams(router: OpenAPIRouter, operations: Operation[]): CompiledParams {
   const original = router.parseRequest.bind(router);
   const compiled = new Map<Operation, { names: string[]; pattern: RegExp }>();
   for (const op of operations) {
     const styled = (op.parameters ?? []).some((p) => !("$ref" in p) && p.in === "query" && (p.explode === false || p.content?.["application/json"] !== undefined));
     if (!styled) compiled.set(op, paramsPattern(op.path));
   }
-  router.parseRequest = (req, operation) => {
-    const own = operation ? compiled.get(operation) : undefined;
-    if (!operation || !own) return original(req, operation);
-    const parsed = original(req);
-    const match = own.pattern.exec(router.normalizePath(parsed.path));
+  const paramsOf: CompiledParams = (operation, path) => {
+    const own = compiled.get(operation);
+    if (!own) return undefined;
+    const match = own.pattern.exec(router.normalizePath(path));
     const params: Record<string, string> = {};
     if (match) own.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1] as string)));
-    return { ...parsed, params };
+    return params;
   };
+  router.parseRequest = (req, operation) => {
+    const params = operation ? paramsOf(operation, router.normalizeRequest(req).path) : undefined;
+    if (!operation || !params) return original(req, operation);
+    return { ...original(req), params };
+  };
+  return paramsOf;
 }
 
 /** An {@link OpenAPIValidator} whose validators share one Ajv instance per set of Ajv options. */

@@ -4,6 +4,11 @@ import express, { type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
+import { sendJson } from "./send-json.js";
+
+/** The bodies of `/healthz` and of a ready `/readyz`. */
+const HEALTHY = Object.freeze({ status: "ok" });
+const READY = Object.freeze({ status: "ready" });
 
 /**
  * Per-app Prometheus registry with default process metrics and the request metrics, labelled by
@@ -74,7 +79,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
 export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsToken?: string | undefined } = {}): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+    sendJson(res, 200, HEALTHY);
   });
   router.get("/readyz", async (_req, res) => {
     try {
@@ -84,7 +89,7 @@ export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsTok
         res.status(503).json({ status: "unavailable", reason: `${pending.length} pending migration(s)` });
         return;
       }
-      res.json({ status: "ready" });
+      sendJson(res, 200, READY);
     } catch {
       // No host, port or driver message: the probe is often public (docs/decisions/requests-and-validation.md "When the database cannot be reached").
       res.status(503).set("Retry-After", String(DATABASE_RETRY_AFTER_S)).json({ status: "unavailable", reason: "database unreachable" });

@@ -14,8 +14,10 @@ import { creditMeta, errorBody, platformMeta } from "./envelope.js";
 import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
 import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
 import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
+import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
 import { markOperation } from "./observe.js";
-import { sendJson } from "./send-json.js";
+import type { CompiledParams } from "./openapi-compiled.js";
+import { sendJson, sendSuccess } from "./send-json.js";
 import type { Access, SurfaceOptions } from "./surface.js";
 import type { Call, Reply } from "./types.js";
 
@@ -24,6 +26,8 @@ export interface RequestState {
   req: Request;
   res: Response;
   traceId: string;
+  /** The request's path relative to the surface's document. */
+  path: string;
   /** The request's own EntityManager, forked on first use. */
   readonly em: ReturnType<MikroORM["em"]["fork"]>;
   auth?: Promise<AuthOutcome>;
@@ -34,23 +38,39 @@ export interface RequestState {
 }
 
 /** A handler of openapi-backend as the surfaces register them. */
-type StateHandler = (c: Context, state: RequestState) => Promise<void>;
+type StateHandler = DispatchedHandler<RequestState>;
 
 /** Answers the requests of one initialised surface; see the module comment. */
 export class SurfaceRequests<Ops> {
   private readonly codeOperations: Set<string>;
   private readonly numericFields: Map<string, NumericFields>;
+  private readonly dispatch: OperationDispatch<RequestState>;
 
+  /**
+   * Registers the operations' handlers (each operation of `operationIds`) and the special handlers
+   * with `api`, which routes with `paramsOf` (src/http/openapi-compiled.ts).
+   */
   constructor(
     private readonly options: SurfaceOptions<Ops>,
     private readonly api: OpenAPIBackend,
+    paramsOf: CompiledParams,
+    operationIds: Iterable<string>,
   ) {
     this.codeOperations = new Set<string>(options.codeOperations ?? []);
     this.numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
+    const operations = this.operationHandlers(operationIds);
+    const special = this.specialHandlers();
+    api.register({ ...operations, ...special });
+    this.dispatch = new OperationDispatch(api, paramsOf, {
+      operations,
+      unauthorized: special.unauthorizedHandler,
+      validationFail: special.validationFail,
+      authenticated: async (state) => (await this.authenticate(state)).ok,
+    });
   }
 
   /** The handler of every operation of `operationIds`: its registered handler, else 501 `NOT_IMPLEMENTED`. */
-  operationHandlers(operationIds: Iterable<string>): Record<string, StateHandler> {
+  private operationHandlers(operationIds: Iterable<string>): Record<string, StateHandler> {
     const handlers: Record<string, StateHandler> = {};
     for (const id of operationIds) {
       const handler = (this.options.handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
@@ -75,7 +95,7 @@ export class SurfaceRequests<Ops> {
   }
 
   /** openapi-backend's special handlers: not found (404), method not allowed (405), unauthorized (401), validation failed (422). */
-  specialHandlers(): Record<"notFound" | "methodNotAllowed" | "unauthorizedHandler" | "validationFail", StateHandler> {
+  private specialHandlers(): Record<"notFound" | "methodNotAllowed" | "unauthorizedHandler" | "validationFail", StateHandler> {
     const { surface } = this.options;
     return {
       notFound: async (_c, state) => {
@@ -84,7 +104,7 @@ export class SurfaceRequests<Ops> {
       methodNotAllowed: async (_c, state) => {
         const allowed = this.api.router
           .getOperations()
-          .filter((o) => this.api.router.matchOperation({ method: o.method, path: state.req.path, headers: {} }, false)?.operationId === o.operationId)
+          .filter((o) => this.api.router.matchOperation({ method: o.method, path: state.path, headers: {} }, false)?.operationId === o.operationId)
           .map((o) => o.method.toUpperCase());
         const get = allowed.indexOf("GET");
         if (get >= 0) allowed.splice(get + 1, 0, "HEAD");
@@ -120,9 +140,9 @@ export class SurfaceRequests<Ops> {
   /**
    * Answers one request: the address's rate limit (429), the body's declared size and type (413,
    * 415), then, for a request matching an operation, the caller's admission before the body is read,
-   * the body itself, and openapi-backend's routing, validation and handler.
+   * the body itself, then the operation's security, validation and handler (src/http/dispatch.ts).
    */
-  async handle(req: Request, res: Response, traceId: string): Promise<void> {
+  async handle(req: Request, res: Response, traceId: string, path: string): Promise<void> {
     const { limits, bodyLimitBytes, bodyBudget, orm } = this.options;
     // The request's EntityManager is forked on first use: reads served by prepared statements
     // (authentication, balances, lists) never need one (docs/performance.md "What keeps the request path cheap").
@@ -131,6 +151,7 @@ export class SurfaceRequests<Ops> {
       req,
       res,
       traceId,
+      path,
       get em() {
         return (em ??= orm.em.fork());
       },
@@ -151,27 +172,30 @@ export class SurfaceRequests<Ops> {
     // HEAD is answered as GET; Node sends the headers without the body.
     const request = {
       method: req.method === "HEAD" ? "get" : req.method,
-      path: req.path,
+      path,
       query: req.query as Record<string, string>,
       headers: req.headers as Record<string, string>,
       body: undefined as unknown,
     };
-    // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body.
+    // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body:
+    // openapi-backend's own handleRequest tells them apart.
     const operation = this.api.router.matchOperation(request);
-    if (operation) {
-      if (!(await this.admitCaller(operation, state))) return;
-      if (hasBody(req)) {
-        state.bodyRead = true;
-        const read = await readJsonBody(req, res, bodyLimitBytes, this.numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, bodyBudget);
-        if ("status" in read) {
-          await this.sendError(state, this.refusal(read));
-          return;
-        }
-        request.body = read.body;
-        state.integerProblems = read.integerProblems;
-      }
+    if (!operation) {
+      await this.api.handleRequest(request, state);
+      return;
     }
-    await this.api.handleRequest(request, state);
+    if (!(await this.admitCaller(operation, state))) return;
+    if (hasBody(req)) {
+      state.bodyRead = true;
+      const read = await readJsonBody(req, res, bodyLimitBytes, this.numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, bodyBudget);
+      if ("status" in read) {
+        await this.sendError(state, this.refusal(read));
+        return;
+      }
+      request.body = read.body;
+      state.integerProblems = read.integerProblems;
+    }
+    await this.dispatch.dispatch(operation, request, state);
   }
 
   /** Sends an error; a 401 first counts in the client address's `auth-failures` bucket. */
@@ -209,11 +233,13 @@ export class SurfaceRequests<Ops> {
       res.status(204).end();
       return;
     }
-    const body =
+    const meta =
       "pagination" in reply && reply.pagination
-        ? { success: true, data: reply.data, meta: { ...platformMeta(state.traceId), pagination: reply.pagination } }
-        : { success: true, data: reply.data, meta: this.options.surface === "platform" ? platformMeta(state.traceId) : creditMeta(state.traceId) };
-    sendJson(res, reply.status, body);
+        ? { ...platformMeta(state.traceId), pagination: reply.pagination }
+        : this.options.surface === "platform"
+          ? platformMeta(state.traceId)
+          : creditMeta(state.traceId);
+    sendSuccess(res, reply.status, reply.data, meta);
   }
 
   /**

@@ -1,9 +1,10 @@
 /**
- * One openapi-backend instance per surface (docs/decisions/surfaces-and-process.md): it matches the
- * operationId, resolves the caller through the security handlers, validates the request against
- * the emitted document, and calls the operation's handler. The requests themselves are answered
- * by src/http/surface-requests.ts: not-found, method-not-allowed, unauthorized, validation-failed
- * and not-implemented each have one special handler there.
+ * One openapi-backend instance per surface (docs/decisions/surfaces-and-process.md): its router
+ * matches the operationId and its validators check the request against the emitted document; the
+ * surface's own dispatch (src/http/dispatch.ts) applies the security requirements, runs those
+ * validators and calls the operation's handler. The requests themselves are answered by
+ * src/http/surface-requests.ts: not-found, method-not-allowed, unauthorized, validation-failed and
+ * not-implemented each have one special handler there.
  */
 import type { Request, Response } from "express";
 import { OpenAPIBackend, type Document } from "openapi-backend";
@@ -52,8 +53,9 @@ export interface SurfaceOptions<Ops> {
  * meta-schema (0.15 s of a 2.1 s start on a 2-core CI machine; docs/performance.md "What keeps the request path cheap"): the documents are build artefacts that CI
  * checks before any start — Redocly recommended-strict (`npm run lint:openapi`) and this very check
  * of openapi-backend on both documents (tests/unit/openapi-documents.test.ts).
+ * Exported so that a test can count the requests that still go through `handleRequest`.
  */
-class CheckedInCiBackend extends OpenAPIBackend {
+export class CheckedInCiBackend extends OpenAPIBackend {
   override validateDefinition(): Document {
     return this.document;
   }
@@ -62,7 +64,8 @@ class CheckedInCiBackend extends OpenAPIBackend {
 /** A built surface: its express-compatible request handler and its openapi-backend instance. */
 export interface BuiltSurface {
   api: OpenAPIBackend;
-  handle(req: Request, res: Response, traceId: string): Promise<void>;
+  /** Answers a request; `path` is relative to the surface's document (the platform's without `/api/v1`). */
+  handle(req: Request, res: Response, traceId: string, path: string): Promise<void>;
 }
 
 /**
@@ -80,7 +83,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     quick: false,
   });
   await api.init();
-  compileRouter(api.router);
+  const paramsOf = compileRouter(api.router);
   // Tests (validateResponses) compile every request validator at start; production on first use.
   installValidator(api, {
     ajvOpts: { allErrors: true, strict: false },
@@ -90,14 +93,13 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     compileRequestValidatorsAtStart: options.validateResponses,
   });
   const documentOperations = checkWiring(options, api);
-  const requests = new SurfaceRequests(options, api);
-  api.register({ ...requests.operationHandlers(documentOperations), ...requests.specialHandlers() });
+  const requests = new SurfaceRequests(options, api, paramsOf, documentOperations);
   for (const name of Object.keys((options.definition as { components?: { securitySchemes?: object } }).components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, requests.securityHandler());
   }
   return {
     api,
-    handle: (req, res, traceId) => requests.handle(req, res, traceId),
+    handle: (req, res, traceId, path) => requests.handle(req, res, traceId, path),
   };
 }
 

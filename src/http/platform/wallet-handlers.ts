@@ -7,8 +7,9 @@ import type { operations } from "../../../generated/types/platform.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Principal } from "../../modules/identity/auth.js";
 import type { WalletCaller, WalletService } from "../../modules/wallets/service.js";
-import type { CustodyProvider } from "../../providers/provider.js";
+import type { CatalogueCurrency, CataloguePair, CustodyProvider } from "../../providers/provider.js";
 import { buildPagination } from "../envelope.js";
+import { frozenOnce } from "../send-json.js";
 import type { HandlerMap } from "../types.js";
 import { filterPage, filtersOf } from "./handlers.js";
 
@@ -26,6 +27,41 @@ export function walletCaller(principal: Principal | null): WalletCaller {
 export function sandboxOnly(provider: CustodyProvider): void {
   if (provider.name !== "sandbox") throw new DomainError("NOT_FOUND", "Sandbox helpers exist only while the provider is the sandbox.");
 }
+
+type CurrencyItem = operations["listCurrencies"]["responses"][200]["content"]["application/json"]["data"][number];
+type PairItem = operations["listTradingPairs"]["responses"][200]["content"]["application/json"]["data"][number];
+
+/** The provider's currency catalogue as the API lists it, built and serialized once per catalogue (src/http/send-json.ts). */
+const currencyItems = frozenOnce(
+  (currencies: readonly CatalogueCurrency[]): CurrencyItem[] =>
+    currencies.map((c) => ({
+      id: c.id,
+      symbol: c.symbol,
+      name: c.name,
+      code: c.code,
+      currency: c.code,
+      precision: c.precision,
+      ascii_sign: c.asciiSign,
+      can_deposit: c.canDeposit,
+      can_withdraw: c.canWithdraw,
+      min_withdrawal: Number(c.minWithdrawal),
+      is_fiat: c.isFiat,
+      is_confirmations_needed: c.isConfirmationsNeeded,
+      is_custody_enabled: c.isCustodyEnabled,
+      is_trading_enabled: c.isTradingEnabled,
+    })),
+);
+
+/** The provider's trading pairs as the API lists them, built and serialized once per list. */
+const pairItems = frozenOnce(
+  (pairs: readonly CataloguePair[]): PairItem[] =>
+    pairs.map((p) => ({
+      formatted: `${p.base.toUpperCase()}/${p.quote.toUpperCase()}`,
+      symbol: `${p.base.toUpperCase()}${p.quote.toUpperCase()}`,
+      base: p.base,
+      quote: p.quote,
+    })),
+);
 
 /** Handlers of the wallet operations. */
 export function walletHandlers(wallets: WalletService, provider: CustodyProvider): HandlerMap<operations> {
@@ -62,34 +98,8 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
       const { items, total } = await wallets.transactions(em, walletCaller(principal), params.wallet_id, page, filter);
       return { status: 200, data: items, pagination: buildPagination(`/wallets/${params.wallet_id}/transactions`, page, total, filtersOf(query)) };
     },
-    listCurrencies: async () => ({
-      status: 200,
-      data: (await provider.listCurrencies()).map((c) => ({
-        id: c.id,
-        symbol: c.symbol,
-        name: c.name,
-        code: c.code,
-        currency: c.code,
-        precision: c.precision,
-        ascii_sign: c.asciiSign,
-        can_deposit: c.canDeposit,
-        can_withdraw: c.canWithdraw,
-        min_withdrawal: Number(c.minWithdrawal),
-        is_fiat: c.isFiat,
-        is_confirmations_needed: c.isConfirmationsNeeded,
-        is_custody_enabled: c.isCustodyEnabled,
-        is_trading_enabled: c.isTradingEnabled,
-      })),
-    }),
-    listTradingPairs: async () => ({
-      status: 200,
-      data: (await provider.listTradingPairs()).map((p) => ({
-        formatted: `${p.base.toUpperCase()}/${p.quote.toUpperCase()}`,
-        symbol: `${p.base.toUpperCase()}${p.quote.toUpperCase()}`,
-        base: p.base,
-        quote: p.quote,
-      })),
-    }),
+    listCurrencies: async () => ({ status: 200, data: currencyItems(await provider.listCurrencies()) }),
+    listTradingPairs: async () => ({ status: 200, data: pairItems(await provider.listTradingPairs()) }),
     createSandboxDeposit: async ({ em, principal, body }) => {
       sandboxOnly(provider);
       return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, { ...body, amount: exactNumber(body, "amount") }) };
