@@ -71,7 +71,15 @@ interface Reported {
   resetS: number;
 }
 
-const reportedOf = new WeakMap<Response, Reported>();
+/**
+ * Where a response keeps its {@link Reported} bucket: a symbol property of the response itself. A
+ * WeakMap keyed by every response would give the garbage collector an ephemeron entry to trace per
+ * request (docs/performance.md "What keeps the request path cheap").
+ */
+const REPORTED = Symbol("rate-limit reported");
+
+/** A response carrying the bucket its headers report. */
+type Reporting = Response & { [REPORTED]?: Reported };
 
 /** Whole seconds until a bucket refills (at least 1). */
 const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
@@ -208,10 +216,10 @@ export class RateLimits {
 
   /** Sets the `RateLimit-Policy`/`RateLimit` headers when `bucket` has the smallest share left so far. */
   private report(res: Response, bucket: Bucket, remaining: number, msBeforeNext: number): void {
-    const current = reportedOf.get(res);
+    const current = (res as Reporting)[REPORTED];
     if (current && current.remaining / current.bucket.quota.points <= remaining / bucket.quota.points) return;
     const resetS = secondsOf(msBeforeNext);
-    reportedOf.set(res, { bucket, remaining, resetS });
+    (res as Reporting)[REPORTED] = { bucket, remaining, resetS };
     if (res.headersSent) return;
     res.setHeader("RateLimit-Policy", bucket.policy);
     res.setHeader("RateLimit", `"${bucket.name}";r=${remaining};t=${resetS}`);

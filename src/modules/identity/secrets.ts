@@ -50,6 +50,8 @@ export class SecretBox {
   private readonly hashKey: KeyObject;
   private readonly signKey: KeyObject;
   private readonly sealKey: Buffer;
+  /** Tokens that verified, by their text, oldest first ({@link verifyToken}). */
+  private readonly verified = new Map<string, VerifiedToken>();
 
   /** @param secretsKey at least 32 characters (`SECRETS_KEY` or the generated one). */
   constructor(secretsKey: string) {
@@ -120,19 +122,51 @@ export class SecretBox {
 
   /**
    * Verifies a token's signature and expiry.
+   *
+   * A token that verified is remembered (its exact text, up to {@link VERIFIED_TOKENS_KEPT} of the
+   * latest) until its `exp`, so its next requests skip jose's HMAC and JSON work, about 0.1 ms of
+   * CPU each (docs/decisions/credentials-and-tokens.md "How secrets are made and checked"). Only
+   * the signature check is skipped: expiry is checked at every use, and whether the token still
+   * authenticates (user, credential, token version) is read from the database by every request.
    * @returns its claims and issue time (`issuedAt`, Unix seconds), or why it is refused.
    */
   async verifyToken(token: string): Promise<{ claims: TokenClaims; issuedAt: number } | { problem: TokenProblem }> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.expiresAtS === undefined || Date.now() / 1000 < known.expiresAtS) return known.result;
+      this.verified.delete(token);
+      return { problem: "expired" };
+    }
     try {
       const { payload } = await jwtVerify(token, this.signKey, { algorithms: ["HS256"] });
       if ((payload.kind === "session" || payload.kind === "user") && typeof payload.iat === "number") {
-        return { claims: payload as unknown as TokenClaims, issuedAt: payload.iat };
+        const result = Object.freeze({ claims: Object.freeze(payload) as unknown as TokenClaims, issuedAt: payload.iat });
+        this.remember(token, result, payload.exp);
+        return result;
       }
       return { problem: "invalid" };
     } catch (error) {
       return { problem: error instanceof joseErrors.JWTExpired ? "expired" : "invalid" };
     }
   }
+
+  /** Keeps a verified token's result until `exp` (Unix seconds), dropping the oldest beyond {@link VERIFIED_TOKENS_KEPT}. */
+  private remember(token: string, result: VerifiedToken["result"], exp: number | undefined): void {
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) {
+      const oldest = this.verified.keys().next();
+      if (!oldest.done) this.verified.delete(oldest.value);
+    }
+    this.verified.set(token, { result, expiresAtS: exp });
+  }
+}
+
+/** How many verified tokens a {@link SecretBox} remembers (about 1 KB each at most). */
+export const VERIFIED_TOKENS_KEPT = 10_000;
+
+/** A remembered verification: the claims as jose returned them (frozen), and the token's `exp`. */
+interface VerifiedToken {
+  result: { claims: TokenClaims; issuedAt: number };
+  expiresAtS: number | undefined;
 }
 
 /** A new API secret: `sk_` + 32 random bytes, base64url (46 characters). */
