@@ -8,6 +8,7 @@
 import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
 import { TRANSFER_PARTIES } from "../../src/modules/transfers/queries.js";
+import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/queries.js";
 import {
   COMPLETE_WITHDRAWAL,
   INSERT_WITHDRAWAL,
@@ -39,29 +40,13 @@ export const SQL = {
   /** The withdrawal (23 columns) and its code's email (12), in one statement. */
   insertWithdrawal: INSERT_WITHDRAWAL.text,
   /**
-   * src/modules/ledger/queries.ts `lockAndReadAccounts`: `lock` wallet accounts locked in id order,
-   * `read` other accounts (the external account of a debit, the wallets' other buckets) read without a lock.
+   * src/modules/ledger/queries.ts `lockAndReadAccounts`: wallet accounts `$1` locked in id order,
+   * other accounts `$2` (the external account of a debit, the wallets' other buckets) read without
+   * a lock ({@link accountsValues}); `read` is how many there are (0: the lock alone).
    */
-  accountsOfPost: (lock: number, read: number): string => {
-    const list = (from: number, n: number) => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
-    const locked = `select id, code, bucket, balance from ledger_account where code in (${list(1, lock)}) order by id for update`;
-    if (read === 0) return locked;
-    return `with locked as (${locked}) select id, code, bucket, balance from locked union all select id, code, bucket, balance from ledger_account where code in (${list(lock + 1, read)})`;
-  },
-  /** src/modules/ledger/queries.ts `writeEntry`: the entry, its `postings` postings and `balances` cached balances in one statement. */
-  postEntry: (postings: number, balances: number): string => {
-    let n = 0;
-    const p = (): string => `$${++n}`;
-    const entry = `insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (${p()}, ${p()}, ${p()}, ${p()}, ${p()}, ${p()}, now()) returning id`;
-    const postingRows = Array.from({ length: postings }, () => `(${p()}::bigint, ${p()}, ${p()}::numeric)`).join(", ");
-    const balanceRows = Array.from({ length: balances }, () => `(${p()}, ${p()}::numeric)`).join(", ");
-    return (
-      `with entry as ( ${entry} ), postings as ( insert into ledger_posting (entry_id, account_id, currency, amount) ` +
-      `select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingRows}) as v (account_id, currency, amount) ), ` +
-      `balances as ( update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceRows}) as v (code, balance) where a.code = v.code ) ` +
-      `select id from entry`
-    );
-  },
+  accountsOfPost: (read: number): string => (read === 0 ? LOCK_ACCOUNTS : LOCK_AND_READ_ACCOUNTS),
+  /** src/modules/ledger/queries.ts `writeEntry`: the entry, its postings and cached balances in one statement ({@link entryValues}). */
+  postEntry: WRITE_ENTRY,
   webhook: `select disabled_at from webhook where customer_id = $1`,
   sandboxMail: SANDBOX_MAIL_TO,
   /** The withdrawal FOR UPDATE with its wallet's vault and address (`$1` id, `$2` customer, `$3` user). */
@@ -110,3 +95,23 @@ export function assertCaps(kind: "withdrawal" | "transfer", caps: CapSet, amount
   if (amount.plus(sums?.today ?? 0).gt(caps.daily)) throw new Refusal(400, "DAILY_LIMIT_EXCEEDED", `Over the daily ${kind} cap.`);
   if (amount.plus(sums?.month ?? 0).gt(caps.monthly)) throw new Refusal(400, "MONTHLY_LIMIT_EXCEEDED", `Over the monthly ${kind} cap.`);
 }
+
+/** The values of {@link SQL}`.accountsOfPost`: the accounts to lock, and those to read when any. */
+export const accountsValues = (lock: readonly string[], read: readonly string[]): unknown[] => (read.length === 0 ? [lock] : [lock, read]);
+
+/**
+ * The values of {@link SQL}`.postEntry`: the entry's kind, wallet, network, currency, amount and
+ * reference, its postings (account id, currency, amount) and the new cached balances (code, balance).
+ */
+export const entryValues = (
+  entry: readonly [string, string, string, string, string, string | null],
+  postings: readonly (readonly [string, string, string])[],
+  balances: readonly (readonly [string, string])[],
+): unknown[] => [
+  ...entry,
+  postings.map((p) => p[0]),
+  postings.map((p) => p[1]),
+  postings.map((p) => p[2]),
+  balances.map((b) => b[0]),
+  balances.map((b) => b[1]),
+];

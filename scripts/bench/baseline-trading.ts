@@ -27,7 +27,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
-import { SQL } from "./baseline-sql.js";
+import { accountsValues, entryValues, SQL } from "./baseline-sql.js";
 import { INSERT_QUOTE, LOCK_QUOTE_SQL, ORDER_CALLER, ORDERS_AND_ADDRESSES_SQL, QUOTE_CALLER, writeOrderSql } from "../../src/modules/trading/queries.js";
 import { OWN_PRICE_SQL } from "../../src/providers/sandbox-trading.js";
 
@@ -48,7 +48,7 @@ export const TRADING_SQL = {
   insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'order', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
   quoteForUpdate: numbered(LOCK_QUOTE_SQL),
   ordersAndAddresses: numbered(ORDERS_AND_ADDRESSES_SQL),
-  accounts: SQL.accountsOfPost(2, 5),
+  accounts: SQL.accountsOfPost(5),
   writeOrder: numbered(writeOrderSql(2)),
 } as const;
 
@@ -125,7 +125,7 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
     const code = (bucket: string, currency: string): string => `wallet:${w}:${bucket}:${currency}`;
     const lock = [code("available", "btc"), code("available", "usdt")];
     const read = ["fees:usdt", "liquidity:btc", "liquidity:usdt", code("held", spent.currency), code("held", received.currency)];
-    const rows = (await c.query<{ id: string; code: string; balance: string | null }>({ name: "t_accounts", text: TRADING_SQL.accounts, values: [...lock, ...read] })).rows;
+    const rows = (await c.query<{ id: string; code: string; balance: string | null }>({ name: "t_accounts", text: TRADING_SQL.accounts, values: accountsValues(lock, read) })).rows;
     const byCode = new Map(rows.map((r) => [r.code, r]));
     const id = (c0: string): string => {
       const r = byCode.get(c0);
@@ -140,8 +140,8 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
       if (available.isNegative()) throw new Refusal(400, "INSUFFICIENT_BALANCE", `Insufficient available ${leg.currency} balance for this amount.`);
       const postings: [string, string, string][] = [[id(code("available", leg.currency)), leg.currency, wallet.toFixed()], [id(`liquidity:${leg.currency}`), leg.currency, wallet.neg().minus(fee).toFixed()]];
       if (!fee.isZero()) postings.push([id("fees:usdt"), "usdt", fee.toFixed()]);
-      const values = ["trade", w, "trading", leg.currency, leg.amount.toFixed(), `order:${orderId}`, ...postings.flat(), code("available", leg.currency), available.toFixed()];
-      const entry = (await c.query<{ id: string }>({ name: `t_entry${postings.length}`, text: SQL.postEntry(postings.length, 1), values })).rows[0];
+      const values = entryValues(["trade", w, "trading", leg.currency, leg.amount.toFixed(), `order:${orderId}`], postings, [[code("available", leg.currency), available.toFixed()]]);
+      const entry = (await c.query<{ id: string }>({ name: "t_entry", text: SQL.postEntry, values })).rows[0];
       entries.set(leg.currency, String(entry?.id));
       after.set(leg.currency, available.plus(byCode.get(code("held", leg.currency))?.balance ?? "0"));
     }

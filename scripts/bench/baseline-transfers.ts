@@ -25,7 +25,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal } from "./baseline-http.js";
-import { assertCaps, SQL, TRANSFER_SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+import { accountsValues, assertCaps, entryValues, SQL, TRANSFER_SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
 
 /** What the transfer route borrows from the baseline: its pool, its user-token check and its transaction helper. */
 export interface TransferDeps {
@@ -149,7 +149,7 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     const code = (w: Side, bucket: string): string => `wallet:${w.wallet.wallet_id}:${bucket}:${currency}`;
     const lock = [code(from, "available"), code(to, "available")].sort();
     const read = [code(from, "held"), code(to, "held")];
-    const rows = (await client.query<{ id: string; code: string; balance: string }>(SQL.accountsOfPost(2, 2), [...lock, ...read])).rows;
+    const rows = (await client.query<{ id: string; code: string; balance: string }>(SQL.accountsOfPost(read.length), accountsValues(lock, read))).rows;
     const byCode = new Map(rows.map((r) => [r.code, r]));
     const row = (c: string): { id: string; balance: string } => {
       const found = byCode.get(c);
@@ -161,13 +161,20 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     const toAvailable = new D(row(code(to, "available")).balance).plus(amount);
     const entryId = String(
       (
-        await client.query<{ id: string }>(SQL.postEntry(2, 2), [
-          "transfer", from.wallet.wallet_id, from.network, currency, amount.toFixed(), reference,
-          row(code(from, "available")).id, currency, amount.neg().toFixed(),
-          row(code(to, "available")).id, currency, amount.toFixed(),
-          code(from, "available"), fromAvailable.toFixed(),
-          code(to, "available"), toAvailable.toFixed(),
-        ])
+        await client.query<{ id: string }>(
+          SQL.postEntry,
+          entryValues(
+            ["transfer", from.wallet.wallet_id, from.network, currency, amount.toFixed(), reference],
+            [
+              [row(code(from, "available")).id, currency, amount.neg().toFixed()],
+              [row(code(to, "available")).id, currency, amount.toFixed()],
+            ],
+            [
+              [code(from, "available"), fromAvailable.toFixed()],
+              [code(to, "available"), toAvailable.toFixed()],
+            ],
+          ),
+        )
       ).rows[0]?.id,
     );
     return { entryId, fromAfter: fromAvailable.plus(row(code(from, "held")).balance), toAfter: toAvailable.plus(row(code(to, "held")).balance) };

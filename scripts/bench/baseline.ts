@@ -56,7 +56,7 @@ import pg from "pg";
 import { jwtVerify } from "jose";
 import type { Decimal } from "decimal.js";
 import { D, first, MISSING, ok, readJson, refuse, Refusal } from "./baseline-http.js";
-import { assertCaps, SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+import { accountsValues, assertCaps, entryValues, SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
 import { transferRoute } from "./baseline-transfers.js";
 import { BENCH_TRANSFER_CAPS } from "./processes.js";
 
@@ -320,7 +320,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const codes = [from, to].sort();
     const lock = codes.filter((code) => code.startsWith("wallet:"));
     const read = [...codes.filter((code) => !code.startsWith("wallet:")), ...buckets.filter((code) => !lock.includes(code))];
-    const rows = (await client.query<{ id: string; code: string; bucket: string; balance: string | null }>(SQL.accountsOfPost(lock.length, read.length), [...lock, ...read])).rows;
+    const rows = (await client.query<{ id: string; code: string; bucket: string; balance: string | null }>(SQL.accountsOfPost(read.length), accountsValues(lock, read))).rows;
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const next = new Map<string, Decimal>();
     for (const [code, delta] of [
@@ -341,12 +341,17 @@ export function createBaseline(options: BaselineOptions): Baseline {
     };
     const entryId = String(
       (
-        await client.query<{ id: string }>(SQL.postEntry(2, next.size), [
-          kind, walletId, network, currency, amount.toFixed(), reference,
-          idOf(from), currency, amount.neg().toFixed(),
-          idOf(to), currency, amount.toFixed(),
-          ...[...next].flatMap(([code, value]) => [code, value.toFixed()]),
-        ])
+        await client.query<{ id: string }>(
+          SQL.postEntry,
+          entryValues(
+            [kind, walletId, network, currency, amount.toFixed(), reference],
+            [
+              [idOf(from), currency, amount.neg().toFixed()],
+              [idOf(to), currency, amount.toFixed()],
+            ],
+            [...next].map(([code, value]) => [code, value.toFixed()] as const),
+          ),
+        )
       ).rows[0]?.id,
     );
     const balanceAfter = buckets.reduce((sum, code) => sum.plus(next.get(code) ?? new D(byCode.get(code)?.balance ?? 0)), new D(0));

@@ -36,6 +36,9 @@ export interface DispatchHandlers<State> {
 
 /** What is read once per operation. */
 interface Prepared {
+  /** Path or header parameters declared with another type than string: validation may coerce them, so it gets copies. */
+  coercesPath: boolean;
+  coercesHeaders: boolean;
   /** Query parameters declared as arrays: a single value is wrapped, as openapi-backend does. */
   arrayQuery: ReadonlySet<string>;
   /** The operation has security requirements. */
@@ -56,10 +59,16 @@ export class OperationDispatch<State> {
     for (const operation of api.router.getOperations()) {
       const requirements = operation.security ?? [];
       const arrayQuery = new Set<string>();
+      const coerced = { path: false, header: false };
       for (const p of operation.parameters ?? []) {
-        if (!("$ref" in p) && p.in === "query" && (p.schema as { type?: string } | undefined)?.type === "array") arrayQuery.add(p.name);
+        if ("$ref" in p) continue;
+        const type = (p.schema as { type?: string } | undefined)?.type;
+        if (p.in === "query" && type === "array") arrayQuery.add(p.name);
+        if ((p.in === "path" || p.in === "header") && type !== "string") coerced[p.in] = true;
       }
       this.prepared.set(operation, {
+        coercesPath: coerced.path,
+        coercesHeaders: coerced.header,
         arrayQuery,
         secured: requirements.length > 0,
         open: requirements.some((r) => Object.keys(r).length === 0),
@@ -94,7 +103,7 @@ export class OperationDispatch<State> {
       c.security = { authorized };
       if (!authorized) return this.handlers.unauthorized(c, state);
     }
-    const validation = this.validate(operation, c.request, request);
+    const validation = this.validate(operation, prepared, c.request, request);
     c.validation = validation;
     if (validation.errors) return this.handlers.validationFail(c, state);
     const handler = this.handlers.operations[operation.operationId ?? ""];
@@ -102,10 +111,19 @@ export class OperationDispatch<State> {
     return handler(c, state);
   }
 
-  /** openapi-backend's `validateRequest` on the parsed request: its validators, coercing `parsed.query` in place. */
-  private validate(operation: Operation, parsed: Context["request"], request: OpenApiRequest): Context["validation"] {
+  /**
+   * openapi-backend's `validateRequest` on the parsed request: its validators, coercing
+   * `parsed.query` in place; the path parameters and headers are handed to them as copies when
+   * the operation declares one that is not a string (the handlers see them as sent).
+   */
+  private validate(operation: Operation, prepared: Prepared, parsed: Context["request"], request: OpenApiRequest): Context["validation"] {
     const validators = this.api.validator.getRequestValidatorsForOperation(operation.operationId ?? "") ?? [];
-    const parameters: Record<string, unknown> = { path: { ...parsed.params }, query: parsed.query, header: { ...parsed.headers }, cookie: parsed.cookies };
+    const parameters: Record<string, unknown> = {
+      path: prepared.coercesPath ? { ...parsed.params } : parsed.params,
+      query: parsed.query,
+      header: prepared.coercesHeaders ? { ...parsed.headers } : parsed.headers,
+      cookie: parsed.cookies,
+    };
     const contentType = request.headers["content-type"];
     const mediaType = String((Array.isArray(contentType) ? contentType[0] : contentType) ?? "").split(";")[0]?.trim().toLowerCase();
     if (typeof parsed.requestBody === "object" || mediaType === "application/json") parameters.requestBody = parsed.requestBody;
@@ -114,8 +132,7 @@ export class OperationDispatch<State> {
       validate(parameters);
       if (validate.errors) (errors ??= []).push(...validate.errors);
     }
-    const coerced = { ...request, query: parsed.query, params: parsed.params };
-    return { valid: errors === null, errors, coerced };
+    return { valid: errors === null, errors, coerced: { query: parsed.query, params: parsed.params } };
   }
 }
 

@@ -62,7 +62,7 @@ export function observeRequests(logger: Logger, metrics: Metrics): RequestHandle
   return (req, res, next) => {
     const startedAt = performance.now();
     // `close` follows `finish` on every response, and comes alone when the client went away first.
-    res.once("close", () => finished(req, res, startedAt, !res.writableFinished));
+    res.on("close", () => finished(req, res, startedAt, !res.writableFinished));
     next();
   };
 }

@@ -255,7 +255,7 @@ export class SurfaceRequests<Ops> {
     const call: Call<unknown> = {
       operationId: id,
       params: { ...(c.request.params as Record<string, string>) } as never,
-      query: { ...(c.request.query as object), ...((c.validation.coerced as { query?: object } | undefined)?.query ?? {}) } as never,
+      query: queryOf(c) as never,
       body: c.request.requestBody as never,
       headers: state.req.headers,
       principal,
@@ -318,6 +318,13 @@ function unreadBodyIsLarge(req: Request): boolean {
   const length = req.headers["content-length"];
   if (length !== undefined) return Number(length) > DRAIN_LIMIT_BYTES;
   return req.headers["transfer-encoding"] !== undefined;
+}
+
+/** The handler's query: the request's, with the values validation coerced (the same object after the surfaces' own dispatch). */
+function queryOf(c: Context): object {
+  const query = c.request.query as object;
+  const coerced = (c.validation.coerced as { query?: object } | undefined)?.query;
+  return coerced === undefined || coerced === query ? { ...query } : { ...query, ...coerced };
 }
 
 /** No declared numeric field. */

@@ -5,6 +5,7 @@
  * the `em` it is given; amounts are exact decimal strings (numeric as text).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { boundRows } from "../../db/statements.js";
 
 /** A ledger account as a post reads it: its cached balance (numeric as text; null for an external account). */
 export interface AccountRow {
@@ -26,24 +27,23 @@ const EXPECTED_CACHE = `case when ${WALLET_BUCKET} then coalesce(s.total, 0) els
 /** SQL: each account's sum of postings, as `s (account_id, total)`. */
 const POSTING_SUMS = `(select account_id, sum(amount) as total from ledger_posting group by account_id) s`;
 
-/** `n` placeholders, comma-separated. */
-const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
+/** {@link lockAndReadAccounts} without accounts to read. */
+export const LOCK_ACCOUNTS = `select id, code, bucket, balance from ledger_account where code = any($1::text[]) order by id for update`;
+
+/** {@link lockAndReadAccounts}: the accounts `$1` locked, then the accounts `$2` read. */
+export const LOCK_AND_READ_ACCOUNTS = `with locked as (${LOCK_ACCOUNTS})
+  select id, code, bucket, balance from locked
+  union all
+  select id, code, bucket, balance from ledger_account where code = any($2::text[])`;
 
 /**
  * One statement: locks the accounts `lockCodes` (`FOR UPDATE`, in id order, so two posts never
  * deadlock) and reads the accounts `readCodes` without locking them. Accounts that do not exist
- * are absent.
+ * are absent. Bound parameters in `em`'s transaction (src/db/statements.ts `boundRows`).
  */
 export function lockAndReadAccounts(em: EntityManager, lockCodes: readonly string[], readCodes: readonly string[]): Promise<AccountRow[]> {
-  const locked = `select id, code, bucket, balance from ledger_account where code in (${placeholders(lockCodes.length)}) order by id for update`;
-  if (readCodes.length === 0) return em.execute<AccountRow[]>(locked, [...lockCodes]);
-  return em.execute<AccountRow[]>(
-    `with locked as (${locked})
-     select id, code, bucket, balance from locked
-     union all
-     select id, code, bucket, balance from ledger_account where code in (${placeholders(readCodes.length)})`,
-    [...lockCodes, ...readCodes],
-  );
+  if (readCodes.length === 0) return boundRows<AccountRow>(em, LOCK_ACCOUNTS, [lockCodes]);
+  return boundRows<AccountRow>(em, LOCK_AND_READ_ACCOUNTS, [lockCodes, readCodes]);
 }
 
 /** A journal entry to write: what it records, its postings (account ids) and the wallet accounts' new cached balances. */
@@ -60,33 +60,42 @@ export interface EntryWrite {
 }
 
 /**
+ * {@link writeEntry}'s statement: the entry (`$1`–`$6`), its postings (`$7`–`$9`: account ids,
+ * currencies, amounts) and the cached balances (`$10`, `$11`: account codes, balances). The
+ * accounts updated are matched by code in the statement itself as well, so the planner looks them
+ * up by index whatever it guesses of the arrays' lengths.
+ */
+export const WRITE_ENTRY = `with entry as (
+    insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values ($1, $2, $3, $4, $5, $6, now()) returning id
+  ), postings as (
+    insert into ledger_posting (entry_id, account_id, currency, amount)
+    select entry.id, v.account_id, v.currency, v.amount from entry cross join unnest($7::bigint[], $8::text[], $9::numeric[]) as v (account_id, currency, amount)
+  ), balances as (
+    update ledger_account a set balance = v.balance, updated_at = now()
+      from unnest($10::text[], $11::numeric[]) as v (code, balance)
+     where a.code = v.code and a.code = any($10::text[])
+  )
+  select id from entry`;
+
+/**
  * One statement (data-modifying CTEs): inserts the entry and its postings and sets the cached
- * balances. @returns the new entry's id.
+ * balances, with bound parameters in `em`'s transaction (src/db/statements.ts `boundRows`).
+ * @returns the new entry's id.
  */
 export async function writeEntry(em: EntityManager, entry: EntryWrite): Promise<number> {
-  const postingValues = entry.postings.map(() => "(?::bigint, ?, ?::numeric)").join(", ");
-  const balanceValues = entry.balances.map(() => "(?, ?::numeric)").join(", ");
-  const [row] = await em.execute<{ id: string }[]>(
-    `with entry as (
-       insert into journal_entry (kind, wallet_id, network, currency, amount, reference, created_at) values (?, ?, ?, ?, ?, ?, now()) returning id
-     ), postings as (
-       insert into ledger_posting (entry_id, account_id, currency, amount)
-       select entry.id, v.account_id, v.currency, v.amount from entry cross join (values ${postingValues}) as v (account_id, currency, amount)
-     ), balances as (
-       update ledger_account a set balance = v.balance, updated_at = now() from (values ${balanceValues}) as v (code, balance) where a.code = v.code
-     )
-     select id from entry`,
-    [
-      entry.kind,
-      entry.walletId,
-      entry.network,
-      entry.currency,
-      entry.amount,
-      entry.reference,
-      ...entry.postings.flatMap((p) => [p.accountId, p.currency, p.amount]),
-      ...entry.balances.flatMap((b) => [b.code, b.balance]),
-    ],
-  );
+  const [row] = await boundRows<{ id: string }>(em, WRITE_ENTRY, [
+    entry.kind,
+    entry.walletId,
+    entry.network,
+    entry.currency,
+    entry.amount,
+    entry.reference,
+    entry.postings.map((p) => p.accountId),
+    entry.postings.map((p) => p.currency),
+    entry.postings.map((p) => p.amount),
+    entry.balances.map((b) => b.code),
+    entry.balances.map((b) => b.balance),
+  ]);
   return Number(row?.id);
 }
 
