@@ -76,3 +76,12 @@ export async function boundRows<Row extends object>(em: EntityManager, text: str
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   return (await pool.query<Row>(text, values as unknown[])).rows;
 }
+
+/**
+ * `sql` written with MikroORM's `?` placeholders, numbered `$1…` in order for {@link boundRows}
+ * (the text must hold no other `?`).
+ */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -1,13 +1,13 @@
 /**
  * The SQL of the Idempotency-Key mechanism (table `idempotency_key`, src/modules/idempotency/entities.ts;
  * docs/idempotency.md). Each statement runs where it is given ({@link KeyRunner}): an EntityManager
- * (the ORM's transaction of the change), or a change's plain-SQL transaction that runs prepared
+ * (the ORM's transaction of the change, the statements bound in it), or a change's plain-SQL transaction that runs prepared
  * statements (the credit core's: src/modules/credit/accounts/sql.ts), so every change claims its
  * key with the same statements, in the transaction of the change for {@link insertKey} and
  * {@link deleteKey}.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PreparedStatement } from "../../db/statements.js";
+import { boundRows, type PreparedStatement } from "../../db/statements.js";
 
 /** A plain-SQL transaction: the rows of a prepared statement run in it with bound values. */
 export interface StatementTx {
@@ -36,13 +36,10 @@ export const DELETE_KEY: PreparedStatement = {
   text: `delete from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
 };
 
-/** The statements' text for an EntityManager (MikroORM's `?` placeholders; each `$n` appears once, in order). */
-const ORM_TEXT = new Map([INSERT_KEY, SELECT_KEY, DELETE_KEY].map((s) => [s, s.text.replace(/\$\d+/g, "?")] as const));
-
-/** Runs `statement` with `values` on `on`. */
+/** Runs `statement` with `values` on `on`: bound, in the EntityManager's transaction when it has one (src/db/statements.ts `boundRows`). */
 function run<Row extends object>(on: KeyRunner, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
   if ("rows" in on && typeof on.rows === "function") return on.rows<Row>(statement, values);
-  return (on as EntityManager).execute<Row[]>(ORM_TEXT.get(statement) as string, values);
+  return boundRows<Row>(on as EntityManager, statement.text, values);
 }
 
 /** Where a key lives: tenant, scope, key. */

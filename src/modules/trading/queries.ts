@@ -14,7 +14,7 @@
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import { boundRows, numberPlaceholders, type PreparedStatement, type Statements } from "../../db/statements.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
 
@@ -130,12 +130,15 @@ interface QuoteRow {
 export const LOCK_QUOTE_SQL = `select quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at
   from trade_quote where quote_id = ? and customer_id = ? for update`;
 
+/** {@link LOCK_QUOTE_SQL} with numbered placeholders, bound by {@link lockQuote}. */
+const LOCK_QUOTE = numberPlaceholders(LOCK_QUOTE_SQL);
+
 /**
  * In transaction `tx`: quote `quoteId` (lower-case UUID) of `customerId`, locked `FOR UPDATE` until
  * `tx` ends; null when the customer has no such quote.
  */
 export async function lockQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<QuoteRecord | null> {
-  const [row] = await tx.execute<QuoteRow[]>(LOCK_QUOTE_SQL, [quoteId, customerId]);
+  const [row] = await boundRows<QuoteRow>(tx, LOCK_QUOTE, [quoteId, customerId]);
   if (!row) return null;
   return {
     quoteId: row.quote_id,
@@ -171,12 +174,15 @@ export const ORDERS_AND_ADDRESSES_SQL = `select (select count(*) from trade_orde
   coalesce((select json_agg(json_build_object('currency', a.currency, 'network', a.network, 'address', a.address) order by a.network)
               from wallet_address a where a.wallet_id = ? and a.currency in (?, ?)), '[]'::json) as addresses`;
 
+/** {@link ORDERS_AND_ADDRESSES_SQL} with numbered placeholders, bound by {@link ordersAndAddresses}. */
+const ORDERS_AND_ADDRESSES = numberPlaceholders(ORDERS_AND_ADDRESSES_SQL);
+
 /**
  * In transaction `tx`, after the quote's lock: how many orders `q` already has, and its wallet's
  * deposit addresses of its two currencies, by network.
  */
 export async function ordersAndAddresses(tx: EntityManager, q: QuoteRecord): Promise<{ orders: number; addresses: TradeAddress[] }> {
-  const [row] = await tx.execute<{ orders: string | number; addresses: TradeAddress[] }[]>(ORDERS_AND_ADDRESSES_SQL, [q.quoteId, q.walletId, q.base, q.quote]);
+  const [row] = await boundRows<{ orders: string | number; addresses: TradeAddress[] }>(tx, ORDERS_AND_ADDRESSES, [q.quoteId, q.walletId, q.base, q.quote]);
   return { orders: Number(row?.orders ?? 0), addresses: row?.addresses ?? [] };
 }
 
@@ -218,6 +224,9 @@ export function writeOrderSql(transactions: number): string {
   insert into trade_order (${ORDER_COLUMNS}) values ${row(17)}`;
 }
 
+/** {@link writeOrderSql} with numbered placeholders, by number of transactions. */
+const WRITE_ORDER = new Map<number, string>();
+
 /**
  * In transaction `tx`: inserts `order`'s wallet transactions (action `trade`, status `done`, in the
  * order given: their ids follow it) and the order, in one statement.
@@ -229,5 +238,7 @@ export async function writeOrder(tx: EntityManager, order: OrderRecord, transact
     t.description, o.orderId, o.symbol, o.tradeId, o.idempotencyKey, t.journalEntryId, o.createdAt,
   ]);
   values.push(o.orderId, o.quoteId, o.tradeId, o.customerId, o.userId, o.walletId, o.symbol, o.base, o.quote, o.side, o.quantity, o.price, o.fees, o.total, o.status, o.idempotencyKey, o.createdAt);
-  await tx.execute(writeOrderSql(transactions.length), values, "run");
+  let text = WRITE_ORDER.get(transactions.length);
+  if (text === undefined) WRITE_ORDER.set(transactions.length, (text = numberPlaceholders(writeOrderSql(transactions.length))));
+  await boundRows(tx, text, values);
 }
