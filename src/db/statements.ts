@@ -30,6 +30,11 @@ export class Statements {
     private readonly options: { named: boolean } = { named: true },
   ) {}
 
+  /** Whether statements are sent named (not behind PgBouncer in transaction mode). */
+  get named(): boolean {
+    return this.options.named;
+  }
+
   /**
    * The rows of `statement` run with `values` (bound, never inlined).
    * @throws the driver's error; a lost database is recognised by src/db/unavailable.ts (503).
@@ -84,4 +89,71 @@ export async function boundRows<Row extends object>(em: EntityManager, text: str
 export function numberPlaceholders(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Where statements run: a plain-SQL transaction or runner ({@link SqlRunner}), or an EntityManager (in its transaction, if any). */
+export interface SqlRunner {
+  /** The rows of `statement` run with `values` (bound, never inlined). @throws the driver's error. */
+  rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
+}
+
+/** A {@link SqlRunner} or an EntityManager. */
+export type Runner = EntityManager | SqlRunner;
+
+/**
+ * The rows of `statement` with `values` on `on`: a {@link SqlRunner} runs it as it runs statements
+ * (named or not), an EntityManager bound in its transaction ({@link boundRows}, unnamed).
+ */
+export function runRows<Row extends object>(on: Runner, statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]> {
+  if ("rows" in on && typeof on.rows === "function") return on.rows<Row>(statement, values);
+  return boundRows<Row>(on as EntityManager, statement.text, values);
+}
+
+/** How a {@link PlainTx} sends its statements: `named` unless `DATABASE_POOL_MODE=transaction` (src/config.ts). */
+export interface PlainTxOptions {
+  named: boolean;
+}
+
+/**
+ * One open transaction on a connection of the ORM's own `pg` pool ({@link inPlainTransaction}): its
+ * statements run named (parsed and planned once per connection) or, with `named: false` (behind
+ * PgBouncer in transaction mode), unnamed, as {@link Statements} runs them.
+ */
+export class PlainTx implements SqlRunner {
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly options: PlainTxOptions,
+  ) {}
+
+  async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]> {
+    const query = this.options.named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
+    return (await this.client.query<Row>(query)).rows;
+  }
+}
+
+/**
+ * Runs `work` in a transaction of its own on a connection of `em`'s pool (READ COMMITTED, the
+ * server's default): `begin`, `work` on the transaction `open` makes of the connection, `commit`
+ * (or `rollback` when anything throws, thrown as it is). `em` must not be inside a transaction:
+ * the change would not be part of it. A connection whose rollback failed is destroyed, not reused.
+ * @throws Error when `em` is in a transaction; the driver's error (a lost database: src/db/unavailable.ts).
+ */
+export async function inPlainTransaction<Tx extends PlainTx, R>(em: EntityManager, open: (client: pg.PoolClient) => Tx, work: (tx: Tx) => Promise<R>): Promise<R> {
+  if (em.isInTransaction()) throw new Error("a plain-SQL transaction runs on its own connection, not inside the EntityManager's transaction");
+  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("begin");
+    const result = await work(open(client));
+    await client.query("commit");
+    return result;
+  } catch (error) {
+    await client.query("rollback").catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

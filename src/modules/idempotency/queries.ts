@@ -6,16 +6,13 @@
  * key with the same statements, in the transaction of the change for {@link insertKey} and
  * {@link deleteKey}.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { boundRows, type PreparedStatement } from "../../db/statements.js";
+import { runRows, type PreparedStatement, type Runner, type SqlRunner } from "../../db/statements.js";
 
-/** A plain-SQL transaction: the rows of a prepared statement run in it with bound values. */
-export interface StatementTx {
-  rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
-}
+/** A plain-SQL transaction: the rows of a prepared statement run in it with bound values (src/db/statements.ts). */
+export type StatementTx = SqlRunner;
 
 /** Where a key statement runs: an EntityManager (in its transaction, if any) or a {@link StatementTx}. */
-export type KeyRunner = EntityManager | StatementTx;
+export type KeyRunner = Runner;
 
 /** Inserts the key row, `on conflict do nothing`: `$1` tenant, `$2` scope, `$3` key, `$4` fingerprint, `$5` result id. */
 export const INSERT_KEY: PreparedStatement = {
@@ -36,11 +33,8 @@ export const DELETE_KEY: PreparedStatement = {
   text: `delete from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
 };
 
-/** Runs `statement` with `values` on `on`: bound, in the EntityManager's transaction when it has one (src/db/statements.ts `boundRows`). */
-function run<Row extends object>(on: KeyRunner, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
-  if ("rows" in on && typeof on.rows === "function") return on.rows<Row>(statement, values);
-  return boundRows<Row>(on as EntityManager, statement.text, values);
-}
+/** Runs `statement` with `values` on `on` (src/db/statements.ts `runRows`). */
+const run = runRows;
 
 /** Where a key lives: tenant, scope, key. */
 export interface KeyAddress {

@@ -19,6 +19,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { inPlainTransaction, PlainTx, type PlainTxOptions } from "../../db/statements.js";
 import { deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
 
 /**
@@ -76,7 +77,7 @@ export function requestFingerprint(parts: readonly unknown[]): string {
  * @returns the first result's id when the key was used with the same fingerprint; null when unused.
  * @throws `request.reused()` when the key was used with another fingerprint.
  */
-export async function priorResult(em: EntityManager, request: IdempotentRequest): Promise<string | null> {
+export async function priorResult(em: KeyRunner, request: IdempotentRequest): Promise<string | null> {
   const stored = await selectKey(em, address(request));
   if (!stored) return null;
   if (stored.requestFingerprint !== request.fingerprint) throw request.reused();
@@ -136,6 +137,26 @@ export async function runOnce<T>(
   resultId: string = randomUUID(),
 ): Promise<OnceOutcome<T>> {
   return em.transactional(async (tx): Promise<OnceOutcome<T>> => {
+    const claim = await claimKey(tx, request, resultId);
+    if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
+    return { duplicate: false, resultId, value: await change(tx, resultId) };
+  });
+}
+
+/**
+ * {@link runOnce} on a plain-SQL transaction of its own (src/db/statements.ts `inPlainTransaction`)
+ * instead of the ORM's: the key claimed and `change` run on it, its statements named per
+ * `options` (docs/performance.md "Trading").
+ * @throws `request.reused()` when the key was used with another fingerprint; what `change` throws.
+ */
+export async function runOncePlain<T>(
+  em: EntityManager,
+  options: PlainTxOptions,
+  request: IdempotentRequest,
+  change: (tx: PlainTx, resultId: string) => Promise<T>,
+  resultId: string = randomUUID(),
+): Promise<OnceOutcome<T>> {
+  return inPlainTransaction(em, (client) => new PlainTx(client, options), async (tx): Promise<OnceOutcome<T>> => {
     const claim = await claimKey(tx, request, resultId);
     if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
     return { duplicate: false, resultId, value: await change(tx, resultId) };

@@ -5,7 +5,7 @@
  * the `em` it is given; amounts are exact decimal strings (numeric as text).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { boundRows } from "../../db/statements.js";
+import { runRows, type PreparedStatement, type Runner } from "../../db/statements.js";
 
 /** A ledger account as a post reads it: its cached balance (numeric as text; null for an external account). */
 export interface AccountRow {
@@ -36,14 +36,17 @@ export const LOCK_AND_READ_ACCOUNTS = `with locked as (${LOCK_ACCOUNTS})
   union all
   select id, code, bucket, balance from ledger_account where code = any($2::text[])`;
 
+const LOCK: PreparedStatement = { name: "ledger_lock_accounts", text: LOCK_ACCOUNTS };
+const LOCK_AND_READ: PreparedStatement = { name: "ledger_lock_read_accounts", text: LOCK_AND_READ_ACCOUNTS };
+
 /**
  * One statement: locks the accounts `lockCodes` (`FOR UPDATE`, in id order, so two posts never
  * deadlock) and reads the accounts `readCodes` without locking them. Accounts that do not exist
- * are absent. Bound parameters in `em`'s transaction (src/db/statements.ts `boundRows`).
+ * are absent. Bound parameters, on `on` (a plain-SQL transaction, or an EntityManager's: src/db/statements.ts `runRows`).
  */
-export function lockAndReadAccounts(em: EntityManager, lockCodes: readonly string[], readCodes: readonly string[]): Promise<AccountRow[]> {
-  if (readCodes.length === 0) return boundRows<AccountRow>(em, LOCK_ACCOUNTS, [lockCodes]);
-  return boundRows<AccountRow>(em, LOCK_AND_READ_ACCOUNTS, [lockCodes, readCodes]);
+export function lockAndReadAccounts(on: Runner, lockCodes: readonly string[], readCodes: readonly string[]): Promise<AccountRow[]> {
+  if (readCodes.length === 0) return runRows<AccountRow>(on, LOCK, [lockCodes]);
+  return runRows<AccountRow>(on, LOCK_AND_READ, [lockCodes, readCodes]);
 }
 
 /** A journal entry to write: what it records, its postings (account ids) and the wallet accounts' new cached balances. */
@@ -77,13 +80,15 @@ export const WRITE_ENTRY = `with entry as (
   )
   select id from entry`;
 
+const WRITE: PreparedStatement = { name: "ledger_write_entry", text: WRITE_ENTRY };
+
 /**
  * One statement (data-modifying CTEs): inserts the entry and its postings and sets the cached
- * balances, with bound parameters in `em`'s transaction (src/db/statements.ts `boundRows`).
+ * balances, with bound parameters, on `on` (src/db/statements.ts `runRows`).
  * @returns the new entry's id.
  */
-export async function writeEntry(em: EntityManager, entry: EntryWrite): Promise<number> {
-  const [row] = await boundRows<{ id: string }>(em, WRITE_ENTRY, [
+export async function writeEntry(on: Runner, entry: EntryWrite): Promise<number> {
+  const [row] = await runRows<{ id: string }>(on, WRITE, [
     entry.kind,
     entry.walletId,
     entry.network,
@@ -172,20 +177,23 @@ export async function rebuildCacheRows(em: EntityManager): Promise<number> {
 }
 
 /** The id of the account `code`, or undefined. */
-export async function accountId(em: EntityManager, code: string): Promise<string | undefined> {
-  const [found] = await em.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code]);
+export async function accountId(on: Runner, code: string): Promise<string | undefined> {
+  const [found] = await runRows<{ id: string }>(on, ACCOUNT_ID, [code]);
   return found ? String(found.id) : undefined;
 }
 
+const ACCOUNT_ID: PreparedStatement = { name: "ledger_account_id", text: `select id from ledger_account where code = $1` };
+const INSERT_ACCOUNT: PreparedStatement = {
+  name: "ledger_insert_account",
+  text: `insert into ledger_account (code, bucket, wallet_id, network, currency, balance, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, now(), now()) on conflict (code) do nothing returning id`,
+};
+
 /** Inserts account `code` unless it exists (race-safe). @returns its id, or undefined when another writer inserted it first. */
 export async function insertAccount(
-  em: EntityManager,
+  on: Runner,
   account: { code: string; bucket: string; walletId: string | null; network: string | null; currency: string; balance: string | null },
 ): Promise<string | undefined> {
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into ledger_account (code, bucket, wallet_id, network, currency, balance, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, now(), now()) on conflict (code) do nothing returning id`,
-    [account.code, account.bucket, account.walletId, account.network, account.currency, account.balance],
-  );
+  const inserted = await runRows<{ id: string }>(on, INSERT_ACCOUNT, [account.code, account.bucket, account.walletId, account.network, account.currency, account.balance]);
   return inserted[0] ? String(inserted[0].id) : undefined;
 }

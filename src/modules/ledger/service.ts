@@ -13,6 +13,7 @@
  * other postings share; nothing in the service locks that row more strongly.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { PlainTx, type Runner } from "../../db/statements.js";
 import { DomainError } from "../../domain/errors.js";
 import {
   accountCode,
@@ -200,10 +201,10 @@ export class LedgerService {
    *   currency does not cover it; AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; Error outside a transaction.
    */
   async trade(
-    em: EntityManager,
+    em: EntityManager | PlainTx,
     request: { walletId: string; spent: { currency: string; amount: Money }; received: { currency: string; amount: Money }; fees: Money; feeCurrency: string; reference: string },
   ): Promise<{ entryIds: [number, number]; spent: WalletCurrencyBalance; received: WalletCurrencyBalance }> {
-    if (!em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional)");
+    if (!(em instanceof PlainTx) && !em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional, or a plain-SQL one)");
     const legs = tradePostings(request.walletId, request.spent, request.received, request.fees, request.feeCurrency);
     const entry = (currency: string, amount: Money) => ({ kind: "trade" as const, walletId: request.walletId, network: "trading", currency, amount, reference: request.reference });
     const { entryIds, after } = await this.bookEntries(
@@ -235,7 +236,7 @@ export class LedgerService {
    * postings and the new cached balances. @returns the entries' ids and each of `balances` after them, in order.
    */
   private async bookEntries(
-    em: EntityManager,
+    em: Runner,
     entries: readonly { entry: EntryRecord; postings: Posting[] }[],
     balances: readonly { walletId: string; currency: string }[],
   ): Promise<{ entryIds: number[]; after: WalletCurrencyBalance[] }> {
@@ -342,7 +343,7 @@ export class LedgerService {
    * The id of the account `ref`, creating it if needed (race-safe): a wallet bucket with a zero
    * cached balance, an external account with none.
    */
-  private async ensureAccount(em: EntityManager, ref: AccountRef): Promise<string> {
+  private async ensureAccount(em: Runner, ref: AccountRef): Promise<string> {
     const code = accountCode(ref);
     const found = await accountId(em, code);
     if (found !== undefined) return found;

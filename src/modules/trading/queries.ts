@@ -14,7 +14,7 @@
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { boundRows, numberPlaceholders, type PreparedStatement, type Statements } from "../../db/statements.js";
+import { numberPlaceholders, runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
 
@@ -131,14 +131,14 @@ export const LOCK_QUOTE_SQL = `select quote_id, customer_id, user_id, wallet_id,
   from trade_quote where quote_id = ? and customer_id = ? for update`;
 
 /** {@link LOCK_QUOTE_SQL} with numbered placeholders, bound by {@link lockQuote}. */
-const LOCK_QUOTE = numberPlaceholders(LOCK_QUOTE_SQL);
+const LOCK_QUOTE: PreparedStatement = { name: "trade_lock_quote", text: numberPlaceholders(LOCK_QUOTE_SQL) };
 
 /**
  * In transaction `tx`: quote `quoteId` (lower-case UUID) of `customerId`, locked `FOR UPDATE` until
  * `tx` ends; null when the customer has no such quote.
  */
-export async function lockQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<QuoteRecord | null> {
-  const [row] = await boundRows<QuoteRow>(tx, LOCK_QUOTE, [quoteId, customerId]);
+export async function lockQuote(tx: Runner, customerId: string, quoteId: string): Promise<QuoteRecord | null> {
+  const [row] = await runRows<QuoteRow>(tx, LOCK_QUOTE, [quoteId, customerId]);
   if (!row) return null;
   return {
     quoteId: row.quote_id,
@@ -175,14 +175,14 @@ export const ORDERS_AND_ADDRESSES_SQL = `select (select count(*) from trade_orde
               from wallet_address a where a.wallet_id = ? and a.currency in (?, ?)), '[]'::json) as addresses`;
 
 /** {@link ORDERS_AND_ADDRESSES_SQL} with numbered placeholders, bound by {@link ordersAndAddresses}. */
-const ORDERS_AND_ADDRESSES = numberPlaceholders(ORDERS_AND_ADDRESSES_SQL);
+const ORDERS_AND_ADDRESSES: PreparedStatement = { name: "trade_orders_addresses", text: numberPlaceholders(ORDERS_AND_ADDRESSES_SQL) };
 
 /**
  * In transaction `tx`, after the quote's lock: how many orders `q` already has, and its wallet's
  * deposit addresses of its two currencies, by network.
  */
-export async function ordersAndAddresses(tx: EntityManager, q: QuoteRecord): Promise<{ orders: number; addresses: TradeAddress[] }> {
-  const [row] = await boundRows<{ orders: string | number; addresses: TradeAddress[] }>(tx, ORDERS_AND_ADDRESSES, [q.quoteId, q.walletId, q.base, q.quote]);
+export async function ordersAndAddresses(tx: Runner, q: QuoteRecord): Promise<{ orders: number; addresses: TradeAddress[] }> {
+  const [row] = await runRows<{ orders: string | number; addresses: TradeAddress[] }>(tx, ORDERS_AND_ADDRESSES, [q.quoteId, q.walletId, q.base, q.quote]);
   return { orders: Number(row?.orders ?? 0), addresses: row?.addresses ?? [] };
 }
 
@@ -225,20 +225,21 @@ export function writeOrderSql(transactions: number): string {
 }
 
 /** {@link writeOrderSql} with numbered placeholders, by number of transactions. */
-const WRITE_ORDER = new Map<number, string>();
+const WRITE_ORDER = new Map<number, PreparedStatement>();
 
 /**
  * In transaction `tx`: inserts `order`'s wallet transactions (action `trade`, status `done`, in the
  * order given: their ids follow it) and the order, in one statement.
  */
-export async function writeOrder(tx: EntityManager, order: OrderRecord, transactions: readonly TradeTransaction[]): Promise<void> {
+export async function writeOrder(tx: Runner, order: OrderRecord, transactions: readonly TradeTransaction[]): Promise<void> {
   const o = order;
   const values = transactions.flatMap((t) => [
     o.walletId, o.customerId, t.network, t.address, "trade", "done", t.currency, t.amount, t.fees, t.netProceeds, t.price, t.balanceAfter, "", "",
     t.description, o.orderId, o.symbol, o.tradeId, o.idempotencyKey, t.journalEntryId, o.createdAt,
   ]);
   values.push(o.orderId, o.quoteId, o.tradeId, o.customerId, o.userId, o.walletId, o.symbol, o.base, o.quote, o.side, o.quantity, o.price, o.fees, o.total, o.status, o.idempotencyKey, o.createdAt);
-  let text = WRITE_ORDER.get(transactions.length);
-  if (text === undefined) WRITE_ORDER.set(transactions.length, (text = numberPlaceholders(writeOrderSql(transactions.length))));
-  await boundRows(tx, text, values);
+  const n = transactions.length;
+  let statement = WRITE_ORDER.get(n);
+  if (statement === undefined) WRITE_ORDER.set(n, (statement = { name: `trade_write_order_${n}`, text: numberPlaceholders(writeOrderSql(n)) }));
+  await runRows(tx, statement, values);
 }

@@ -22,14 +22,14 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
-import type { Statements } from "../../db/statements.js";
+import type { PlainTx, Statements } from "../../db/statements.js";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
-import { priorResult, requestFingerprint, runOnce, type IdempotentRequest } from "../idempotency/service.js";
+import { priorResult, requestFingerprint, runOncePlain, type IdempotentRequest } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import { userDeleted, userNotFound, type UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
@@ -123,9 +123,11 @@ export class TradingService {
       fingerprint: requestFingerprint([user.userId, quoteId.toLowerCase()]),
       reused: () => new DomainError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request."),
     };
-    const prior = await priorResult(em, request);
+    const statements = this.deps.statements;
+    const prior = await priorResult(statements, request);
     if (prior) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: prior }), true);
-    const outcome = await runOnce(em, request, (tx, orderId) => this.execute(tx, customerId, user.userId, quoteId, orderId, key));
+    // The order's transaction runs on a connection of its own, its statements named (docs/performance.md "Trading").
+    const outcome = await runOncePlain(em, { named: statements.named }, request, (tx, orderId) => this.execute(tx, customerId, user.userId, quoteId, orderId, key));
     if (outcome.duplicate) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: outcome.resultId }), true);
     return orderView(outcome.value, false);
   }
@@ -162,7 +164,7 @@ export class TradingService {
    * In `tx`, after the key was claimed: the checks on the locked quote, the ledger, then the order
    * and its two wallet transactions in one statement (src/modules/trading/queries.ts).
    */
-  private async execute(tx: EntityManager, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
+  private async execute(tx: PlainTx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
     const q = await this.lockedQuote(tx, customerId, quoteId);
     if (q.userId !== userId) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} belongs to another user.`, "quote_id");
     const { orders, addresses } = await ordersAndAddresses(tx, q);
@@ -197,7 +199,7 @@ export class TradingService {
   }
 
   /** The customer's quote, locked for the order's transaction. @throws DomainError QUOTE_NOT_FOUND (404). */
-  private async lockedQuote(tx: EntityManager, customerId: string, quoteId: string): Promise<QuoteRecord> {
+  private async lockedQuote(tx: PlainTx, customerId: string, quoteId: string): Promise<QuoteRecord> {
     const found = isUuid(quoteId) ? await lockQuote(tx, customerId, quoteId.toLowerCase()) : null;
     if (!found) throw new DomainError("QUOTE_NOT_FOUND", `Quote ${quote(quoteId)} not found.`, "quote_id");
     return found;
