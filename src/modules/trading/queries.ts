@@ -13,7 +13,6 @@
  * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { numberPlaceholders, runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
