@@ -12,8 +12,8 @@ import type { RequestHandler, Response } from "express";
 import { ValidationContext, type OpenAPIBackend, type Operation } from "openapi-backend";
 import type { ValidateFunction } from "ajv";
 import type { Logger } from "pino";
-import { errorBody, type Surface } from "./envelope.js";
-import { surfaceUnder } from "./middleware.js";
+import { errorBody } from "./envelope.js";
+import { locateSurface } from "./middleware.js";
 
 /** The surfaces' openapi-backend instances, built with response validation on. */
 export interface CheckedSurfaces {
@@ -21,13 +21,6 @@ export interface CheckedSurfaces {
   credit: OpenAPIBackend;
 }
 
-/** Where a request path belongs: the surface and the path relative to its document's paths. */
-function locate(originalUrl: string): { surface: Surface; path: string } | null {
-  const path = originalUrl.split("?")[0] ?? "";
-  const surface = surfaceUnder(path);
-  if (surface === null) return null;
-  return { surface, path: surface === "platform" ? path.slice("/api/v1".length) || "/" : path };
-}
 
 /** Whether `operation` declares `status` (exactly, as `4XX`-style range, or `default`). */
 function declares(operation: Operation, status: number): boolean {
@@ -53,7 +46,7 @@ export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): Reques
     credit: errorEnvelopeValidator(surfaces.credit, "CreditErrorEnvelope"),
   };
   return (req, res, next) => {
-    const where = locate(req.originalUrl);
+    const where = locateSurface(req.originalUrl.split("?")[0] ?? "");
     if (!where) {
       next();
       return;

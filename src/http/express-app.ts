@@ -11,7 +11,7 @@ import { contractCheck } from "./contract-check.js";
 import { docsRouter } from "./docs.js";
 import { errorBody } from "./envelope.js";
 import { renderError } from "./errors.js";
-import { refuseUnsafeTarget, rejectUnsafeTargets, surfaceOf, surfaceUnder, traceIds } from "./middleware.js";
+import { locateSurface, refuseUnsafeTarget, rejectUnsafeTargets, surfaceOf, traceIds } from "./middleware.js";
 import { observeRequests } from "./observe.js";
 import { opsRouter, type Metrics } from "./ops.js";
 import type { BuiltSurface } from "./surface.js";
@@ -32,9 +32,6 @@ export interface ExpressParts {
   metricsToken: string | undefined;
 }
 
-/** The platform API's base path: its document's paths are relative to it. */
-const PLATFORM_BASE = "/api/v1";
-
 /** Builds the express app from the surfaces and the ops routes (no I/O). */
 export function assembleExpress(options: ExpressParts): Express {
   const { surfaces: { platform, credit }, orm, metrics, logger, validateResponses } = options;
@@ -52,16 +49,14 @@ export function assembleExpress(options: ExpressParts): Express {
   // The surfaces come first: their paths (`/api/v1…`, `/v2…`) and the ops and docs routes are
   // disjoint, so a surface's request skips those routers' matching (docs/performance.md "What keeps the request path cheap").
   app.use((req, res, next) => {
-    const path = req.path;
-    const surface = surfaceUnder(path);
-    if (surface === null) {
+    const where = locateSurface(req.path);
+    if (where === null) {
       next();
       return;
     }
     // Bodies are read by the surfaces once the caller is authenticated (src/http/json-body.ts).
     if (refuseUnsafeTarget(req, res)) return;
-    if (surface === "platform") platform.handle(req, res, req.traceId, path.slice(PLATFORM_BASE.length) || "/").catch(next);
-    else credit.handle(req, res, req.traceId, path).catch(next);
+    (where.surface === "platform" ? platform : credit).handle(req, res, req.traceId, where.path).catch(next);
   });
   app.use(opsRouter(orm, metrics, { metricsToken: options.metricsToken }));
   app.use(docsRouter());

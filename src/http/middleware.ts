@@ -21,6 +21,19 @@ export function surfaceUnder(path: string): Surface | null {
   return null;
 }
 
+/** The platform API's base path: its document's paths are relative to it. */
+const PLATFORM_BASE = "/api/v1";
+
+/**
+ * The surface a path (without query) belongs to, with the path relative to that surface's document
+ * (the platform's without `/api/v1`, the credit core's as it is); null for health, docs and metrics.
+ */
+export function locateSurface(path: string): { surface: Surface; path: string } | null {
+  const surface = surfaceUnder(path);
+  if (surface === null) return null;
+  return { surface, path: surface === "platform" ? path.slice(PLATFORM_BASE.length) || "/" : path };
+}
+
 /** Accepted platform trace ids: 1–128 characters of `[A-Za-z0-9._:-]`; anything else is replaced. */
 const PLATFORM_TRACE = /^[A-Za-z0-9._:-]{1,128}$/;
 

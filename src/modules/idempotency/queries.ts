@@ -33,8 +33,6 @@ export const DELETE_KEY: PreparedStatement = {
   text: `delete from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
 };
 
-/** Runs `statement` with `values` on `on` (src/db/statements.ts `runRows`). */
-const run = runRows;
 
 /** Where a key lives: tenant, scope, key. */
 export interface KeyAddress {
@@ -58,17 +56,17 @@ export interface StoredKey {
  * @returns whether this call inserted the row.
  */
 export async function insertKey(tx: KeyRunner, at: KeyAddress, stored: StoredKey): Promise<boolean> {
-  const rows = await run<{ key: string }>(tx, INSERT_KEY, [at.customerId, at.scope, at.key, stored.requestFingerprint, stored.resultId]);
+  const rows = await runRows<{ key: string }>(tx, INSERT_KEY, [at.customerId, at.scope, at.key, stored.requestFingerprint, stored.resultId]);
   return rows.length > 0;
 }
 
 /** The stored key at `at`, as committed (or written by `em`'s own transaction); undefined when there is none. */
 export async function selectKey(em: KeyRunner, at: KeyAddress): Promise<StoredKey | undefined> {
-  const [row] = await run<{ request_fingerprint: string; result_id: string }>(em, SELECT_KEY, [at.customerId, at.scope, at.key]);
+  const [row] = await runRows<{ request_fingerprint: string; result_id: string }>(em, SELECT_KEY, [at.customerId, at.scope, at.key]);
   return row ? { requestFingerprint: row.request_fingerprint, resultId: row.result_id } : undefined;
 }
 
 /** Deletes the key row at `at` (in the transaction that inserted it). */
 export async function deleteKey(tx: KeyRunner, at: KeyAddress): Promise<void> {
-  await run(tx, DELETE_KEY, [at.customerId, at.scope, at.key]);
+  await runRows(tx, DELETE_KEY, [at.customerId, at.scope, at.key]);
 }

@@ -136,11 +136,7 @@ export async function runOnce<T>(
   change: (tx: EntityManager, resultId: string) => Promise<T>,
   resultId: string = randomUUID(),
 ): Promise<OnceOutcome<T>> {
-  return em.transactional(async (tx): Promise<OnceOutcome<T>> => {
-    const claim = await claimKey(tx, request, resultId);
-    if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
-    return { duplicate: false, resultId, value: await change(tx, resultId) };
-  });
+  return em.transactional((tx) => claimThenChange(tx, request, resultId, change));
 }
 
 /**
@@ -156,11 +152,14 @@ export async function runOncePlain<T>(
   change: (tx: PlainTx, resultId: string) => Promise<T>,
   resultId: string = randomUUID(),
 ): Promise<OnceOutcome<T>> {
-  return inPlainTransaction(em, (client) => new PlainTx(client, options), async (tx): Promise<OnceOutcome<T>> => {
-    const claim = await claimKey(tx, request, resultId);
-    if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
-    return { duplicate: false, resultId, value: await change(tx, resultId) };
-  });
+  return inPlainTransaction(em, (client) => new PlainTx(client, options), (tx) => claimThenChange(tx, request, resultId, change));
+}
+
+/** In `tx`: the key claimed, then `change` when the key is new ({@link runOnce}, {@link runOncePlain}). */
+async function claimThenChange<Tx extends KeyRunner, T>(tx: Tx, request: IdempotentRequest, resultId: string, change: (tx: Tx, resultId: string) => Promise<T>): Promise<OnceOutcome<T>> {
+  const claim = await claimKey(tx, request, resultId);
+  if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
+  return { duplicate: false, resultId, value: await change(tx, resultId) };
 }
 
 function address(request: IdempotentRequest): KeyAddress {

@@ -1,7 +1,7 @@
 /**
  * The withdrawals module's SQL (docs/performance.md "Withdrawals"): the statements of Initiate,
- * Confirm, Resend Code, Cancel and the mailbox PIN, run with bound parameters by src/modules/withdrawals/sql.ts
- * `boundRows` (in the caller's transaction when there is one), and the caps' use. Exported for the
+ * Confirm, Resend Code, Cancel and the mailbox PIN, run with bound parameters by src/db/statements.ts
+ * `runRows` (in the caller's transaction when there is one), and the caps' use. Exported for the
  * benchmark's baseline (scripts/bench/baseline-sql.ts), which runs the same statements.
  *
  * Beyond the module's own `withdrawal` table they read the users module's `app_user`, the wallets
@@ -12,10 +12,9 @@
  * src/modules/withdrawals/service.ts, in the order of the users', wallets' and ledger's own services.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PreparedStatement } from "../../db/statements.js";
+import { runRows, type PreparedStatement } from "../../db/statements.js";
 import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 import { OUTBOX_EMAIL_COLUMNS } from "../mail/service.js";
-import { boundRows } from "./sql.js";
 
 /** `$from…` placeholders, `n` of them, comma-separated. */
 const params = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
@@ -123,6 +122,6 @@ export const WITHDRAWAL_CAPS_USE: PreparedStatement = {
  * statement on index `withdrawal_user_currency_created_index`, in `em` (the caller's transaction).
  */
 export const withdrawalUsage: UsageReader<EntityManager> = async (em: EntityManager, userId: string, currency: string, windows: Windows): Promise<Usage> => {
-  const [sums] = await boundRows<{ today: string; month: string }>(em, WITHDRAWAL_CAPS_USE, [windows.dayStart, userId.toLowerCase(), currency.toLowerCase(), windows.monthStart]);
+  const [sums] = await runRows<{ today: string; month: string }>(em, WITHDRAWAL_CAPS_USE, [windows.dayStart, userId.toLowerCase(), currency.toLowerCase(), windows.monthStart]);
   return { today: sums?.today ?? "0", month: sums?.month ?? "0" };
 };

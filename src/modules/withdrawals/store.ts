@@ -7,6 +7,7 @@
  * schema and serves the read-only routes (Get, List, a repeat's answer).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { runRows } from "../../db/statements.js";
 import type { WithdrawalStatus } from "../../domain/withdrawals.js";
 import { currencyBalances, type BalanceCacheRow, type WalletCurrencyBalance } from "../ledger/service.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
@@ -20,7 +21,6 @@ import {
   USER_WALLET_BALANCES,
   WITHDRAWAL_USER,
 } from "./queries.js";
-import { boundRows } from "./sql.js";
 
 /**
  * A withdrawal as stored (the entity `Withdrawal`'s fields; amounts as decimal text, instants as
@@ -122,14 +122,14 @@ export function newWithdrawal(
 
 /** User `userId` (a lower-case UUID) of `customerId`, or null. */
 export async function readUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser | null> {
-  const [row] = await boundRows<{ user_id: string; email: string; first_name: string; is_active: boolean; deleted: boolean }>(em, WITHDRAWAL_USER, [userId, customerId]);
+  const [row] = await runRows<{ user_id: string; email: string; first_name: string; is_active: boolean; deleted: boolean }>(em, WITHDRAWAL_USER, [userId, customerId]);
   if (!row) return null;
   return { userId: row.user_id, customerId, email: row.email, firstName: row.first_name, isActive: row.is_active, deleted: row.deleted };
 }
 
 /** The wallets of user `userId` of `customerId`, oldest first, each with its balance of `currency` (lower-case), in one statement. */
 export async function walletsWithBalances(tx: EntityManager, customerId: string, userId: string, currency: string): Promise<CandidateWallet[]> {
-  const rows = await boundRows<BalanceCacheRow & { wallet_id: string; networks: WalletNetworkEntry[]; bucket: string | null }>(tx, USER_WALLET_BALANCES, [userId, customerId, currency]);
+  const rows = await runRows<BalanceCacheRow & { wallet_id: string; networks: WalletNetworkEntry[]; bucket: string | null }>(tx, USER_WALLET_BALANCES, [userId, customerId, currency]);
   const wallets = new Map<string, { networks: WalletNetworkEntry[]; rows: BalanceCacheRow[] }>();
   for (const row of rows) {
     const wallet = wallets.get(row.wallet_id) ?? { networks: row.networks, rows: [] };
@@ -144,7 +144,7 @@ export async function walletsWithBalances(tx: EntityManager, customerId: string,
  * (`SELECT … FOR UPDATE` of its row) until `tx` ends, with its source; null when there is none.
  */
 export async function lockWithdrawal(tx: EntityManager, customerId: string, id: string, userId?: string): Promise<LockedWithdrawal | null> {
-  const [row] = userId === undefined ? await boundRows<WithdrawalRow>(tx, LOCK_WITHDRAWAL, [id, customerId]) : await boundRows<WithdrawalRow>(tx, LOCK_OWN_WITHDRAWAL, [id, customerId, userId]);
+  const [row] = userId === undefined ? await runRows<WithdrawalRow>(tx, LOCK_WITHDRAWAL, [id, customerId]) : await runRows<WithdrawalRow>(tx, LOCK_OWN_WITHDRAWAL, [id, customerId, userId]);
   if (!row) return null;
   const vault = row.source_vault_wallet_id as string | null;
   const address = row.source_address as string | null;
@@ -158,14 +158,14 @@ export async function insertWithdrawal(tx: EntityManager, w: WithdrawalRecord, e
     w.codeAttempts, w.codeFailuresTotal, w.codeResends, w.codeIssuedAt, w.cancelReason ?? null, w.idempotencyKey, w.txHash ?? null, w.completedAt ?? null,
     w.cancelledAt ?? null, w.createdAt, w.updatedAt,
   ];
-  await boundRows(tx, INSERT_WITHDRAWAL, [...values, ...email]);
+  await runRows(tx, INSERT_WITHDRAWAL, [...values, ...email]);
 }
 
 /** Writes the changes of withdrawal `w` (status, code, counters, outcome; `updatedAt` now), in `tx` (its row locked). With `email`, also the email of its new code. */
 export async function saveWithdrawal(tx: EntityManager, w: WithdrawalRecord, email?: OutboxEmailWrite): Promise<void> {
   w.updatedAt = new Date();
-  if (email) await boundRows(tx, UPDATE_WITHDRAWAL_EMAIL, [...changeValues(w), ...email]);
-  else await boundRows(tx, UPDATE_WITHDRAWAL, changeValues(w));
+  if (email) await runRows(tx, UPDATE_WITHDRAWAL_EMAIL, [...changeValues(w), ...email]);
+  else await runRows(tx, UPDATE_WITHDRAWAL, changeValues(w));
 }
 
 /** Writes completed withdrawal `w`'s changes ({@link saveWithdrawal}) and its wallet transaction (action `withdrawal`, status `done`), in `tx`. */
@@ -175,7 +175,7 @@ export async function completeWithdrawal(tx: EntityManager, w: WithdrawalRecord,
     t.walletId, t.customerId, t.network, t.address, "withdrawal", "done", w.currency, t.amount, "0", t.amount, "0",
     t.balanceAfter, t.hash, t.memo, t.description, t.orderId, "", t.idempotencyId, t.journalEntryId, t.createdAt,
   ];
-  await boundRows(tx, COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
+  await runRows(tx, COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
 }
 
 /** The values of an `outbox_email` row, as `MailService.outboxValues` gives them (src/modules/mail/service.ts). */
