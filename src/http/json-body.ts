@@ -105,13 +105,19 @@ export async function readJsonBody(req: Request, res: Response, limitBytes: numb
     return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1 };
   }
   let failure: unknown;
+  let text: unknown;
   try {
-    failure = await new Promise<unknown>((resolve) => textParser(limitBytes)(req, res, resolve));
+    if (isPlainBody(req, declared, limitBytes)) {
+      text = await readPlainText(req, declared);
+      if (text === ABORTED) failure = text;
+    } else {
+      failure = await new Promise<unknown>((resolve) => textParser(limitBytes)(req, res, resolve));
+      text = req.body;
+    }
   } finally {
     budget?.give(reserve);
   }
   if (failure) return refusalOf(failure, req);
-  const text: unknown = req.body;
   if (typeof text !== "string") return { body: undefined, integerProblems: [] };
   if (text.length === 0) return { body: {}, integerProblems: [] };
   const scan = scanJson(text, numeric, MAX_BODY_DEPTH);
@@ -161,6 +167,106 @@ function walkBody(value: unknown): { nul: boolean; keys: number } {
 
 /** A key as quoted in a message: at most 32 characters. */
 const clipKey = (key: string): string => (key.length > 32 ? `${key.slice(0, 32)}…` : key);
+
+/** What {@link readPlainText} resolves with when the body ended before its declared length (aborted, timed out, cut off). */
+const ABORTED = Symbol("aborted");
+
+/**
+ * Whether {@link readPlainText} can read the body: a `Content-Length` within `limitBytes`, no
+ * `Transfer-Encoding`, no `Content-Encoding` (or `identity`) and UTF-8 (no charset, `utf-8` or
+ * `utf8`). Anything else goes through body-parser, which decodes the other charsets and encodings.
+ */
+function isPlainBody(req: Request, declared: number, limitBytes: number): boolean {
+  if (!Number.isInteger(declared) || declared < 0 || declared > limitBytes) return false;
+  const { headers } = req;
+  if (headers["transfer-encoding"] !== undefined) return false;
+  const encoding = headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") return false;
+  const charset = CHARSET.exec(headers["content-type"] ?? "")?.[1]?.toLowerCase();
+  return charset === undefined || charset === "utf-8" || charset === "utf8";
+}
+
+/**
+ * Reads a plain body ({@link isPlainBody}) of `length` bytes into one buffer of that length and
+ * decodes it once as UTF-8 (invalid bytes become U+FFFD and a leading byte order mark is dropped,
+ * as body-parser does). Memory is given back as soon as it is no longer needed, not at the next
+ * garbage collection (docs/performance.md, "Hostile neighbours"): each chunk is freed once copied,
+ * and the buffer ({@link bodyStorage}) once decoded or once the request ends early, so a body
+ * stalled half-way returns its pages to the system the moment its request times out.
+ * @returns the text, or {@link ABORTED} when the request closed before `length` bytes arrived.
+ */
+function readPlainText(req: Request, length: number): Promise<string | typeof ABORTED> {
+  if (length === 0 || req.readableEnded) return Promise.resolve("");
+  return new Promise((resolve) => {
+    let storage: Buffer | null = bodyStorage(length);
+    let received = 0;
+    const settle = (outcome: string | typeof ABORTED): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      req.off("error", onClose);
+      if (storage) release(storage);
+      storage = null;
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (!storage) return;
+      received += chunk.copy(storage, received);
+      release(chunk);
+    };
+    const onEnd = (): void => {
+      if (!storage) return;
+      if (received < length) return settle(ABORTED);
+      const text = storage.toString("utf8", 0, received);
+      settle(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    const onClose = (): void => settle(ABORTED);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+    req.on("error", onClose);
+  });
+}
+
+/**
+ * Bodies of at least this many bytes are read into memory mapped for them alone
+ * ({@link bodyStorage}); smaller ones into an ordinary buffer.
+ */
+const MAPPED_BODY_BYTES = 64 * 1024;
+
+/**
+ * The buffer a plain body of `length` bytes is read into. From {@link MAPPED_BODY_BYTES} on it is
+ * a resizable ArrayBuffer's: V8 maps those pages itself rather than taking them from the C
+ * allocator, so freeing it unmaps them, whatever else the process allocated meanwhile. An ordinary
+ * buffer of that size may come from the allocator's heap (glibc raises its mapping threshold after
+ * each large free), where memory freed below a live allocation stays with the process.
+ */
+function bodyStorage(length: number): Buffer {
+  return length < MAPPED_BODY_BYTES ? Buffer.allocUnsafe(length) : Buffer.from(new ArrayBuffer(length, { maxByteLength: length }));
+}
+
+/**
+ * Reads and frees, chunk by chunk, the rest of a body that an answer leaves unread on a connection
+ * it closes, until the connection closes: without this Node would read and drop it itself, and the
+ * chunks would stay allocated until a garbage collection, which an idle process does not run.
+ */
+export function discardUnreadBody(req: Request): void {
+  req.on("data", release);
+}
+
+/**
+ * Frees a buffer's memory now when the buffer is the whole of its ArrayBuffer (the parser's body
+ * chunks and {@link readPlainText}'s storage are): detaching it releases the backing store at once.
+ * A view into a shared ArrayBuffer is left to the garbage collector.
+ */
+function release(buffer: Buffer): void {
+  if (buffer.byteOffset !== 0 || buffer.byteLength !== buffer.buffer.byteLength) return;
+  try {
+    (buffer.buffer as ArrayBuffer).transfer(0);
+  } catch {
+    // not detachable: the collector frees it
+  }
+}
 
 /** body-parser's text reader per limit (a surface has one limit; the map holds one or two). */
 const parsers = new Map<number, express.RequestHandler>();

@@ -12,7 +12,7 @@ import type { AuthOutcome } from "../modules/identity/auth.js";
 import { problemsFromAjv } from "./ajv.js";
 import { creditMeta, errorBody, platformMeta } from "./envelope.js";
 import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
-import { bodyHeaderRefusal, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
+import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
 import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
 import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
 import { markOperation } from "./observe.js";
@@ -33,8 +33,6 @@ export interface RequestState {
   auth?: Promise<AuthOutcome>;
   /** Declared integer fields of the body written with a fraction or exponent (422 once permission is checked). */
   integerProblems?: FieldProblem[];
-  /** The body was read (or the request declared none). */
-  bodyRead?: boolean;
 }
 
 /** A handler of openapi-backend as the surfaces register them. */
@@ -186,7 +184,6 @@ export class SurfaceRequests<Ops> {
     }
     if (!(await this.admitCaller(operation, state))) return;
     if (hasBody(req)) {
-      state.bodyRead = true;
       const read = await readJsonBody(req, res, bodyLimitBytes, this.numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, bodyBudget);
       if ("status" in read) {
         await this.sendError(state, this.refusal(read));
@@ -209,9 +206,13 @@ export class SurfaceRequests<Ops> {
       logger.warn({ err: rendered.unavailable, traceId: state.traceId }, "database unavailable: answered 503");
     }
     if (rendered.headers) state.res.set(rendered.headers);
-    // A large body left unread (the request stopped before it): close the connection instead of
-    // letting Node read and discard the rest to keep it alive (docs/security.md, "Before authentication").
-    if (!state.bodyRead && unreadBodyIsLarge(state.req)) state.res.setHeader("Connection", "close");
+    // A large body left unread (the request stopped before it, or its read was refused or cut
+    // short): close the connection instead of letting Node read and discard the rest to keep it
+    // alive (docs/security.md, "Before authentication").
+    if (unreadBodyIsLarge(state.req)) {
+      state.res.setHeader("Connection", "close");
+      discardUnreadBody(state.req);
+    }
     sendJson(state.res, rendered.status, errorBody(surface, state.traceId, rendered.errors));
   }
 
@@ -305,10 +306,11 @@ export class SurfaceRequests<Ops> {
 }
 
 /**
- * Largest body a request stopped before its body (401, 403, 404, 405, 413, 415, 429) may leave
- * unread on a kept-alive connection: Node drains it to read the next request. Above it, or for a
- * chunked body of unknown length, the answer closes the connection instead, so an anonymous sender
- * of 1 MiB bodies costs no more than its headers.
+ * Largest body a request stopped before its body (401, 403, 404, 405, 413, 415, 429, and 503 when
+ * the body budget is full) or during it may leave unread on a kept-alive connection: Node drains
+ * it to read the next request. Above it, or for a chunked body of unknown length, the answer
+ * closes the connection instead and what still arrives is freed chunk by chunk
+ * (`discardUnreadBody`), so an anonymous sender of 1 MiB bodies costs no more than its headers.
  */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
