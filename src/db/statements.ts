@@ -40,10 +40,13 @@ export class Statements {
    * @throws the driver's error; a lost database is recognised by src/db/unavailable.ts (503).
    */
   async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]> {
-    const query = this.options.named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
-    const result = await this.pool.query<Row>(query);
-    return result.rows;
+    return (await this.pool.query<Row>(queryOf(statement, values, this.options.named))).rows;
   }
+}
+
+/** The `pg` query of `statement` with `values`: named (prepared once per connection) or unnamed. */
+function queryOf(statement: PreparedStatement, values: readonly unknown[], named: boolean): pg.QueryConfig {
+  return named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
 }
 
 /**
@@ -55,8 +58,7 @@ export class Statements {
  */
 export async function boundQuery<Row extends object>(em: EntityManager, text: string, values: readonly unknown[]): Promise<Row[]> {
   if (em.isInTransaction()) throw new Error("boundQuery runs outside transactions: its statement would not be part of the open one");
-  const pool = await em.getConnection().getNativeClient();
-  return (await pool.query<Row>(text, values as unknown[])).rows;
+  return boundRows<Row>(em, text, values);
 }
 
 /**
@@ -126,8 +128,7 @@ export class PlainTx implements SqlRunner {
   ) {}
 
   async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]> {
-    const query = this.options.named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
-    return (await this.client.query<Row>(query)).rows;
+    return (await this.client.query<Row>(queryOf(statement, values, this.options.named))).rows;
   }
 }
 

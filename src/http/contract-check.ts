@@ -21,7 +21,6 @@ export interface CheckedSurfaces {
   credit: OpenAPIBackend;
 }
 
-
 /** Whether `operation` declares `status` (exactly, as `4XX`-style range, or `default`). */
 function declares(operation: Operation, status: number): boolean {
   const responses = operation.responses ?? {};

@@ -78,7 +78,7 @@ export function traceIds(): RequestHandler {
  * (`%ff`, `%E0%A4%A`, `%zz`: it decodes to no text, so no route could match it), or a NUL character
  * anywhere in the path or the query.
  */
-export function unsafeTargetReason(req: Request): string | undefined {
+function unsafeTargetReason(req: Request): string | undefined {
   // Without a `%` the target holds no escape, so nothing to decode: the common case costs a scan
   // of the URL for an escape and for a raw NUL.
   if (!req.url.includes("%") && !req.url.includes("\u0000")) return undefined;

@@ -6,20 +6,18 @@
  * it closes is not read into memory first.
  */
 import { once } from "node:events";
-import type { Server } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpServer } from "../../src/http/client-errors.js";
-import { goldenProductBody } from "../support/credit-golden.js";
-import { TEST_MASTER_KEY, apiOf, startTestApp, type TestApp } from "../support/app.js";
+import { startTestApp, type TestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
+import { listen, type Listener } from "../support/listener.js";
 import { sleep, waitFor } from "../support/wait.js";
 
 const MIB = 1_048_576;
 
 let app: TestApp;
-let server: Server;
+let listener: Listener;
 let port: number;
 let ownerKey: string;
 let chargesPath: string;
@@ -27,23 +25,14 @@ let chargesPath: string;
 beforeAll(async () => {
   // A budget of two 1 MiB bodies; requests time out after 2 s (Node checks every second).
   app = await startTestApp({ MAX_BODY_BYTES_IN_FLIGHT: String(2 * MIB) });
-  const walk = new Walk(app.express);
-  const tenant = await walk.tenant(`bodies-${Date.now().toString(36)}`);
-  ownerKey = tenant.key;
-  const { userId } = await walk.activeUserWithToken(ownerKey);
-  expect((await apiOf(app).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId))).status).toBe(201);
-  expect((await apiOf(app).put("/v2/notifications").set("x-api-key", ownerKey).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" })).status).toBe(200);
-  const wallet = await apiOf(app).post("/v2/wallet/credits").set("x-api-key", ownerKey).send({ userId, currency: "USD", limit: 100000, creditProductCode: "001" });
-  expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
-  chargesPath = `/v2/wallet/credits/${wallet.body.data.walletId as string}/charges`;
-  server = createHttpServer(app.express, { headersTimeoutS: 2, requestTimeoutS: 2, maxConnectionsPerAddress: 0 });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  port = (server.address() as AddressInfo).port;
+  const { key, walletId } = await new Walk(app.express).creditWallet(`bodies-${Date.now().toString(36)}`);
+  ownerKey = key;
+  chargesPath = `/v2/wallet/credits/${walletId}/charges`;
+  listener = await listen(app.express, { headersTimeoutS: 2, requestTimeoutS: 2, maxConnectionsPerAddress: 0 });
+  ({ port } = listener);
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await listener?.close();
   await app?.dispose();
 });
 
@@ -137,18 +126,21 @@ describe("the memory of bodies is given back at once", () => {
 
   it("a body refused because the budget is full is answered 503 with Connection: close, and not read", async () => {
     const filler = Buffer.alloc(MIB - 100, " ");
+    // A body of 512 KiB sent whole once the budget is full: refused before a byte of it is read,
+    // and its connection closed rather than drained.
+    const body = Buffer.alloc(512 * 1024, " ");
+    body.write('{"amount":1,"description":"x"}');
+    const before = process.memoryUsage().external;
     const holders = [open(), open()];
     for (const { socket } of holders) {
       socket.write(head(MIB));
       socket.write(filler);
     }
-    // A body of 512 KiB sent whole once the budget is full: refused before a byte of it is read,
-    // and its connection closed rather than drained.
-    const body = Buffer.alloc(512 * 1024, " ");
-    body.write('{"amount":1,"description":"x"}');
-    const beforeRefusal = await waitFor("both bodies to hold the budget", async () => {
-      const probe = await send([head(2)]);
-      return probe.status === 503 ? process.memoryUsage().external : undefined;
+    // Each holder's buffer is allocated once its 1 MiB is reserved: both buffers read, the budget
+    // is full (a probe request could take a share of the budget before the holders do).
+    const beforeRefusal = await waitFor("both bodies to hold the budget", () => {
+      const external = process.memoryUsage().external;
+      return external - before >= 2 * MIB - 200_000 ? external : undefined;
     });
     const refused = open();
     refused.socket.write(head(body.length));

@@ -7,13 +7,12 @@
  */
 import { once } from "node:events";
 import type { Server } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, apiOf, startTestApp, useTestApp, type TestApp } from "../support/app.js";
+import { TEST_MASTER_KEY, startTestApp, useTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError, userBody } from "../support/fixtures.js";
-import { goldenProductBody } from "../support/credit-golden.js";
-import { createHttpServer } from "../../src/http/client-errors.js";
+import { listen, type Listener } from "../support/listener.js";
 import { sleep, waitFor } from "../support/wait.js";
 
 /** The connections `server` holds open now. */
@@ -29,16 +28,7 @@ let walletId: string;
 const api = t.api;
 
 beforeAll(async () => {
-  const walk = new Walk(t.express);
-  ({ customerId, key } = await walk.tenant(`hard-${Date.now().toString(36)}`));
-  ({ userId } = await walk.activeUserWithToken(key));
-  const product = await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
-  expect(product.status, JSON.stringify(product.body)).toBe(201);
-  const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });
-  expect(enlisted.status).toBe(200);
-  const wallet = await api().post("/v2/wallet/credits").set("x-api-key", key).send({ userId, currency: "USD", limit: 100000, creditProductCode: "001" });
-  expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
-  walletId = wallet.body.data.walletId as string;
+  ({ customerId, key, userId, walletId } = await new Walk(t.express).creditWallet(`hard-${Date.now().toString(36)}`));
 });
 
 /** A JSON text of `count` numbers `1.0` in one array: ~4 bytes each. */
@@ -194,18 +184,14 @@ describe("paths, dates, HEAD and the size of validation answers", () => {
 describe("time and connections (a real listener with small bounds)", () => {
   let server: Server;
   let port: number;
+  let listener: Listener;
   const LIMITS = { headersTimeoutS: 1, requestTimeoutS: 2, maxConnectionsPerAddress: 4 };
 
   beforeAll(async () => {
-    server = createHttpServer(t.express, LIMITS);
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    port = (server.address() as AddressInfo).port;
+    listener = await listen(t.express, LIMITS);
+    ({ server, port } = listener);
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => listener?.close());
 
   /** Opens a connection, sends `raw`, and collects what comes back until the server closes it. */
   const open = (raw: string): { socket: Socket; answer: Promise<string> } => {
@@ -283,6 +269,7 @@ describe("time and connections (a real listener with small bounds)", () => {
 
 describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them", () => {
   let small: TestApp;
+  let listener: Listener;
   let server: Server;
   let port: number;
   let ownerKey: string;
@@ -290,22 +277,12 @@ describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them",
 
   beforeAll(async () => {
     small = await startTestApp({ BODY_LIMIT_BYTES: "65536", MAX_BODY_BYTES_IN_FLIGHT: "131072" });
-    const walk = new Walk(small.express);
-    const tenant = await walk.tenant(`budget-${Date.now().toString(36)}`);
-    ownerKey = tenant.key;
-    const { userId: holder } = await walk.activeUserWithToken(ownerKey);
-    expect((await apiOf(small).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(tenant.customerId))).status).toBe(201);
-    expect((await apiOf(small).put("/v2/notifications").set("x-api-key", ownerKey).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" })).status).toBe(200);
-    const created = await apiOf(small).post("/v2/wallet/credits").set("x-api-key", ownerKey).send({ userId: holder, currency: "USD", limit: 100000, creditProductCode: "001" });
-    wallet = created.body.data.walletId as string;
-    server = createHttpServer(small.express, { headersTimeoutS: 10, requestTimeoutS: 30, maxConnectionsPerAddress: 0 });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    port = (server.address() as AddressInfo).port;
+    ({ key: ownerKey, walletId: wallet } = await new Walk(small.express).creditWallet(`budget-${Date.now().toString(36)}`));
+    listener = await listen(small.express, { headersTimeoutS: 10, requestTimeoutS: 30, maxConnectionsPerAddress: 0 });
+    ({ server, port } = listener);
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await listener?.close();
     await small?.dispose();
   });
 

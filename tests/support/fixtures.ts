@@ -6,6 +6,7 @@ import request from "supertest";
 import type { Express } from "express";
 import { expect } from "vitest";
 import { TEST_MASTER_KEY } from "./app.js";
+import { goldenProductBody } from "./credit-golden.js";
 import { userBody } from "./user-body.js";
 
 export { userBody };
@@ -69,6 +70,23 @@ export class Walk {
     const token = await request(this.app).post(`${BASE}/users/${userId}/token`).set("x-api-key", key);
     expect(token.status).toBe(201);
     return { userId, token: token.body.data.token as string };
+  }
+
+  /**
+   * A tenant `customerId` ready to charge a credit wallet: the golden credit product (code "001"),
+   * a public notification URL registered (nothing is delivered to it in-process), an active user
+   * and that user's USD credit wallet with a limit of 100000 cents.
+   */
+  async creditWallet(customerId: string): Promise<{ customerId: string; key: string; userId: string; walletId: string }> {
+    const { key } = await this.tenant(customerId);
+    const { userId } = await this.activeUserWithToken(key);
+    const product = await request(this.app).post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const enlisted = await request(this.app).put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });
+    expect(enlisted.status).toBe(200);
+    const wallet = await request(this.app).post("/v2/wallet/credits").set("x-api-key", key).send({ userId, currency: "USD", limit: 100000, creditProductCode: "001" });
+    expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
+    return { customerId, key, userId, walletId: wallet.body.data.walletId as string };
   }
 }
 

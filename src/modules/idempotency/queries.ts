@@ -33,7 +33,6 @@ export const DELETE_KEY: PreparedStatement = {
   text: `delete from idempotency_key where customer_id = $1 and scope = $2 and key = $3`,
 };
 
-
 /** Where a key lives: tenant, scope, key. */
 export interface KeyAddress {
   customerId: string;
