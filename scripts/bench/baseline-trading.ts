@@ -30,26 +30,21 @@ import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
 import { accountsValues, entryValues, SQL } from "./baseline-sql.js";
 import { INSERT_QUOTE, LOCK_QUOTE_SQL, ORDER_CALLER, ORDERS_AND_ADDRESSES_SQL, QUOTE_CALLER, writeOrderSql } from "../../src/modules/trading/queries.js";
 import { OWN_PRICE_SQL } from "../../src/providers/sandbox-trading.js";
-
-/** `sql` with its `?` placeholders (the ORM's, whose values it inlines) numbered `$1…` (bound here). */
-const numbered = (sql: string): string => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
+import { numberPlaceholders } from "../../src/db/statements.js";
 
 /** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
 export const TRADING_SQL = {
   credential: SQL.authCredentialByHash,
   quoteCaller: QUOTE_CALLER.text,
-  price: numbered(OWN_PRICE_SQL),
+  price: numberPlaceholders(OWN_PRICE_SQL),
   insertQuote: INSERT_QUOTE.text,
   orderCaller: ORDER_CALLER.text,
   keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'order' and key = $2`,
   insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'order', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
-  quoteForUpdate: numbered(LOCK_QUOTE_SQL),
-  ordersAndAddresses: numbered(ORDERS_AND_ADDRESSES_SQL),
+  quoteForUpdate: numberPlaceholders(LOCK_QUOTE_SQL),
+  ordersAndAddresses: numberPlaceholders(ORDERS_AND_ADDRESSES_SQL),
   accounts: SQL.accountsOfPost(5),
-  writeOrder: numbered(writeOrderSql(2)),
+  writeOrder: numberPlaceholders(writeOrderSql(2)),
 } as const;
 
 /** The sandbox's BTCUSDT (src/providers/sandbox-trading.ts; docs/decisions/trading.md "The sandbox"). */
