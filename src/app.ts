@@ -12,7 +12,7 @@ import type { Config } from "./config.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded.js";
 import { cutStatementsAt, initORM, type MikroORM } from "./db/orm.js";
 import { ENTITIES } from "./modules/entities.js";
-import { Statements } from "./db/statements.js";
+import { Statements, checkNamedStatementsSurvive } from "./db/statements.js";
 import { Authenticator } from "./modules/identity/auth.js";
 import { bootstrapIdentitySecrets, type IdentitySecrets } from "./modules/identity/bootstrap.js";
 import { IdentityService } from "./modules/identity/service.js";
@@ -20,7 +20,7 @@ import { UserService } from "./modules/users/service.js";
 import { SandboxProvider } from "./providers/sandbox.js";
 import type { CustodyProvider } from "./providers/provider.js";
 import { loadDocument } from "./http/docs.js";
-import { BodyBudget } from "./http/json-body.js";
+import { BodyBudget } from "./http/body-budget.js";
 import { Metrics } from "./http/ops.js";
 import { assembleExpress } from "./http/express-app.js";
 import { buildSurface, type BuiltSurface } from "./http/surface.js";
@@ -144,6 +144,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let limits: RateLimits | undefined;
   try {
     orm = await initORM(databaseUrl, ENTITIES, sessionUrl);
+    // named prepared statements behind a transaction pooler: refused at start (docs/operations.md "PgBouncer")
+    if (config.databaseUrl !== undefined && config.databasePoolMode === "session") await checkNamedStatementsSurvive(databaseUrl);
     const secrets = await loadSecrets(orm, config, logger, options);
     // Hot-path statements run prepared, with bound parameters, on the ORM's own pool (src/db/statements.ts).
     const pool = await orm.em.getConnection().getNativeClient();
@@ -205,6 +207,8 @@ async function openDatabase(config: Config, logger: Logger): Promise<{ databaseU
   if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
   const embedded = await startEmbeddedPostgres(config.dataDir);
   if (embedded.leftover !== "none") logger.warn({ dataDir: config.dataDir, leftover: embedded.leftover }, "a PostgreSQL left running by a killed process was stopped first");
+  // as root PostgreSQL runs as the user postgres, which must enter DATA_DIR (src/db/embedded.ts openDataDirToPostgres)
+  if (embedded.dataDirOpened) logger.info({ dataDir: config.dataDir }, "DATA_DIR opened to the group postgres (chgrp postgres, chmod g+x): the embedded PostgreSQL runs as the user postgres");
   logger.info({ port: embedded.port, dataDir: config.dataDir }, "embedded PostgreSQL started");
   return { databaseUrl: embedded.url, embedded };
 }
@@ -293,7 +297,7 @@ async function buildSurfaces(
 ): Promise<{ platform: BuiltSurface; credit: BuiltSurface }> {
   const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers, trading } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
-  const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
+  const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight, config.maxBodyBytesPerCaller, config.bodyLimitBytes);
   // what both surfaces share: the database, who is calling, logging, validation and the request bounds
   const shared = { orm, authenticator, logger, validateResponses, limits, bodyLimitBytes: config.bodyLimitBytes, bodyBudget };
   const platform = await buildSurface<PlatformOps>({

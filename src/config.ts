@@ -133,6 +133,12 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** `MAX_BODY_BYTES_IN_FLIGHT` (default 64 MiB; 0 = no bound): bytes of request bodies the process reads at once; a body that does not fit answers 503 with `Retry-After: 1` (docs/security.md). */
   maxBodyBytesInFlight: number;
+  /**
+   * `MAX_BODY_BYTES_PER_CALLER` (default 0 = a quarter of `MAX_BODY_BYTES_IN_FLIGHT`, at least
+   * `BODY_LIMIT_BYTES`): bytes of bodies one credential, and one client address, may have the process
+   * read at once; a body over it answers 429 with `Retry-After: 1` and the connection closes (docs/security.md).
+   */
+  maxBodyBytesPerCaller: number;
   /** `POLLER_INTERVAL_S` (default 30): seconds between two polls of an enabled email poller. */
   pollerIntervalS: number;
   /** `IMAP_TIMEOUT_S` (default 15): connection, greeting and socket timeout of IMAP sessions. */
@@ -326,6 +332,7 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   requestTimeoutS: (e) => e.int("REQUEST_TIMEOUT_S", 30, 1, 3600),
   maxConnectionsPerAddress: (e) => e.int("MAX_CONNECTIONS_PER_ADDRESS", 64, 0, 100_000),
   maxBodyBytesInFlight: (e) => e.int("MAX_BODY_BYTES_IN_FLIGHT", 64 * 1_048_576, 0, 16 * 1024 * 1_048_576),
+  maxBodyBytesPerCaller: (e) => e.int("MAX_BODY_BYTES_PER_CALLER", 0, 0, 16 * 1024 * 1_048_576),
   withdrawalCaps: (e) => e.caps("WITHDRAWAL_CAPS", DEFAULT_WITHDRAWAL_CAPS),
   transferCaps: (e) => e.caps("TRANSFER_CAPS", DEFAULT_TRANSFER_CAPS),
   allowlistCooldownS: (e) => e.int("ALLOWLIST_COOLDOWN_S", DEFAULT_ALLOWLIST_COOLDOWN_S, 0, MAX_ALLOWLIST_COOLDOWN_S),
@@ -367,7 +374,8 @@ function checkConnections(e: EnvReader): void {
 /**
  * Reads and validates the configuration from `env` (default `process.env`): {@link VARIABLES},
  * then the bounds between variables (`REQUEST_TIMEOUT_S` ≥ `HEADERS_TIMEOUT_S`;
- * `MAX_BODY_BYTES_IN_FLIGHT` 0 or ≥ `BODY_LIMIT_BYTES`).
+ * `MAX_BODY_BYTES_IN_FLIGHT` 0 or ≥ `BODY_LIMIT_BYTES`; `MAX_BODY_BYTES_PER_CALLER` 0 or between
+ * `BODY_LIMIT_BYTES` and `MAX_BODY_BYTES_IN_FLIGHT`).
  * @throws ConfigError listing every invalid variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -377,6 +385,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { problems } = reader;
   if (config.requestTimeoutS < config.headersTimeoutS) problems.push("REQUEST_TIMEOUT_S must be at least HEADERS_TIMEOUT_S");
   if (config.maxBodyBytesInFlight > 0 && config.maxBodyBytesInFlight < config.bodyLimitBytes) problems.push("MAX_BODY_BYTES_IN_FLIGHT must be 0 or at least BODY_LIMIT_BYTES");
+  if (config.maxBodyBytesPerCaller > 0 && (config.maxBodyBytesPerCaller < config.bodyLimitBytes || (config.maxBodyBytesInFlight > 0 && config.maxBodyBytesPerCaller > config.maxBodyBytesInFlight))) {
+    problems.push("MAX_BODY_BYTES_PER_CALLER must be 0, or between BODY_LIMIT_BYTES and MAX_BODY_BYTES_IN_FLIGHT");
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

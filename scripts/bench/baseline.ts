@@ -193,7 +193,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
 
   /** The verified claims of a user token. @throws Refusal 401. */
   async function userClaims(req: IncomingMessage): Promise<UserClaims> {
-    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(first(req.headers.authorization) ?? "");
+    const match = /^bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(first(req.headers.authorization) ?? "");
     if (!match?.[1]) throw new Refusal(401, "UNAUTHORIZED", MISSING);
     try {
       const { payload } = await jwtVerify(match[1], signKey, { algorithms: ["HS256"] });

@@ -52,6 +52,18 @@ export class DomainError extends Error {
 }
 
 /**
+ * 401 `UNAUTHORIZED` for a presented secret that matches no credential (Create Session's
+ * `customer_secret`): counts toward the client address's `auth-failures` bucket as a failed
+ * header credential does (docs/security.md "Failed authentications").
+ */
+export class FailedGuess extends DomainError {
+  constructor(message: string) {
+    super("UNAUTHORIZED", message);
+    this.name = "FailedGuess";
+  }
+}
+
+/**
  * Field validation failed beyond what the schema checks (phone numbers, sanitisation…): answers
  * 422 `UNPROCESSABLE_ENTITY` (credit core: `VALIDATION_ERROR`) with one entry per field.
  */

@@ -11,9 +11,9 @@
  * The answers are openapi-backend's: the same security rule (one satisfied requirement object
  * suffices; an empty one needs no credential), the same validators over the same
  * `{ path, query, header, cookie, requestBody }` object, the same coerced query handed on. A
- * request this does not mirror exactly — one with cookies, a body that is not a JSON object or
- * array, an operation whose query openapi-backend parses in its own way — goes through
- * `handleRequest` itself.
+ * request this does not mirror exactly — one with cookies, an operation whose query
+ * openapi-backend parses in its own way — goes through `handleRequest` itself, with the body the
+ * surface already parsed and checked (always an object or array, never text to parse again).
  */
 import type { Context, OpenAPIBackend, Operation, Request as OpenApiRequest } from "openapi-backend";
 import type { ErrorObject } from "ajv";
@@ -84,7 +84,11 @@ export class OperationDispatch<State> {
     const prepared = this.prepared.get(operation);
     const params = this.paramsOf(operation, request.path);
     const body = request.body as unknown;
-    const plain = typeof request.query !== "string" && request.headers.cookie === undefined && (body === undefined || (body !== null && typeof body === "object"));
+    // The body was parsed and checked by the surface (src/http/json-body.ts `readJsonBody`): an
+    // object or array, or undefined. Anything else is a defect upstream, never handed on to a
+    // parser that would read it again without those checks.
+    if (body !== undefined && (body === null || typeof body !== "object")) throw new Error("a request body must reach dispatch parsed");
+    const plain = typeof request.query !== "string" && request.headers.cookie === undefined;
     if (!prepared || !params || !plain) {
       await this.api.handleRequest(request, state);
       return;

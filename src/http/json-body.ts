@@ -7,6 +7,7 @@
  */
 import express, { type Request, type Response } from "express";
 import type { FieldProblem } from "../domain/errors.js";
+import type { BodyBudget } from "./body-budget.js";
 import { applyExactNumbers, duplicateKeyOf, scanJson, type NumericFields } from "./json-numbers.js";
 
 /** Deepest nesting of arrays and objects accepted in a body: no field of either document nests more than a few levels. */
@@ -14,58 +15,49 @@ export const MAX_BODY_DEPTH = 32;
 
 /** A body refused: status, the surface-independent error code, the message and, for a 503, when to retry. */
 export interface BodyRefusal {
-  status: 400 | 413 | 415 | 503;
-  code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE";
+  status: 400 | 413 | 415 | 429 | 503;
+  code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "SERVICE_UNAVAILABLE";
   message: string;
   retryAfterS?: number;
+  /** The answer closes the connection whatever the size of the body left unread (a refused reservation). */
+  close?: true;
 }
 
-/**
- * The bytes of request bodies one process holds while reading them (`MAX_BODY_BYTES_IN_FLIGHT`;
- * docs/security.md, "Bodies, connections and time"). Each body reserves its declared length (the
- * body limit when chunked) before its first byte is read and gives it back once read, whatever
- * the outcome; a body that does not fit is refused with 503 and `Retry-After: 1`. So bodies
- * stalled half-way from many addresses hold at most this much memory between them, where the
- * per-address connection bound alone allows 64 MiB per address.
- */
-export class BodyBudget {
-  private used = 0;
-
-  /** @param bytes the bytes all bodies being read may hold together; 0 = no bound. */
-  constructor(readonly bytes: number) {}
-
-  /** Reserves `n` bytes; false (nothing reserved) when they do not fit. */
-  take(n: number): boolean {
-    if (this.bytes > 0 && this.used + n > this.bytes) return false;
-    this.used += n;
-    return true;
-  }
-
-  /** Gives back `n` bytes reserved by {@link take}. */
-  give(n: number): void {
-    this.used = Math.max(0, this.used - n);
-  }
-
-  /** Bytes reserved now. */
-  get inFlight(): number {
-    return this.used;
-  }
-}
-
-/** A body read: the parsed value (undefined when the request has none) and the integer fields written with a fraction. */
+/** A body read: the parsed value (undefined when the request has none) and its field problems. */
 export interface BodyRead {
   body: unknown;
-  /** Declared integer fields written with a fraction or exponent (answered 422 after the permission checks). */
-  integerProblems: FieldProblem[];
+  /**
+   * Fields answered 422 after the permission checks: declared integer fields written with a
+   * fraction or exponent, and a string holding a NUL character.
+   */
+  problems: FieldProblem[];
+}
+
+/** What the operation takes as its body's top level: a JSON object (every operation of both documents) or an array. */
+export type BodyShape = "object" | "array";
+
+/** How a body is read for one request: its limit, the operation's numeric fields and shape, the budget and the caller's share keys. */
+export interface BodyReading {
+  limitBytes: number;
+  numeric: NumericFields;
+  shape: BodyShape;
+  budget?: BodyBudget;
+  /** The keys the body counts against in the budget's shares: the caller's credential and its address. */
+  shareKeys?: readonly string[];
 }
 
 /**
- * Whether the request declares a body: a positive `Content-Length`, or a chunked body that names its
- * `Content-Type` (clients and proxies stream empty POSTs chunked without one).
+ * Whether the request may carry a body: a positive `Content-Length`, or any `Transfer-Encoding`
+ * (chunked). A chunked body is read even without a `Content-Type`: clients and proxies stream empty
+ * POSTs that way, and an empty one is no body, but one with bytes is refused with 415, never
+ * ignored ({@link readJsonBody}).
  */
 export function hasBody(req: Request): boolean {
-  return Number(req.headers["content-length"] ?? 0) > 0 || (req.headers["transfer-encoding"] !== undefined && req.headers["content-type"] !== undefined);
+  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
 }
+
+/** The 415 of a body that is not JSON. */
+const NOT_JSON: BodyRefusal = { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Request bodies must be JSON: set Content-Type: application/json." };
 
 /** The `charset` parameter of a `Content-Type` value, quoted or not. */
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
@@ -78,9 +70,9 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
  */
 export function bodyHeaderRefusal(req: Request, limitBytes: number): BodyRefusal | null {
   if (!hasBody(req)) return null;
-  if (!req.is(["application/json", "application/*+json"])) {
-    return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Request bodies must be JSON: set Content-Type: application/json." };
-  }
+  // A chunked body without a Content-Type is read first: refused with 415 only if it holds bytes.
+  if (req.headers["content-type"] === undefined && Number(req.headers["content-length"] ?? 0) === 0) return null;
+  if (!req.is(["application/json", "application/*+json"])) return NOT_JSON;
   const charset = CHARSET.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();
   if (charset !== undefined && !charset.startsWith("utf-")) return { status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Unsupported body encoding." };
   if (Number(req.headers["content-length"] ?? 0) > limitBytes) return { status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." };
@@ -91,18 +83,28 @@ export function bodyHeaderRefusal(req: Request, limitBytes: number): BodyRefusal
  * Reads and decodes the body (charset, `Content-Encoding` gzip/deflate/br, at most `limitBytes`
  * after decoding; body-parser), scans it once ({@link scanJson}: depth, keys, the source text of
  * `numeric` fields), parses it and walks the result once ({@link walkBody}: NUL characters, keys).
- * @returns the body (undefined without one; `{}` for an empty one) and the integer problems, or
- *   the refusal: 503 `SERVICE_UNAVAILABLE` when `budget` cannot hold the body now, 413 over the limit, 415 for an unsupported encoding, 400 `BAD_REQUEST` for a body
- *   that is not valid JSON, nested deeper than {@link MAX_BODY_DEPTH}, names a key twice in one
- *   object, holds a NUL character (U+0000: PostgreSQL cannot store it in text, and no field of
- *   either document allows it), or could not be read (truncated, aborted, bytes that do not match
- *   `Content-Encoding`).
+ * Every body of both surfaces goes through here and nowhere else: the handlers never see a body
+ * these checks did not pass.
+ * @returns the body (undefined without one; `{}` for an empty one) and its field problems (422:
+ *   integer fields written with a fraction, a string holding a NUL character, named by its dotted
+ *   path), or the refusal: 429 `RATE_LIMIT_EXCEEDED` when the caller's share of `budget` cannot
+ *   hold the body now, 503 `SERVICE_UNAVAILABLE` when the whole budget cannot, 413 over the limit,
+ *   415 for an unsupported encoding or a chunked body with bytes and no `Content-Type`, 400
+ *   `BAD_REQUEST` for a body that is not valid JSON, whose top level is not an object (or an array
+ *   where `shape` says so: a JSON string holding JSON is not read twice), nested deeper than
+ *   {@link MAX_BODY_DEPTH}, names a key twice in one object, holds a NUL character in a key, or
+ *   could not be read (truncated, aborted, bytes that do not match `Content-Encoding`).
  */
-export async function readJsonBody(req: Request, res: Response, limitBytes: number, numeric: NumericFields, budget?: BodyBudget): Promise<BodyRead | BodyRefusal> {
+export async function readJsonBody(req: Request, res: Response, reading: BodyReading): Promise<BodyRead | BodyRefusal> {
+  const { limitBytes, numeric, budget, shareKeys } = reading;
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
   const reserve = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limitBytes) : limitBytes;
-  if (budget && !budget.take(reserve)) {
-    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1 };
+  const taken = budget ? budget.take(reserve, shareKeys) : "ok";
+  if (taken === "share") {
+    return { status: 429, code: "RATE_LIMIT_EXCEEDED", message: "This caller is already sending as many request bodies as it may at once; retry shortly.", retryAfterS: 1, close: true };
+  }
+  if (taken === "full") {
+    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1, close: true };
   }
   let failure: unknown;
   let text: unknown;
@@ -115,11 +117,21 @@ export async function readJsonBody(req: Request, res: Response, limitBytes: numb
       text = req.body;
     }
   } finally {
-    budget?.give(reserve);
+    budget?.give(reserve, shareKeys);
   }
   if (failure) return refusalOf(failure, req);
-  if (typeof text !== "string") return { body: undefined, integerProblems: [] };
-  if (text.length === 0) return { body: {}, integerProblems: [] };
+  const typed = req.headers["content-type"] !== undefined;
+  if (typeof text !== "string" || (text.length === 0 && !typed)) return { body: undefined, problems: [] };
+  if (text.length === 0) return { body: {}, problems: [] };
+  if (!typed) return NOT_JSON;
+  return parseJsonText(text, numeric, reading.shape);
+}
+
+/**
+ * Parses a body's decoded text with the checks of {@link readJsonBody} (depth, duplicate keys, the
+ * top level's shape, NUL characters, exact numbers).
+ */
+export function parseJsonText(text: string, numeric: NumericFields, shape: BodyShape): BodyRead | BodyRefusal {
   const scan = scanJson(text, numeric, MAX_BODY_DEPTH);
   if (scan.tooDeep) return { status: 400, code: "BAD_REQUEST", message: `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.` };
   let body: unknown;
@@ -128,41 +140,68 @@ export async function readJsonBody(req: Request, res: Response, limitBytes: numb
   } catch {
     return { status: 400, code: "BAD_REQUEST", message: "The request body is not valid JSON." };
   }
+  if (body === null || typeof body !== "object" || Array.isArray(body) !== (shape === "array")) {
+    return { status: 400, code: "BAD_REQUEST", message: `The request body must be a JSON ${shape}.` };
+  }
   const walked = walkBody(body);
-  if (walked.nul) return { status: 400, code: "BAD_REQUEST", message: NUL_MESSAGE };
+  if (walked.nulKey) return { status: 400, code: "BAD_REQUEST", message: NUL_MESSAGE };
   if (walked.keys < scan.keys) {
     const duplicate = duplicateKeyOf(text) ?? "";
     return { status: 400, code: "BAD_REQUEST", message: `The request body names the key ${JSON.stringify(clipKey(duplicate))} more than once in one object.` };
   }
-  return { body, integerProblems: applyExactNumbers(body, scan, numeric) };
+  const problems = applyExactNumbers(body, scan, numeric);
+  if (walked.nulValue) {
+    const field = nulFieldOf(body) ?? "body";
+    problems.push({ field, message: `${field} holds a NUL character (U+0000), which no field accepts.` });
+  }
+  return { body, problems };
 }
 
 /** The message of a NUL character, wherever it is found (body, path or query). */
 export const NUL_MESSAGE = "The request holds a NUL character (U+0000), which no field accepts.";
 
 /**
- * One walk over a parsed body, without recursion: whether a string or key holds a NUL character,
- * and how many keys its objects hold (fewer than the text names when a key was given twice).
+ * One walk over a parsed body, without recursion: whether a key or a string value holds a NUL
+ * character, and how many keys its objects hold (fewer than the text names when a key was given
+ * twice). A NUL in a key stops the walk.
  */
-function walkBody(value: unknown): { nul: boolean; keys: number } {
+function walkBody(value: unknown): { nulKey: boolean; nulValue: boolean; keys: number } {
   const stack: unknown[] = [value];
   let keys = 0;
+  let nulValue = false;
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return { nul: true, keys };
+      if (v.includes("\u0000")) nulValue = true;
     } else if (Array.isArray(v)) {
       for (const item of v) if (item !== null && typeof item !== "number" && typeof item !== "boolean") stack.push(item);
     } else if (v !== null && typeof v === "object") {
       for (const k in v) {
         keys++;
-        if (k.includes("\u0000")) return { nul: true, keys };
+        if (k.includes("\u0000")) return { nulKey: true, nulValue, keys };
         const item = (v as Record<string, unknown>)[k];
         if (item !== null && typeof item !== "number" && typeof item !== "boolean") stack.push(item);
       }
     }
   }
-  return { nul: false, keys };
+  return { nulKey: false, nulValue, keys };
+}
+
+/**
+ * The dotted path of the first string of `body` holding a NUL character (`merchant.name`,
+ * `networks.0.name`, as validation names fields), or null. Only walked once {@link walkBody} found one.
+ */
+function nulFieldOf(body: unknown): string | null {
+  const stack: [unknown, string][] = [[body, ""]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return path;
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v as Record<string, unknown>)) stack.push([item, path === "" ? clipKey(k) : `${path}.${clipKey(k)}`]);
+    }
+  }
+  return null;
 }
 
 /** A key as quoted in a message: at most 32 characters. */

@@ -12,9 +12,11 @@
  * Buckets, each a fixed window of `points` requests per `windowS` seconds:
  * - `ip`: every request of a surface, per client address (`req.ip`; see `TRUST_PROXY`);
  * - `credential`: every authenticated request, per credential (API key, session, or user token's user);
- * - `auth-failures`: each 401, per client address; once it is full, every request from that
- *   address answers 429 until its window ends, valid credentials included, so a key or secret
- *   cannot be guessed faster than `points` per window;
+ * - `auth-failures`: each failed guess (a secret that matches no credential), per client address;
+ *   once it is full, requests from that address without a credential known to be valid answer 429
+ *   until its window ends, so no secret can be guessed faster than `points` per window, while a
+ *   partner's working keys and tokens from that address go on (docs/security.md "Failed
+ *   authentications");
  * - `codes`: Confirm Withdrawal and Resend Code, per user.
  *
  * Every limited response carries `RateLimit-Policy` and `RateLimit` (IETF
@@ -148,13 +150,15 @@ export class RateLimits {
   }
 
   /**
-   * Admission of a request from `ip`: counts it in the `ip` bucket and refuses it while the
-   * address's `auth-failures` bucket is full. Sets the rate-limit headers on `res` for whichever of
-   * the two has the smaller share left: the `auth-failures` bucket is read, not counted, and its
-   * remaining is `points` − failures so far (docs/security.md "Tokens and rate-limit headers").
+   * Admission of a request from `ip`: counts it in the `ip` bucket and, while the address's
+   * `auth-failures` bucket is full, refuses it unless `exempt()` says its credential is known to be
+   * valid (src/modules/identity/auth.ts `knownCredential`). Sets the rate-limit headers
+   * on `res` for whichever of the two has the smaller share left: the `auth-failures` bucket is
+   * read, not counted, and its remaining is `points` − failures so far (docs/security.md "Tokens
+   * and rate-limit headers").
    * @throws DomainError RATE_LIMIT_EXCEEDED (429, with `retryAfterS`).
    */
-  async admit(ip: string, res: Response): Promise<void> {
+  async admit(ip: string, res: Response, exempt: () => Promise<boolean> = async () => false): Promise<void> {
     const failures = this.buckets["auth-failures"];
     const [, seen] = await Promise.all([
       this.consume("ip", `ip:${ip}`, res),
@@ -163,7 +167,7 @@ export class RateLimits {
     if (!failures || !seen) return; // no failure in the current window: the bucket is untouched
     const remaining = Math.max(0, failures.quota.points - seen.consumedPoints);
     this.report(res, failures, remaining, seen.msBeforeNext);
-    if (remaining === 0) {
+    if (remaining === 0 && !(await exempt())) {
       throw limited(failures, seen.msBeforeNext, `Too many failed authentications from this address: retry in ${secondsOf(seen.msBeforeNext)} s.`);
     }
   }
@@ -185,7 +189,7 @@ export class RateLimits {
   }
 
   /**
-   * Counts a failed authentication (a 401) of `ip`; never throws (a store failure is not the
+   * Counts a failed guess (a 401 for a secret that matches no credential) of `ip`; never throws (a store failure is not the
    * caller's). With `res` (headers not sent yet), the rate-limit headers of that 401 reflect the
    * failure just counted when `auth-failures` is now the bucket nearest to exhaustion.
    */

@@ -7,13 +7,15 @@
 import type { Request, Response } from "express";
 import type { Context, OpenAPIBackend, Operation } from "openapi-backend";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { DomainError, quote, type FieldProblem } from "../domain/errors.js";
-import type { AuthOutcome } from "../modules/identity/auth.js";
+import { DomainError, FailedGuess, quote, type FieldProblem } from "../domain/errors.js";
+import type { AuthOutcome, Principal } from "../modules/identity/auth.js";
 import { problemsFromAjv } from "./ajv.js";
 import { creditMeta, errorBody, platformMeta } from "./envelope.js";
 import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
-import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
-import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
+import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal, type BodyShape } from "./json-body.js";
+import { credentialKey } from "./rate-limits.js";
+import { NO_NUMBERS, bodyShapeOf, numericFieldsOf } from "./body-schema.js";
+import type { NumericFields } from "./json-numbers.js";
 import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
 import { markOperation } from "./observe.js";
 import type { CompiledParams } from "./openapi-compiled.js";
@@ -31,8 +33,10 @@ export interface RequestState {
   /** The request's own EntityManager, forked on first use. */
   readonly em: ReturnType<MikroORM["em"]["fork"]>;
   auth?: Promise<AuthOutcome>;
-  /** Declared integer fields of the body written with a fraction or exponent (422 once permission is checked). */
-  integerProblems?: FieldProblem[];
+  /** A handler refused a secret of the body that matches no credential (counted as a failed guess). */
+  guessed?: boolean;
+  /** Fields of the body answered 422 once permission is checked: integers written with a fraction or exponent, strings holding a NUL (src/http/json-body.ts `readJsonBody`). */
+  bodyProblems?: FieldProblem[];
 }
 
 /** A handler of openapi-backend as the surfaces register them. */
@@ -42,6 +46,7 @@ type StateHandler = DispatchedHandler<RequestState>;
 export class SurfaceRequests<Ops> {
   private readonly codeOperations: Set<string>;
   private readonly numericFields: Map<string, NumericFields>;
+  private readonly bodyShapes: Map<string, BodyShape>;
   private readonly dispatch: OperationDispatch<RequestState>;
 
   /**
@@ -56,6 +61,7 @@ export class SurfaceRequests<Ops> {
   ) {
     this.codeOperations = new Set<string>(options.codeOperations ?? []);
     this.numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
+    this.bodyShapes = new Map(api.getOperations().map((o) => [o.operationId ?? "", bodyShapeOf(o)] as const));
     const operations = this.operationHandlers(operationIds);
     const special = this.specialHandlers();
     api.register({ ...operations, ...special });
@@ -75,8 +81,8 @@ export class SurfaceRequests<Ops> {
       handlers[id] = async (c, state) => {
         try {
           const call = await this.authorize(id, c, state);
-          if (state.integerProblems && state.integerProblems.length > 0) {
-            await this.sendError(state, renderValidation(this.options.surface, state.integerProblems));
+          if (state.bodyProblems && state.bodyProblems.length > 0) {
+            await this.sendError(state, renderValidation(this.options.surface, state.bodyProblems));
             return;
           }
           if (!handler) {
@@ -85,6 +91,7 @@ export class SurfaceRequests<Ops> {
           }
           this.respond(state, await handler(call));
         } catch (error) {
+          if (error instanceof FailedGuess) state.guessed = true;
           await this.sendError(state, renderError(this.options.surface, error));
         }
       };
@@ -122,9 +129,9 @@ export class SurfaceRequests<Ops> {
           await this.sendError(state, renderError(surface, error));
           return;
         }
-        const integer = state.integerProblems ?? [];
-        const named = new Set(integer.map((p) => p.field));
-        const problems = [...integer, ...problemsFromAjv(c.validation.errors ?? []).filter((p) => !named.has(p.field))];
+        const fromBody = state.bodyProblems ?? [];
+        const named = new Set(fromBody.map((p) => p.field));
+        const problems = [...fromBody, ...problemsFromAjv(c.validation.errors ?? []).filter((p) => !named.has(p.field))];
         await this.sendError(state, renderValidation(surface, problems));
       },
     };
@@ -156,7 +163,7 @@ export class SurfaceRequests<Ops> {
     };
     if (limits) {
       try {
-        await limits.admit(clientAddress(req), res);
+        await limits.admit(clientAddress(req), res, () => this.options.authenticator.knownCredential(req.headers));
       } catch (error) {
         await this.sendError(state, renderError(this.options.surface, error));
         return;
@@ -182,23 +189,36 @@ export class SurfaceRequests<Ops> {
       await this.api.handleRequest(request, state);
       return;
     }
-    if (!(await this.admitCaller(operation, state))) return;
+    const principal = await this.admitCaller(operation, state);
+    if (principal === false) return;
     if (hasBody(req)) {
-      const read = await readJsonBody(req, res, bodyLimitBytes, this.numericFields.get(operation.operationId ?? "") ?? NO_NUMBERS, bodyBudget);
+      const id = operation.operationId ?? "";
+      const address = `address:${clientAddress(req)}`;
+      const read = await readJsonBody(req, res, {
+        limitBytes: bodyLimitBytes,
+        numeric: this.numericFields.get(id) ?? NO_NUMBERS,
+        shape: this.bodyShapes.get(id) ?? "object",
+        budget: bodyBudget,
+        shareKeys: principal ? [credentialKey(principal), address] : [address],
+      });
       if ("status" in read) {
-        await this.sendError(state, this.refusal(read));
+        await this.sendError(state, this.refusal(read), read.close);
         return;
       }
       request.body = read.body;
-      state.integerProblems = read.integerProblems;
+      state.bodyProblems = read.problems;
     }
     await this.dispatch.dispatch(operation, request, state);
   }
 
-  /** Sends an error; a 401 first counts in the client address's `auth-failures` bucket. */
-  private async sendError(state: RequestState, rendered: RenderedError): Promise<void> {
+  /**
+   * Sends an error; a 401 for a guessed secret first counts in the client address's
+   * `auth-failures` bucket (docs/security.md "Failed authentications"). With
+   * `close`, or when a large body is left unread, the answer closes the connection.
+   */
+  private async sendError(state: RequestState, rendered: RenderedError, close = false): Promise<void> {
     const { limits, logger, surface } = this.options;
-    if (rendered.status === 401 && limits) await limits.recordAuthFailure(clientAddress(state.req), state.res);
+    if (rendered.status === 401 && limits && (await this.wasGuess(state))) await limits.recordAuthFailure(clientAddress(state.req), state.res);
     if (rendered.unexpected !== undefined) {
       logger.error({ err: rendered.unexpected, traceId: state.traceId }, "unhandled error");
     }
@@ -209,7 +229,7 @@ export class SurfaceRequests<Ops> {
     // A large body left unread (the request stopped before it, or its read was refused or cut
     // short): close the connection instead of letting Node read and discard the rest to keep it
     // alive (docs/security.md, "Before authentication").
-    if (unreadBodyIsLarge(state.req)) {
+    if ((close && !state.req.readableEnded) || unreadBodyIsLarge(state.req)) {
       state.res.setHeader("Connection", "close");
       discardUnreadBody(state.req);
     }
@@ -219,6 +239,14 @@ export class SurfaceRequests<Ops> {
   /** A body refusal as the surface's error (its code on the platform, the status's code on the credit core). */
   private refusal(r: BodyRefusal): RenderedError {
     return renderError(this.options.surface, new DomainError(r.code, r.message, undefined, r.retryAfterS));
+  }
+
+  /** Whether the request's authentication failed on a secret that matches no credential. */
+  private async wasGuess(state: RequestState): Promise<boolean> {
+    if (state.guessed) return true;
+    if (!state.auth) return false;
+    const outcome = await state.auth.catch(() => null);
+    return outcome !== null && !outcome.ok && outcome.guess === true;
   }
 
   /** The request's authentication, computed once. */
@@ -278,9 +306,9 @@ export class SurfaceRequests<Ops> {
    * authentication"): authentication (401; an operation open to anyone, Create Session, still
    * refuses a credential that was sent and failed instead of ignoring it), the principal's kind
    * (403) and the credential's rate limit (429). Answers and returns false when the request stops
-   * here.
+   * here; otherwise the principal (null for a request without one to an operation open to anyone).
    */
-  private async admitCaller(operation: Operation, state: RequestState): Promise<boolean> {
+  private async admitCaller(operation: Operation, state: RequestState): Promise<Principal | null | false> {
     const id = operation.operationId ?? "";
     markOperation(state.res, id, operation.path);
     const access = (this.options.access as Record<string, Access>)[id] as Access;
@@ -301,7 +329,7 @@ export class SurfaceRequests<Ops> {
       await this.sendError(state, renderError(this.options.surface, error));
       return false;
     }
-    return true;
+    return principal;
   }
 }
 
@@ -327,40 +355,6 @@ function queryOf(c: Context): object {
   const query = c.request.query as object;
   const coerced = (c.validation.coerced as { query?: object } | undefined)?.query;
   return coerced === undefined || coerced === query ? { ...query } : { ...query, ...coerced };
-}
-
-/** No declared numeric field. */
-const NO_NUMBERS: NumericFields = new Map();
-
-/** JSON Schema of an (already dereferenced) document, as far as {@link numericFieldsOf} reads it. */
-interface SchemaNode {
-  type?: string;
-  properties?: Record<string, SchemaNode>;
-  allOf?: SchemaNode[];
-  anyOf?: SchemaNode[];
-  oneOf?: SchemaNode[];
-}
-
-/**
- * The numeric fields of an operation's JSON request body, by path (keys joined with
- * {@link PATH_SEPARATOR}), read from its (dereferenced) schema: `integer` and `number` properties of
- * the body object and of the objects it nests (arrays are not followed: no numeric field of either
- * document lies in one).
- */
-export function numericFieldsOf(operation: Operation): NumericFields {
-  const fields = new Map<string, NumericKind>();
-  const schema = (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
-  const walk = (node: SchemaNode | undefined, path: string[], depth: number): void => {
-    if (!node || depth > 8) return;
-    for (const part of [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walk(part, path, depth + 1);
-    if ((node.type === "integer" || node.type === "number") && path.length > 0) {
-      const key = path.join(PATH_SEPARATOR);
-      if (fields.get(key) !== "integer") fields.set(key, node.type);
-    }
-    for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, [...path, name], depth + 1);
-  };
-  walk(schema, [], 0);
-  return fields;
 }
 
 /** The client's address for the rate limits: `req.ip` (it follows express's `trust proxy`, `TRUST_PROXY`). */

@@ -13,7 +13,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Authenticator, PrincipalKind } from "../modules/identity/auth.js";
 import { customizeAjv } from "./ajv.js";
 import type { Surface } from "./envelope.js";
-import type { BodyBudget } from "./json-body.js";
+import type { BodyBudget } from "./body-budget.js";
 import { compileRouter, installValidator } from "./openapi-compiled.js";
 import type { RateLimits } from "./rate-limits.js";
 import { SurfaceRequests } from "./surface-requests.js";

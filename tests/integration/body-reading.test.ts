@@ -23,8 +23,9 @@ let ownerKey: string;
 let chargesPath: string;
 
 beforeAll(async () => {
-  // A budget of two 1 MiB bodies; requests time out after 2 s (Node checks every second).
-  app = await startTestApp({ MAX_BODY_BYTES_IN_FLIGHT: String(2 * MIB) });
+  // A budget of two 1 MiB bodies, all of it open to one caller (the shares have their own tests
+  // below); requests time out after 2 s (Node checks every second).
+  app = await startTestApp({ MAX_BODY_BYTES_IN_FLIGHT: String(2 * MIB), MAX_BODY_BYTES_PER_CALLER: String(2 * MIB) });
   const { key, walletId } = await new Walk(app.express).creditWallet(`bodies-${Date.now().toString(36)}`);
   ownerKey = key;
   chargesPath = `/v2/wallet/credits/${walletId}/charges`;
@@ -40,9 +41,9 @@ afterAll(async () => {
 const head = (length: number, contentType = "application/json", extra = ""): string =>
   `POST ${chargesPath} HTTP/1.1\r\nHost: x\r\nx-api-key: ${ownerKey}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
-/** A connection to the test server: what it received so far, and a promise of everything once the server closes it. */
-const open = (): { socket: Socket; received: () => string; closed: Promise<string> } => {
-  const socket = connect(port, "127.0.0.1");
+/** A connection to the test server (from `localAddress`, a loopback address): what it received so far, and a promise of everything once the server closes it. */
+const open = (localAddress = "127.0.0.1", toPort = port): { socket: Socket; received: () => string; closed: Promise<string> } => {
+  const socket = connect({ port: toPort, host: "127.0.0.1", localAddress });
   const chunks: Buffer[] = [];
   socket.on("data", (c: Buffer) => chunks.push(c));
   socket.on("error", () => {});
@@ -151,5 +152,85 @@ describe("the memory of bodies is given back at once", () => {
     expect(answer).toMatch(/\r\nRetry-After: 1\r\n/i);
     expect(process.memoryUsage().external - beforeRefusal).toBeLessThan(256 * 1024);
     for (const { socket } of holders) socket.destroy();
+  });
+});
+
+describe("one caller cannot fill the body budget (docs/security.md, \"Bodies, connections and time\")", () => {
+  let shared: TestApp;
+  let sharedListener: Listener;
+  let attackerKey: string;
+  let attackerCharges: string;
+  let neighbourKey: string;
+  let neighbourCharges: string;
+
+  beforeAll(async () => {
+    // A budget of four 1 MiB bodies; each credential and each address may hold a quarter of it.
+    shared = await startTestApp({ MAX_BODY_BYTES_IN_FLIGHT: String(4 * MIB) });
+    const walk = new Walk(shared.express);
+    const suffix = Date.now().toString(36);
+    const attacker = await walk.creditWallet(`share-a-${suffix}`);
+    const neighbour = await walk.creditWallet(`share-b-${suffix}`);
+    attackerKey = attacker.key;
+    attackerCharges = `/v2/wallet/credits/${attacker.walletId}/charges`;
+    neighbourKey = neighbour.key;
+    neighbourCharges = `/v2/wallet/credits/${neighbour.walletId}/charges`;
+    sharedListener = await listen(shared.express, { headersTimeoutS: 5, requestTimeoutS: 5, maxConnectionsPerAddress: 0 });
+  });
+  afterAll(async () => {
+    await sharedListener?.close();
+    await shared?.dispose();
+  });
+
+  const chargeHead = (path: string, key: string, length: number): string =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+  it("a key that stalls bodies gets 429 with Connection: close past its share, from any address; another tenant's charge goes through", async () => {
+    // The attacker stalls one 1 MiB body (its whole share), then tries more from three other addresses.
+    const stalled = open("127.0.0.1", sharedListener.port);
+    stalled.socket.write(chargeHead(attackerCharges, attackerKey, MIB));
+    stalled.socket.write("{");
+    await sleep(200);
+    const refused = await Promise.all(
+      ["127.0.0.2", "127.0.0.3", "127.0.0.4"].map(async (address) => {
+        const c = open(address, sharedListener.port);
+        c.socket.write(chargeHead(attackerCharges, attackerKey, MIB));
+        c.socket.write("{");
+        return c.closed;
+      }),
+    );
+    for (const answer of refused) {
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(answer).toContain("TOO_MANY_REQUESTS");
+    }
+    // Another tenant, from another address, charges while the attacker's body is still stalled.
+    const body = JSON.stringify({ amount: 100, description: "neighbour" });
+    const neighbour = open("127.0.0.5", sharedListener.port);
+    neighbour.socket.write(chargeHead(neighbourCharges, neighbourKey, Buffer.byteLength(body)) + body);
+    const answer = await waitFor("the neighbour's answer", () => (/\r\n\r\n\{.*\}$/s.test(neighbour.received()) ? neighbour.received() : undefined));
+    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    expect(stalled.received()).toBe("");
+    neighbour.socket.destroy();
+    stalled.socket.destroy();
+  });
+
+  it("an address that stalls bodies under many keys gets 429 past its share; the same keys from another address still work", async () => {
+    // Two keys from one address: the first body takes the address's share, the second is refused.
+    const first = open("127.0.0.6", sharedListener.port);
+    first.socket.write(chargeHead(attackerCharges, attackerKey, MIB));
+    first.socket.write("{");
+    await sleep(200);
+    const second = open("127.0.0.6", sharedListener.port);
+    second.socket.write(chargeHead(neighbourCharges, neighbourKey, MIB));
+    second.socket.write("{");
+    expect(await second.closed).toMatch(/^HTTP\/1\.1 429 /);
+    const body = JSON.stringify({ amount: 100, description: "elsewhere" });
+    const elsewhere = open("127.0.0.7", sharedListener.port);
+    elsewhere.socket.write(chargeHead(neighbourCharges, neighbourKey, Buffer.byteLength(body)) + body);
+    const answer = await waitFor("the other address's answer", () => (/\r\n\r\n\{.*\}$/s.test(elsewhere.received()) ? elsewhere.received() : undefined));
+    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    elsewhere.socket.destroy();
+    first.socket.destroy();
   });
 });

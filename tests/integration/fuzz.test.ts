@@ -99,7 +99,15 @@ type Mutation =
   /** The body's first key given twice. */
   | { kind: "duplicate" }
   /** Thousands of unknown keys beside the body's own. */
-  | { kind: "many"; count: number };
+  | { kind: "many"; count: number }
+  /** The body's JSON text wrapped once more as a JSON string (`"{\"amount\":…}"`): refused, never parsed twice. */
+  | { kind: "wrapped" }
+  /** A NUL character appended to every string of the body: 422 on a field, never a 5xx. */
+  | { kind: "nul" }
+  /** The body sent chunked without a Content-Type: read, then refused with 415 (never ignored). */
+  | { kind: "chunked" }
+  /** The Authorization scheme in lower case (`bearer …`, RFC 9110): accepted as `Bearer`. */
+  | { kind: "lowerBearer" };
 
 /**
  * A path or query value: a nasty string of at most 2000 characters (a URL past 16 KiB is refused
@@ -119,7 +127,31 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("fraction" as const), pick: fc.nat(), text: fc.constantFrom("1.0", "0.99999999999999999999", "1.00000000000000000001", "1e2", "-0.0") }),
   fc.constant({ kind: "duplicate" as const }),
   fc.record({ kind: fc.constant("many" as const), count: fc.integer({ min: 50, max: 5_000 }) }),
+  fc.constant({ kind: "wrapped" as const }),
+  fc.constant({ kind: "nul" as const }),
+  fc.constant({ kind: "chunked" as const }),
+  fc.constant({ kind: "lowerBearer" as const }),
 );
+
+/** Appends a NUL to every string of `value` (keys untouched); @returns how many strings it changed. */
+function nulEveryString(value: unknown): number {
+  let changed = 0;
+  for (const [holder, key] of slots(value)) {
+    const v = holder[key];
+    if (typeof v === "string") {
+      holder[key] = `${v}\u0000`;
+      changed++;
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => {
+        if (typeof item === "string") {
+          v[i] = `${item}\u0000`;
+          changed++;
+        }
+      });
+    }
+  }
+  return changed;
+}
 
 /** Stands in a body for a number whose JSON text is written in after `JSON.stringify`. */
 const NUMBER_MARK = "\u0001number\u0001";
@@ -260,6 +292,8 @@ for (const surface of ["platform", "credit"] as const) {
                 for (let i = 0; i < m.count; i++) (body as Record<string, unknown>)[`unknown_${i}`] = i;
               }
             }
+            const nulStrings = m.kind === "nul" && body !== undefined ? nulEveryString(body) : 0;
+            if (m.kind === "lowerBearer" && headers.authorization !== undefined) headers.authorization = headers.authorization.replace(/^Bearer /, "bearer ");
             let text = body === undefined ? undefined : JSON.stringify(body);
             if (text !== undefined && m.kind === "fraction") text = text.replace(JSON.stringify(NUMBER_MARK), m.text);
             if (text?.startsWith("{\"") && m.kind === "duplicate") {
@@ -267,8 +301,11 @@ for (const surface of ["platform", "credit"] as const) {
               text = `{${JSON.stringify(first)}:0,${text.slice(1)}`;
             }
 
+            if (text !== undefined && m.kind === "wrapped") text = JSON.stringify(text);
+
             let req = t.api()[op.method as "get"](base + path).query(query).set(headers);
-            if (text !== undefined) req = req.set("Content-Type", "application/json").send(text);
+            if (text !== undefined && m.kind === "chunked") req.write(text); // no Content-Type, no Content-Length: chunked
+            else if (text !== undefined) req = req.set("Content-Type", "application/json").send(text);
             const res = await req;
             const what = `${op.method.toUpperCase()} ${base}${path} ${JSON.stringify(query)} ${text?.slice(0, 300)} → ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
 
@@ -282,6 +319,12 @@ for (const surface of ["platform", "credit"] as const) {
             expect(res.body.errors?.length ?? 0, `more than 20 errors: ${what}`).toBeLessThanOrEqual(20);
             if (m.kind === "rawParam" && raw) expect(res.status, `malformed percent-encoding: ${what}`).toBe(400);
             if (m.kind === "duplicate" && text?.startsWith("{\"") && res.status !== 401 && res.status !== 403) expect(res.status, `duplicate key: ${what}`).toBe(400);
+            // the caller is admitted (or not) before the body is read: past that, the body decides
+            const admitted = res.status !== 401 && res.status !== 403 && res.status !== 429;
+            if (m.kind === "wrapped" && text !== undefined && admitted) expect(res.status, `string-wrapped body: ${what}`).toBe(400);
+            if (m.kind === "chunked" && text !== undefined && text.length > 0 && admitted) expect(res.status, `chunked body without Content-Type: ${what}`).toBe(415);
+            if (m.kind === "nul" && nulStrings > 0 && admitted) expect(res.status, `NUL in every string: ${what}`).toBe(422);
+            if (m.kind === "lowerBearer") expect(res.status, `lower-case bearer: ${what}`).not.toBe(401);
           }),
           { numRuns: RUNS, seed: SEED, endOnFailure: true },
         );

@@ -110,12 +110,13 @@ describe("bad input answers 4xx, never 500 (docs/decisions/requests-and-validati
     expect(res.body.errors[0]).toEqual({ code: "UNPROCESSABLE_ENTITY", field: `k${"e".repeat(31)}…`, message: `"k${"e".repeat(31)}…" cannot be changed by Update User.` });
   });
 
-  it("a NUL character in a body string, a query value or the path answers 400 BAD_REQUEST", async () => {
+  it("a NUL character in a body string answers 422 on its field; in a query value or the path, 400 BAD_REQUEST", async () => {
     const body = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({ first_name: "Ja\u0000ne" }));
-    expectPlatformError(body, 400, "BAD_REQUEST");
-    expect(body.body.errors[0].message).toMatch(/NUL/);
+    expectPlatformError(body, 422, "UNPROCESSABLE_ENTITY");
+    expect(body.body.errors[0]).toMatchObject({ field: "first_name", message: expect.stringMatching(/NUL/) });
     const nested = await api().post(`${BASE}/users`).set("x-api-key", key).send(userBody({}, { residential_city: "Spring\u0000field" }));
-    expectPlatformError(nested, 400, "BAD_REQUEST");
+    expectPlatformError(nested, 422, "UNPROCESSABLE_ENTITY");
+    expect(nested.body.errors[0]).toMatchObject({ field: "individual.residential_city" });
     expectPlatformError(await api().get(`${BASE}/users?search=a%00b`).set("x-api-key", key), 400, "BAD_REQUEST");
     expectPlatformError(await api().get(`${BASE}/users/a%00b`).set("x-api-key", key), 400, "BAD_REQUEST");
     const credit = await api().get("/v2/wallet/credits?limit=1%00").set("x-api-key", key);

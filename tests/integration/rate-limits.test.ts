@@ -102,11 +102,13 @@ describe("credential bucket (RATE_LIMIT_CREDENTIAL=8/2)", () => {
   });
 });
 
-describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2)", () => {
-  it("after 3 failed authentications from an address (API key, master key, customer secret) refuses even a valid key from it with 429; other addresses are unaffected; refills", async () => {
+describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2; docs/security.md \"Failed authentications\")", () => {
+  it("after 3 failed guesses from an address (API key, master key, customer secret) refuses requests without a credential known to be valid with 429; the partner's working key still answers 200; other addresses are unaffected; refills", async () => {
     const walk = new Walk(seed.express);
     const { key, customerId } = await walk.tenant("rl-auth");
     const ip = "192.0.2.50";
+    // the partner's key at work on the replica (from another address) before the guesses begin
+    expect((await currencies(replica, "192.0.2.53", key)).status).toBe(200);
     expectPlatformError(await currencies(limited, ip, "sk_wrong-key-0000000000000000"), 401, "UNAUTHORIZED");
     expectPlatformError(await apiOf(limited).post(`${BASE}/sessions`).set("x-forwarded-for", ip).set("x-master-api-key", "not-the-master-key"), 401, "UNAUTHORIZED");
     expectPlatformError(
@@ -114,19 +116,46 @@ describe("auth-failures bucket (RATE_LIMIT_AUTH_FAILURES=3/2)", () => {
       401,
       "UNAUTHORIZED",
     );
-    const refused = await currencies(replica, ip, key);
+    // the lock-out holds on the other replica too (the buckets are shared)
+    const refused = await apiOf(replica).get(`${BASE}/currencies`).set("x-forwarded-for", ip);
     expectLimited(refused, "auth-failures", "q=3;w=2");
     expect(refused.body.errors[0].message).toMatch(/failed authentications/);
+    // the partner's own key, from the same address, is not locked out
+    expect((await currencies(replica, ip, key)).status).toBe(200);
     expect((await currencies(limited, "192.0.2.51", key)).status).toBe(200);
-    expect((await refilled(() => currencies(limited, ip, key))).status).toBe(200);
+    const bare = () => apiOf(limited).get(`${BASE}/currencies`).set("x-forwarded-for", ip);
+    expect((await refilled(bare)).status).toBe(401);
   });
 
-  it("never counts a success, and counts every 401, a missing credential included", async () => {
-    const { key } = await new Walk(seed.express).tenant("rl-auth-ok");
-    for (let i = 0; i < 4; i++) expect((await currencies(limited, "192.0.2.60", key)).status).toBe(200);
-    const bare = () => apiOf(limited).get(`${BASE}/currencies`).set("x-forwarded-for", "192.0.2.61");
-    for (let i = 0; i < 3; i++) expectPlatformError(await bare(), 401, "UNAUTHORIZED");
-    expectLimited(await currencies(limited, "192.0.2.61", key), "auth-failures", "q=3;w=2");
+  it("a user token (lower-case scheme included) still works from an address locked out by wrong keys; a wrong master key does not", async () => {
+    const walk = new Walk(seed.express);
+    const { key } = await walk.tenant("rl-auth-token");
+    const { token, userId } = await walk.activeUserWithToken(key);
+    const ip = "192.0.2.52";
+    for (let i = 0; i < 3; i++) expectPlatformError(await currencies(limited, ip, `sk_wrong-key-${i}-00000000000000000000`), 401, "UNAUTHORIZED");
+    const withToken = await apiOf(limited).get(`${BASE}/users/${userId}/wallets`).set("x-forwarded-for", ip).set("Authorization", `bearer ${token}`);
+    // authenticated and answered by the operation (the user has no wallet yet), not 429 or 401
+    expectPlatformError(withToken, 404, "WALLET_NOT_FOUND");
+    const master = await apiOf(replica).post(`${BASE}/sessions`).set("x-forwarded-for", ip).set("x-master-api-key", "still-not-the-master-key");
+    expectPlatformError(master, 429, "RATE_LIMIT_EXCEEDED");
+    expect(master.body.errors[0].message).toMatch(/failed authentications/);
+  });
+
+  it("never counts a success, nor a 401 that guessed nothing (no credential, a revoked key), only secrets that match nothing", async () => {
+    const walk = new Walk(seed.express);
+    const { key } = await walk.tenant("rl-auth-ok");
+    const revoked = await walk.tenant("rl-auth-revoked");
+    const operator = await walk.operatorToken();
+    const revoke = await request(seed.express).delete(`${BASE}/customers/rl-auth-revoked/credentials/${revoked.credentialId}`).set("Authorization", `Bearer ${operator}`);
+    expect([200, 204], JSON.stringify(revoke.body)).toContain(revoke.status);
+    const ip = "192.0.2.61";
+    expect((await currencies(limited, ip, key)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expectPlatformError(await apiOf(limited).get(`${BASE}/currencies`).set("x-forwarded-for", ip), 401, "UNAUTHORIZED");
+    expectPlatformError(await currencies(limited, ip, revoked.key), 401, "UNAUTHORIZED");
+    // none of the four counted: one guess leaves two of three
+    const guess = await currencies(limited, ip, "sk_wrong-key-0000000000000000");
+    expectPlatformError(guess, 401, "UNAUTHORIZED");
+    expect(guess.headers["ratelimit"]).toMatch(/^"(auth-failures";r=2|ip";r=0);t=[12]$/);
   });
 });
 

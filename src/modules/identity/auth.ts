@@ -23,9 +23,15 @@ export type Principal =
 /** The kinds of {@link Principal}. */
 export type PrincipalKind = Principal["kind"];
 
-/** Outcome of {@link Authenticator.authenticate}: a principal, or the 401 reason. */
-/** The caller, or why not; `missing` when the request carried no credential at all (not a failed one). */
-export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: string; missing?: true };
+/**
+ * Outcome of {@link Authenticator.authenticate}: the caller, or the 401 reason. `missing` when the
+ * request carried no credential at all; `guess` when it presented a secret that matches none (an
+ * unknown API key, a wrong master key, a token whose signature does not verify): only those count
+ * toward the address's `auth-failures` bucket (docs/security.md "Failed authentications"). An
+ * expired token, a revoked credential or an inactive user's token are not guesses: only the holder
+ * of a real credential can present them.
+ */
+export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: string; missing?: true; guess?: true };
 
 /** Request headers as node delivers them (lower-case names). */
 export type Headers = Record<string, string | string[] | undefined>;
@@ -39,8 +45,17 @@ export const header = (headers: Headers, name: string): string | undefined => {
 /** Largest token version a token may carry (PostgreSQL `integer`). */
 const TOKEN_VERSION_MAX = 2_147_483_647;
 
+/** How long an API key that authenticated counts as known valid in this process ({@link Authenticator.knownCredential}): an hour, ms. */
+export const KNOWN_KEY_TTL_MS = 3_600_000;
+
+/** Most API keys one process remembers as known valid. */
+const KNOWN_KEYS_MAX = 10_000;
+
 /** Resolves credentials from headers. Construct with the master key's keyed hash. */
 export class Authenticator {
+  /** Keyed hashes of API keys that authenticated in this process, with when (ms), oldest first. */
+  private readonly knownKeys = new Map<string, number>();
+
   constructor(
     private readonly box: SecretBox,
     private readonly masterHash: string,
@@ -79,11 +94,44 @@ export class Authenticator {
       return { ok: false, reason: "Send one credential: x-master-api-key and x-api-key carry different keys." };
     }
     if (master !== undefined) {
-      return this.isMasterKey(master) ? { ok: true, principal: { kind: "master" } } : { ok: false, reason: "Invalid master API key." };
+      return this.isMasterKey(master) ? { ok: true, principal: { kind: "master" } } : { ok: false, reason: "Invalid master API key.", guess: true };
     }
     if (authorization !== undefined) return this.fromBearer(authorization);
     if (apiKey !== undefined) return this.fromApiKey(apiKey);
     return { ok: false, reason: "Missing credentials: send x-api-key or Authorization: Bearer <token>.", missing: true };
+  }
+
+  /**
+   * Whether the request's one credential is known to be valid without being checked against the
+   * credentials, so that it may pass while its address is locked out for failed guesses
+   * (docs/security.md "Failed authentications"): a bearer token whose signature verifies (expired
+   * or not: only the service signs them), or an `x-api-key` that authenticated in this process
+   * within {@link KNOWN_KEY_TTL_MS}. Never the master key, which an operator may choose, nor a
+   * request without a credential. Such a request is then authenticated as usual, so a revoked
+   * credential is still refused at once.
+   */
+  async knownCredential(headers: Headers): Promise<boolean> {
+    const authorization = header(headers, "authorization");
+    const apiKey = header(headers, "x-api-key");
+    if (header(headers, "x-master-api-key") !== undefined || (authorization === undefined) === (apiKey === undefined)) return false;
+    if (apiKey !== undefined) {
+      const seen = this.knownKeys.get(this.box.hash(apiKey));
+      return seen !== undefined && Date.now() - seen < KNOWN_KEY_TTL_MS;
+    }
+    const token = bearerToken(authorization ?? "");
+    if (token === null) return false;
+    const verified = await this.box.verifyToken(token);
+    return !("problem" in verified) || verified.problem === "expired";
+  }
+
+  /** Notes that the API key of keyed hash `secretHash` authenticated now (refreshed at most once a minute; the oldest of {@link KNOWN_KEYS_MAX} dropped first). */
+  private rememberKey(secretHash: string): void {
+    const now = Date.now();
+    const seen = this.knownKeys.get(secretHash);
+    if (seen !== undefined && now - seen < 60_000) return;
+    this.knownKeys.delete(secretHash);
+    this.knownKeys.set(secretHash, now);
+    if (this.knownKeys.size > KNOWN_KEYS_MAX) this.knownKeys.delete(this.knownKeys.keys().next().value as string);
   }
 
   /**
@@ -97,7 +145,7 @@ export class Authenticator {
 
   private async credentialByHash(secretHash: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
     const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_HASH, [secretHash]);
-    if (!row) return { reason: "Invalid API key." };
+    if (!row) return { reason: UNKNOWN_API_KEY };
     if (!row.credential_active) return { reason: "API key has been revoked." };
     if (row.customer_active !== true) return { reason: "Inactive client: the customer has been deleted." };
     return { credential: { credentialId: row.credential_id, customerId: row.customer_id } };
@@ -108,17 +156,18 @@ export class Authenticator {
     const secretHash = this.box.hash(apiKey);
     if (this.box.hashesEqual(secretHash, this.masterHash)) return { ok: true, principal: { kind: "master" } };
     const found = await this.credentialByHash(secretHash);
-    if ("reason" in found) return { ok: false, reason: found.reason };
+    if ("reason" in found) return found.reason === UNKNOWN_API_KEY ? { ok: false, reason: found.reason, guess: true } : { ok: false, reason: found.reason };
     const { credential } = found;
+    this.rememberKey(secretHash);
     return { ok: true, principal: { kind: "owner", customerId: credential.customerId, credentialId: credential.credentialId } };
   }
 
   private async fromBearer(authorization: string): Promise<AuthOutcome> {
-    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(authorization);
-    if (!match?.[1]) return { ok: false, reason: "Malformed Authorization header: expected 'Bearer <token>'." };
-    const verified = await this.box.verifyToken(match[1]);
+    const token = bearerToken(authorization);
+    if (token === null) return { ok: false, reason: "Malformed Authorization header: expected 'Bearer <token>'." };
+    const verified = await this.box.verifyToken(token);
     if ("problem" in verified) {
-      return { ok: false, reason: verified.problem === "expired" ? "Token has expired." : "Invalid token." };
+      return verified.problem === "expired" ? { ok: false, reason: "Token has expired." } : { ok: false, reason: "Invalid token.", guess: true };
     }
     const claims = verified.claims;
     if (claims.kind === "session") {
@@ -146,6 +195,18 @@ export class Authenticator {
     if (user.token_revoked) return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
     return { ok: true, principal: { kind: "user", userId: claims.userId, customerId: claims.customerId, credentialId: claims.credentialId } };
   }
+}
+
+/** The reason of an API key that matches no credential (a guess). */
+const UNKNOWN_API_KEY = "Invalid API key.";
+
+/**
+ * The token of an `Authorization` value of the `Bearer` scheme, or null. The scheme name is matched
+ * without regard to case and may be followed by more than one space (RFC 9110 §11.1, RFC 6750 §2.1).
+ */
+export function bearerToken(authorization: string): string | null {
+  const match = /^bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(authorization);
+  return match?.[1] ?? null;
 }
 
 /** Why a token's credential (`row`, absent when unknown) no longer admits it for `customerId`; null when it does. */

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DomainError, assertNoProblems, quote, type FieldProblem } from "../../domain/errors.js";
+import { DomainError, FailedGuess, assertNoProblems, quote, type FieldProblem } from "../../domain/errors.js";
 import { parseMobileNumber } from "../../domain/users.js";
 import { unsafeNameProblems } from "../../domain/text.js";
 import type { CustodyProvider } from "../../providers/provider.js";
@@ -96,7 +96,7 @@ export class IdentityService {
       }
       const found = await this.authenticator.activeCredential(body.customer_secret);
       if ("reason" in found || found.credential.customerId !== body.customer_id) {
-        throw new DomainError("UNAUTHORIZED", "Invalid customer credentials.");
+        throw new FailedGuess("Invalid customer credentials.");
       }
       const { token, expiresAt } = await this.box.issueToken(
         { kind: "session", scope: "customer", customerId: body.customer_id, credentialId: found.credential.credentialId, masterFingerprint: null },
