@@ -14,7 +14,7 @@ import { CreditWallet } from "../../src/modules/credit/accounts/entities.js";
 import { requeueFailed } from "../../src/modules/outbox/recover.js";
 import { TEST_MASTER_KEY, apiOf, startTestApp, type TestApp } from "../support/app.js";
 import { BASE, Walk, expectPlatformError } from "../support/fixtures.js";
-import { startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
+import { gate, startReceiver, type ReceivedHook, type Receiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 
@@ -22,6 +22,11 @@ import { goldenProductBody } from "../support/credit-golden.js";
 const FAST = { ALLOW_PRIVATE_NETWORK_TARGETS: "true", OUTBOX_INTERVAL_S: "1", WEBHOOK_RETRY_BASE_S: "1", WEBHOOK_TIMEOUT_S: "2" };
 /** One attempt short of the notification policy's last (17): the next failure ends the message. */
 const LAST_BUT_ONE = 16;
+/**
+ * Attempts that failed before the outage: the next failure waits 1 s × 3^DEEP ≈ 4 min (±20 %), a
+ * retry with the whole schedule still ahead, far beyond the 11 s lease (3 × WEBHOOK_TIMEOUT_S + 5 s).
+ */
+const DEEP = 5;
 const HOUR = 3600_000;
 
 let t: TestApp;
@@ -83,19 +88,25 @@ async function wallet(s: Scene, events: number): Promise<string> {
   return walletId;
 }
 
-/** Inserts events `from`…`to` of a wallet created at `createdAt`, their counters one short of the last attempt. @returns their ids by sequence. */
-/**
- * Inserts events `from`..`to` of a wallet, `pending` with LAST_BUT_ONE attempts, or already
- * `failed` after 17 (`failed`: a delivery round can never take them before the test looks).
- */
-async function insertEvents(s: Scene, walletId: string, from: number, to: number, createdAt = new Date(), failed = false): Promise<string[]> {
+/** How inserted events start: their delivery status and attempts counter, and when they were created. */
+interface EventsState {
+  createdAt?: Date;
+  /** `pending` (default), `failed` (after 17 attempts: a delivery round can never take them before the test looks) or `succeeded`. */
+  status?: "pending" | "failed" | "succeeded";
+  /** The attempts counter; default 17 when failed, 1 when succeeded, LAST_BUT_ONE when pending. */
+  attempts?: number;
+}
+
+/** Inserts events `from`..`to` of a wallet in one statement, in the state `state` says. @returns their ids by sequence. */
+async function insertEvents(s: Scene, walletId: string, from: number, to: number, state: EventsState = {}): Promise<string[]> {
+  const status = state.status ?? "pending";
+  const attempts = state.attempts ?? { pending: LAST_BUT_ONE, failed: 17, succeeded: 1 }[status];
   const ids: string[] = [];
   const values: unknown[] = [];
   for (let n = from; n <= to; n++) {
     const id = randomUUID();
     ids.push(id);
-    values.push(id, walletId, s.customerId, n, "Reporte de Pago", 100 * n, "credit", true, JSON.stringify(DETAILS), createdAt,
-      failed ? 17 : LAST_BUT_ONE, failed ? "failed" : "pending");
+    values.push(id, walletId, s.customerId, n, "Reporte de Pago", 100 * n, "credit", true, JSON.stringify(DETAILS), state.createdAt ?? new Date(), attempts, status);
   }
   await t.orm.em.fork().execute(
     `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at, attempt_count, delivery_status)
@@ -164,9 +175,9 @@ describe("RecoverCreditNotifications", () => {
     const other = await scene();
     const w = await wallet(s, 2);
     const o = await wallet(other, 1);
-    const old = await insertEvents(s, w, 1, 1, new Date(Date.now() - 48 * HOUR), true);
-    const recent = await insertEvents(s, w, 2, 2, new Date(Date.now() - HOUR), true);
-    const others = await insertEvents(other, o, 1, 1, new Date(Date.now() - HOUR), true);
+    const old = await insertEvents(s, w, 1, 1, { createdAt: new Date(Date.now() - 48 * HOUR), status: "failed" });
+    const recent = await insertEvents(s, w, 2, 2, { createdAt: new Date(Date.now() - HOUR), status: "failed" });
+    const others = await insertEvents(other, o, 1, 1, { createdAt: new Date(Date.now() - HOUR), status: "failed" });
 
     const res = await recover(s, new Date(Date.now() - 24 * HOUR));
     expect(res.body.data).toEqual({ recovered: 1 });
@@ -180,7 +191,7 @@ describe("RecoverCreditNotifications", () => {
     const s = await scene();
     await t.orm.em.fork().execute(`insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now())`, [s.customerId, new Date("2026-02-20T00:00:00Z")]);
     const w = await wallet(s, 1);
-    const missed = await insertEvents(s, w, 1, 1, new Date("2026-02-10T00:00:00Z"), true);
+    const missed = await insertEvents(s, w, 1, 1, { createdAt: new Date("2026-02-10T00:00:00Z"), status: "failed" });
     const res = await recover(s, "2026-02-01T00:00:00Z");
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toEqual({ recovered: 1 });
@@ -190,19 +201,22 @@ describe("RecoverCreditNotifications", () => {
     expect((await recover(s, "2026-02-21T00:00:00Z")).status).toBe(422);
   });
 
-  it("keeps the stream head rule: a re-queued event makes the later pending events of its wallet wait", async () => {
+  it("keeps the stream head rule: a re-queued event makes the later pending events of its wallet wait; a never-attempted one is not re-queued", async () => {
     const s = await scene(false);
-    const w = await wallet(s, 3);
+    const w = await wallet(s, 4);
     const [e1, e2, e3] = await insertEvents(s, w, 1, 3);
+    const [e4] = await insertEvents(s, w, 4, 4, { attempts: 0 });
     const em = t.orm.em.fork();
     await em.execute(`update credit_event set delivery_status = 'failed', next_attempt_at = null where id in (?, ?)`, [e1, e2]);
     await em.execute(`update credit_event set next_attempt_at = null where id = ?`, [e3]);
     await em.transactional(async (tx) => {
-      expect(await requeueFailed(tx, t.services.creditDelivery.channel, s.customerId, new Date(Date.now() - HOUR))).toBe(2);
+      // e1 and e2 failed for good, e3 pending after failed attempts; e4 never attempted
+      expect(await requeueFailed(tx, t.services.creditDelivery.channel, s.customerId, new Date(Date.now() - HOUR))).toBe(3);
       const rows = await tx.execute<{ id: string; delivery_status: string; attempt_count: number; next_attempt_at: Date | null }[]>(
         `select id, delivery_status, attempt_count, next_attempt_at from credit_event where wallet_id = ? order by sequence`, [w]);
-      expect(rows.map((r) => [r.id, r.delivery_status, r.attempt_count])).toEqual([[e1, "pending", 0], [e2, "pending", 0], [e3, "pending", LAST_BUT_ONE]]);
-      expect(rows.map((r) => (r.next_attempt_at === null ? null : new Date(r.next_attempt_at).getTime()))).toEqual([null, WAITING_AT.getTime(), WAITING_AT.getTime()]);
+      expect(rows.map((r) => [r.id, r.delivery_status, r.attempt_count])).toEqual([[e1, "pending", 0], [e2, "pending", 0], [e3, "pending", 0], [e4, "pending", 0]]);
+      expect(rows.map((r) => (r.next_attempt_at === null ? null : new Date(r.next_attempt_at).getTime())))
+        .toEqual([null, WAITING_AT.getTime(), WAITING_AT.getTime(), WAITING_AT.getTime()]);
     });
   });
 
@@ -227,19 +241,23 @@ describe("RecoverCreditNotifications", () => {
   });
 });
 
+const hooksPath = (customerId: string) => `${BASE}/customers/${customerId}/webhooks`;
+
+/** A PIN webhook to the receiver for customer `customerId` (a new one unless given), registered by an operator session. */
+async function hooked(existing?: string): Promise<{ customerId: string; token: string }> {
+  const walk = new Walk(t.express);
+  const token = await walk.operatorToken();
+  const customerId = existing ?? (await walk.tenant(`rhk-${++seq}-${Date.now().toString(36)}`)).customerId;
+  const res = await apiOf(t).post(hooksPath(customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  receiver.trust(res.body.data.signing_secret as string);
+  return { customerId, token };
+}
+
+const recoverHooks = (hook: { customerId: string; token: string }, since: Date) =>
+  apiOf(t).post(`${hooksPath(hook.customerId)}/deliveries/recover`).set("Authorization", `Bearer ${hook.token}`).send({ since: since.toISOString() });
+
 describe("Recover Webhook Deliveries", () => {
-  const hooksPath = (customerId: string) => `${BASE}/customers/${customerId}/webhooks`;
-
-  async function hooked(): Promise<{ customerId: string; token: string }> {
-    const walk = new Walk(t.express);
-    const token = await walk.operatorToken();
-    const { customerId } = await walk.tenant(`rhk-${++seq}-${Date.now().toString(36)}`);
-    const res = await apiOf(t).post(hooksPath(customerId)).set("Authorization", `Bearer ${token}`).send({ url: receiver.url });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    receiver.trust(res.body.data.signing_secret as string);
-    return { customerId, token };
-  }
-
   /** Writes `count` `address.added` notifications marked with the customer, one attempt short of the last. */
   async function enqueue(customerId: string, count: number): Promise<void> {
     await t.orm.em.fork().transactional(async (tx) => {
@@ -284,5 +302,116 @@ describe("Recover Webhook Deliveries", () => {
     const disabled = await apiOf(t).post(`${hooksPath(other.customerId)}/deliveries/recover`).set("Authorization", `Bearer ${other.token}`).send({ since: new Date(Date.now() - HOUR).toISOString() });
     expectPlatformError(disabled, 400, "BAD_REQUEST");
     expect((await deliveryStates(other.customerId)).map((d) => d.status)).toEqual(["failed"]);
+  });
+});
+
+describe("recovering messages still waiting for a retry (pending after failed attempts)", () => {
+  /** Delivery state of credit events, by id. */
+  async function eventRows(ids: readonly string[]): Promise<{ id: string; delivery_status: string; attempt_count: number; next_attempt_at: Date | null }[]> {
+    const rows = await t.orm.em.fork().execute<{ id: string; delivery_status: string; attempt_count: number; next_attempt_at: Date | null }[]>(
+      `select id, delivery_status, attempt_count, next_attempt_at from credit_event where id in (${ids.map(() => "?").join(", ")})`, [...ids]);
+    return ids.map((id) => rows.find((r) => r.id === id)!);
+  }
+
+  /** Writes a `withdrawal.pin` of a new withdrawal for `customerId`, DEEP attempts already failed, and starts a round. @returns its delivery. */
+  async function failingPin(customerId: string): Promise<{ id: string; webhookId: string }> {
+    await t.orm.em.fork().transactional(async (tx) => {
+      const pin = { withdrawalId: randomUUID(), userId: randomUUID(), customerId, code: "246810", expiresAt: new Date(Date.now() + 600_000) };
+      expect(await t.services.webhooks.enqueuePin(tx, pin)).toBe(true);
+      await tx.flush();
+      await tx.execute(`update webhook_delivery set attempt_count = ? where customer_id = ?`, [DEEP, customerId]);
+    });
+    t.services.webhooks.kick();
+    const [row] = await t.orm.em.fork().execute<{ id: string; webhook_message_id: string }[]>(
+      `select id, webhook_message_id from webhook_delivery where customer_id = ?`, [customerId]);
+    return { id: row!.id, webhookId: row!.webhook_message_id };
+  }
+
+  const pinRow = async (id: string) =>
+    (await t.orm.em.fork().execute<{ status: string; attempt_count: number; next_attempt_at: Date | null }[]>(
+      `select status, attempt_count, next_attempt_at from webhook_delivery where id = ?`, [id]))[0]!;
+
+  it("a receiver that failed three credit notifications and a withdrawal.pin gets every message within seconds of the recovers: in order, with its webhook-id, none twice", async () => {
+    const s = await scene();
+    const hook = await hooked(s.customerId);
+    const [a, b, c] = [await wallet(s, 3), await wallet(s, 2), await wallet(s, 1)];
+    let down = true;
+    receiver.respond((h) => (down && ([a, b, c].includes(String(bodyOf(h).walletId)) || h.json.data?.customer_id === s.customerId) ? { status: 500 } : undefined));
+    // A: its head fails, events 2 and 3 wait behind it, never attempted; B: event 1 was delivered before the outage
+    const aIds = [...await insertEvents(s, a, 1, 1, { attempts: DEEP }), ...await insertEvents(s, a, 2, 3, { attempts: 0 })];
+    const [b1] = await insertEvents(s, b, 1, 1, { status: "succeeded" });
+    const [b2] = await insertEvents(s, b, 2, 2, { attempts: DEEP });
+    const [c1] = await insertEvents(s, c, 1, 1, { attempts: DEEP });
+    t.services.creditDelivery.notifyCreditEventsWritten(6);
+    const pin = await failingPin(s.customerId);
+
+    const failing = [aIds[0]!, b2!, c1!];
+    const waiting = await waitFor("an attempt of each to fail", async () => {
+      const rows = await eventRows(failing);
+      const pinned = await pinRow(pin.id);
+      return rows.every((r) => r.attempt_count === DEEP + 1) && pinned.attempt_count === DEEP + 1 ? [...rows, pinned] : undefined;
+    }, 10_000);
+    // still pending, each behind a backoff of minutes
+    for (const row of waiting) {
+      expect("delivery_status" in row ? row.delivery_status : row.status).toBe("pending");
+      expect(new Date(row.next_attempt_at!).getTime()).toBeGreaterThan(Date.now() + 60_000);
+    }
+    const before = receiver.received.length;
+
+    down = false;
+    const since = new Date(Date.now() - HOUR);
+    const [credit, pins] = await Promise.all([recover(s, since), recoverHooks(hook, since)]);
+    expect(credit.status, JSON.stringify(credit.body)).toBe(200);
+    expect(credit.body.data).toEqual({ recovered: 3 });
+    expect(pins.status, JSON.stringify(pins.body)).toBe(200);
+    expect(pins.body.data).toEqual({ recovered: 1 });
+
+    await waitFor("every message to be delivered", async () => {
+      const rows = await eventRows([...aIds, b2!, c1!]);
+      return rows.every((r) => r.delivery_status === "succeeded") && (await pinRow(pin.id)).status === "succeeded" ? true : undefined;
+    }, 5_000);
+
+    const after = receiver.received.slice(before);
+    const ids = (walletId: string) => after.filter((h) => bodyOf(h).walletId === walletId).map((h) => [h.headers["webhook-id"], bodyOf(h).sequence]);
+    expect(ids(a)).toEqual([[aIds[0], 1], [aIds[1], 2], [aIds[2], 3]]);
+    expect(ids(b)).toEqual([[b2, 2]]);
+    expect(ids(c)).toEqual([[c1, 1]]);
+    expect(after.filter((h) => h.json.type === "withdrawal.pin").map((h) => h.headers["webhook-id"])).toEqual([pin.webhookId]);
+    // in all: the failed attempt and the delivery of each failing one, the others once, the delivered one never again
+    expect([...aIds, b1!, b2!, c1!].map((id) => receiver.byId(id).length)).toEqual([2, 1, 1, 0, 2, 2]);
+    expect(receiver.byId(pin.webhookId)).toHaveLength(2);
+    expect((await eventRows([b1!]))[0]).toMatchObject({ delivery_status: "succeeded", attempt_count: 1 });
+  });
+
+  it("a notification in flight when the recover runs is not sent twice; its failed attempt is followed by the restarted schedule, not the old backoff", async () => {
+    const s = await scene();
+    const w = await wallet(s, 1);
+    const held = gate();
+    let first = true;
+    receiver.respond((h) => {
+      if (bodyOf(h).walletId !== w || !first) return undefined;
+      first = false;
+      return { status: 500, until: held.opened };
+    });
+    const [e1] = await insertEvents(s, w, 1, 1, { attempts: DEEP });
+    t.services.creditDelivery.notifyCreditEventsWritten(1);
+    try {
+      await waitFor("the round's attempt, held in flight", () => (ofWallet(w).length > 0 ? true : undefined), 10_000);
+      const res = await recover(s, new Date(Date.now() - HOUR));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data).toEqual({ recovered: 1 });
+      // its counter restarted, its lease kept: a further round does not take it while it is in flight
+      const [leased] = await eventRows([e1!]);
+      expect(leased).toMatchObject({ delivery_status: "pending", attempt_count: 0 });
+      expect(new Date(leased!.next_attempt_at!).getTime()).toBeGreaterThan(Date.now());
+      await t.services.creditDelivery.deliverDue();
+      expect(ofWallet(w)).toHaveLength(1);
+    } finally {
+      held.open();
+    }
+    // the held attempt fails (500) against the restarted counter: the next one comes after the first wait (1 s), not ~4 min
+    await waitFor("the event to be delivered", async () => ((await statuses([e1!]))[0] === "succeeded" ? true : undefined), 5_000);
+    expect(ofWallet(w).map((h) => h.headers["webhook-id"])).toEqual([e1, e1]);
+    expect((await eventRows([e1!]))[0]).toMatchObject({ attempt_count: 2 });
   });
 });

@@ -18,8 +18,12 @@ export interface ReceivedHook {
   receivedAt: number;
 }
 
-/** What the receiver answers: a status and an optional body; `hang` never answers. */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
+/**
+ * What the receiver answers: a status and an optional body; `hang` never answers. With `until`, the
+ * answer waits for that promise first (the request is recorded at once): a test holds a sender in
+ * flight for as long as it needs, and releases it.
+ */
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; until?: Promise<unknown> } | "hang";
 
 /** A running receiver. */
 export interface Receiver {
@@ -69,8 +73,12 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       received.push(hook);
       const answer = chooser?.(hook) ?? answers.shift() ?? { status: 200, body: '{"ok":true}' };
       if (answer === "hang") return;
-      res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-      res.end(answer.body ?? "");
+      const reply = (): void => {
+        res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+        res.end(answer.body ?? "");
+      };
+      if (answer.until) void answer.until.then(reply, reply);
+      else reply();
     });
   });
   server.listen(port, "127.0.0.1");
@@ -90,4 +98,13 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** A gate for {@link Answer}'s `until`: `opened` resolves once `open()` is called (calling it again does nothing). */
+export function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
 }

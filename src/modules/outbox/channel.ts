@@ -60,11 +60,25 @@ export interface DeliveryPolicy {
   stopRoundOnFailure: boolean;
 }
 
+/**
+ * The lease a caller took on one given message to attempt it by hand (a retry endpoint,
+ * `Outbox.claimMessage` in src/modules/outbox/outbox.ts; docs/outbox.md "Retry and disable"):
+ * `until`, the `next_attempt_at` it wrote (millisecond precision, so it can be compared back);
+ * `previous`, the `next_attempt_at` it replaced (a pending message's schedule, null for an ended one),
+ * which the attempt puts back unless the message's state changed meanwhile.
+ */
+export interface ManualLease {
+  until: Date;
+  previous: Date | null;
+}
+
 /** A claimed message: its id, its attempts counter, and the columns the channel asked the claim to return. */
 export interface Claimed {
   id: string;
   attempts: number;
   row: Record<string, unknown>;
+  /** Set when the message was claimed by hand ({@link ManualLease}); unset for a round's claim. */
+  lease?: ManualLease;
 }
 
 /** The outcome of one attempt, as a channel's transport reports it. Never thrown. */

@@ -8,7 +8,7 @@
  * target that is gone) carry a far-future `next_attempt_at` ({@link WAITING_AT}, {@link PARKED_AT})
  * and lie beyond the scan's bound, so a backlog of any size is not walked.
  */
-import type { OutboxChannel } from "./channel.js";
+import type { OutboxChannel, OutboxTable } from "./channel.js";
 
 /**
  * Which due messages a claim looks at: `due`, `next_attempt_at <= now()` (retries whose backoff
@@ -53,4 +53,31 @@ export function claimStatement<M>(channel: OutboxChannel<M>, branch: ClaimBranch
 /** The branches a round claims from, in order: due retries first, then never-attempted messages. */
 export function claimBranches<M>(channel: OutboxChannel<M>): ClaimBranch[] {
   return channel.table.nullIsDue ? ["due", "new"] : ["due"];
+}
+
+/**
+ * SQL condition: the message aliased `alias` (empty for the bare table) may be under a live lease,
+ * so that making it due, or attempting it by hand, could send it a second time while it is in
+ * flight (docs/outbox.md "Claim and lease"). A lease is a `next_attempt_at` written as the claim's
+ * time plus the channel's `leaseMs`, so a live one always lies in (now, now + `leaseMs`]:
+ *
+ * - an ended message (not `pending`; `next_attempt_at` is null once it ends, channels with
+ *   `clearsNextAttempt`) is leased exactly when `next_attempt_at` is in the future: only a
+ *   by-hand claim sets it there;
+ * - a pending message is leased, or may be, when its `next_attempt_at` is in that window; one
+ *   beyond it (a backoff of more than a lease still to run, {@link PARKED_AT}, {@link WAITING_AT})
+ *   or in the past (due) is not.
+ *
+ * A pending message whose backoff ends within `leaseMs` is counted as possibly leased: the two
+ * cannot be told apart, and it is due within a lease anyway. `clock_timestamp()`, not `now()`: a
+ * statement that waited for a claim's row lock compares that claim's lease with the time it
+ * resumes, not with the start of its own transaction.
+ * @param leaseMs the channel's `policy.leaseMs`, a whole number of milliseconds (written inline).
+ * @throws Error when `leaseMs` is not a non-negative integer.
+ */
+export function mayHoldLease(table: OutboxTable, alias: string, leaseMs: number): string {
+  if (!Number.isInteger(leaseMs) || leaseMs < 0) throw new Error(`lease must be a whole number of milliseconds, got ${leaseMs}`);
+  const a = alias === "" ? "" : `${alias}.`;
+  return `(${a}next_attempt_at is not null and ${a}next_attempt_at > clock_timestamp()
+      and (${a}${table.status} <> 'pending' or ${a}next_attempt_at <= clock_timestamp() + interval '${leaseMs} milliseconds'))`;
 }

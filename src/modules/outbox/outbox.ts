@@ -15,7 +15,10 @@
  *   cannot be built fails at once; anything else is retried after the policy's backoff, and fails
  *   after its last attempt (src/domain/outbox.ts);
  * - the order of a stream: only a stream's head is due; when it ends, the next message of its
- *   stream becomes due.
+ *   stream becomes due;
+ * - attempts by hand (a retry endpoint): {@link Outbox.claimMessage} leases one given message the
+ *   same way, unless it may already be in flight, so concurrent retries, on any number of API
+ *   replicas, and a round never send one message at the same time.
  *
  * At least once: a round that dies mid-send leaves the lease to expire, and a later round sends the
  * message again (the same `webhook-id` for the notifications).
@@ -25,7 +28,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
 import { PARKED_AT, WAITING_AT, givesUp, judgeAttempt, retryDelayMs } from "../../domain/outbox.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutcomeKind } from "./channel.js";
-import { claimBranches, claimStatement } from "./claim.js";
+import { claimBranches, claimStatement, mayHoldLease } from "./claim.js";
 import { DeliveryAttempt, type ChannelName } from "./entities.js";
 
 /** Options of a delivery round. */
@@ -52,8 +55,16 @@ interface Judged {
   gone: boolean;
 }
 
+/**
+ * What {@link Outbox.claimMessage} found: the message, claimed; `busy`, it may be in flight (a round
+ * or another caller holds a lease on it), so nothing is sent; `missing`, no such message.
+ */
+export type MessageClaim = { claimed: Claimed } | { busy: true } | { missing: true };
+
 /** Outcomes after which a message is no longer pending: its stream's next message becomes due. */
 const ENDS: ReadonlySet<OutcomeKind> = new Set(["succeeded", "failed", "disabled"]);
+/** Outcomes whose verdict depends on the attempts counter: their record checks it did not move during the send. */
+const COUNTED: ReadonlySet<OutcomeKind> = new Set(["retry", "failed"]);
 
 /** The delivery mechanism of the outbox channels (see the module docs). */
 export class Outbox {
@@ -77,6 +88,49 @@ export class Outbox {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Claims message `id` of tenant `customerId` for one attempt by hand (a retry endpoint;
+   * docs/outbox.md "Retry and disable"), whatever its status: in one short transaction, locks its
+   * row (`FOR UPDATE`: concurrent claims of it wait for each other a moment, on any replica), and
+   * unless it may be under a live lease ({@link mayHoldLease}: a round or another caller is sending
+   * it, or a pending message is due within a lease anyway), leases it as a round's claim does:
+   * `next_attempt_at` = now + `policy.leaseMs`. Rounds then skip it, and every other claim of it
+   * answers `busy` until {@link deliver} ends the attempt and gives the message its schedule back.
+   * No connection is held during the send.
+   * @returns `{ claimed }` (with its `ManualLease`: the lease and the schedule it replaced),
+   *   `{ busy: true }`, or `{ missing: true }` when the channel has no message `id` of `customerId`.
+   * @throws Error for a stream channel (a stream's messages go in order, never by hand) or one whose
+   *   ended messages keep a `next_attempt_at` (mail).
+   */
+  async claimMessage<M>(channel: OutboxChannel<M>, id: string, customerId: string): Promise<MessageClaim> {
+    const { table, policy } = channel;
+    if (channel.stream || !table.clearsNextAttempt) throw new Error(`channel ${channel.name} has no attempts by hand`);
+    const columns = [...new Set(channel.returning ?? [])];
+    return this.orm.em.fork().transactional(async (tx) => {
+      const [row] = await tx.execute<Record<string, unknown>[]>(
+        `select ${table.attempts} as attempts, next_attempt_at, ${mayHoldLease(table, "", policy.leaseMs)} as busy${columns.map((c) => `, ${c}`).join("")}
+           from ${table.name} where id = ? and customer_id = ? for update`,
+        [id, customerId],
+      );
+      if (!row) return { missing: true };
+      if (row.busy) return { busy: true };
+      const [leased] = await tx.execute<{ next_attempt_at: Date | string }[]>(
+        `update ${table.name} set next_attempt_at = date_trunc('milliseconds', clock_timestamp()) + (? * interval '1 millisecond')${table.touched ? `, ${table.touched} = now()` : ""}
+          where id = ? returning next_attempt_at`,
+        [policy.leaseMs, id],
+      );
+      const { attempts, next_attempt_at: previous, busy: _busy, ...rest } = row;
+      return {
+        claimed: {
+          id,
+          attempts: Number(attempts),
+          row: rest,
+          lease: { until: new Date(leased!.next_attempt_at), previous: previous === null || previous === undefined ? null : new Date(previous as Date | string) },
+        },
+      };
+    });
   }
 
   /**
@@ -108,10 +162,28 @@ export class Outbox {
    * message is then disabled or parked without an attempt), sends it with no connection held, then
    * the attempt and the message's new state are recorded in one transaction (see the module docs).
    * `manual` (a retry endpoint: one attempt now, whatever the message's status) leaves the status
-   * and the schedule of a message that was not delivered as they were.
+   * and the schedule of a message that was not delivered as they were; a message claimed by
+   * {@link claimMessage} then gets its schedule back ({@link releaseLease}), also when nothing was sent.
+   *
+   * The attempts counter of a pending message can move during the send only by a recover
+   * (src/modules/outbox/recover.ts restarts it): a `retry` or `failed` outcome is recorded only if
+   * the counter is still the claimed one, else it is judged again from the restarted counter, so a
+   * recover that came during the send is not undone by it.
    * @returns the outcome, or undefined when a manual attempt found nothing to send.
    */
   async deliver<M>(channel: OutboxChannel<M>, claimed: Claimed, manual = false): Promise<OutcomeKind | undefined> {
+    let attempted = false;
+    try {
+      const kind = await this.attempt(channel, claimed, manual);
+      attempted = manual && kind !== undefined; // a manual attempt answers undefined exactly when it sent nothing
+      return kind;
+    } finally {
+      if (claimed.lease) await this.releaseLease(channel, claimed, attempted);
+    }
+  }
+
+  /** {@link deliver} but the release of a by-hand lease. */
+  private async attempt<M>(channel: OutboxChannel<M>, claimed: Claimed, manual: boolean): Promise<OutcomeKind | undefined> {
     const em = this.orm.em.fork();
     const prepared = await channel.prepare(em, claimed, manual);
     if ("skip" in prepared) {
@@ -135,7 +207,12 @@ export class Outbox {
       });
       await tx.flush();
       if (judged.gone) await channel.disableTarget?.(tx, claimed, prepared.message);
-      await this.settle(tx, channel, claimed, judged.kind, { attempted: true, error: judged.error, guarded: !manual && !judged.gone });
+      const how = { attempted: true, error: judged.error, guarded: !manual && !judged.gone };
+      if (await this.settle(tx, channel, claimed, judged.kind, how) || !COUNTED.has(judged.kind)) return;
+      const restarted = await this.restartedCount(tx, channel, claimed);
+      if (restarted === undefined) return;
+      const again = { ...claimed, attempts: restarted };
+      await this.settle(tx, channel, again, this.judge(channel, again, result, false).kind, how);
     });
     if (judged.kind !== "succeeded") {
       this.logger.warn(
@@ -173,8 +250,10 @@ export class Outbox {
   /**
    * Writes an outcome to the message's row in `tx`: status, attempts counter, next attempt, and the
    * channel's further columns. `guarded`: only while the message is still pending (a target deleted
-   * during the send keeps the message as the deletion left it). An outcome that ends the message
-   * makes its stream's next message due.
+   * during the send keeps the message as the deletion left it) and, for the outcomes judged from the
+   * counter (`retry`, `failed`), while the counter is still the claimed one. An outcome that ends the
+   * message makes its stream's next message due.
+   * @returns whether the row was written (false: a guard did not hold).
    */
   private async settle<M>(
     tx: EntityManager,
@@ -182,7 +261,7 @@ export class Outbox {
     claimed: Claimed,
     kind: OutcomeKind,
     how: { attempted: boolean; error: string | null; guarded: boolean },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const t = channel.table;
     const attempts = claimed.attempts + (how.attempted ? 1 : 0);
     const sets: string[] = [];
@@ -191,12 +270,16 @@ export class Outbox {
       sets.push(`${column} = ?`);
       params.push(value);
     };
+    // outcomes not judged from the counter add this attempt to it as it is now
+    const count = (): void => {
+      if (how.attempted) sets.push(`${t.attempts} = ${t.attempts} + 1`);
+    };
     const stop = (): void => {
       if (t.clearsNextAttempt) sets.push(`next_attempt_at = case when ${t.status} = 'pending' then null else next_attempt_at end`);
     };
     if (kind === "succeeded") {
       set(t.status, t.statuses.succeeded);
-      if (t.countsSuccess) set(t.attempts, attempts);
+      if (t.countsSuccess) count();
       if (t.clearsNextAttempt) sets.push("next_attempt_at = null");
     } else if (kind === "failed") {
       stop();
@@ -206,18 +289,65 @@ export class Outbox {
       stop();
       sets.push(`${t.status} = case when ${t.status} = 'pending' then ? else ${t.status} end`);
       params.push(t.statuses.disabled);
-      if (how.attempted) set(t.attempts, attempts);
+      count();
     } else if (kind === "parked") {
       set("next_attempt_at", PARKED_AT);
-      if (how.attempted) set(t.attempts, attempts);
-    } else {
+      count();
+    } else if (kind === "retry") {
       set(t.attempts, attempts);
-      if (kind === "retry") set("next_attempt_at", new Date(Date.now() + retryDelayMs(channel.policy.retry, attempts, Math.random())));
+      set("next_attempt_at", new Date(Date.now() + retryDelayMs(channel.policy.retry, attempts, Math.random())));
+    } else {
+      count();
     }
     for (const [column, value] of Object.entries(channel.settledColumns?.(kind, how.error) ?? {})) set(column, value);
-    const guard = how.guarded ? ` and ${t.status} = 'pending'` : "";
-    await tx.execute(`update ${t.name} set ${sets.join(", ")} where id = ?${guard}`, [...params, claimed.id]);
+    const where = ["id = ?"];
+    params.push(claimed.id);
+    if (how.guarded) where.push(`${t.status} = 'pending'`);
+    if (how.guarded && COUNTED.has(kind)) {
+      where.push(`${t.attempts} = ?`);
+      params.push(claimed.attempts);
+    }
+    const written = await tx.execute<{ id: string }[]>(`update ${t.name} set ${sets.join(", ")} where ${where.join(" and ")} returning id`, params);
     if (channel.stream && ENDS.has(kind)) await this.promote(tx, channel, claimed);
+    return written.length > 0;
+  }
+
+  /**
+   * The attempts counter of the claimed message when a recover restarted it during the send: the
+   * message is still pending and its counter is no longer the claimed one (locked in `tx` until the
+   * record commits). Undefined otherwise (the message ended meanwhile, or nothing moved).
+   */
+  private async restartedCount<M>(tx: EntityManager, channel: OutboxChannel<M>, claimed: Claimed): Promise<number | undefined> {
+    const t = channel.table;
+    const [row] = await tx.execute<{ attempts: number }[]>(
+      `select ${t.attempts} as attempts from ${t.name} where id = ? and ${t.status} = 'pending' and ${t.attempts} <> ? for update`,
+      [claimed.id, claimed.attempts],
+    );
+    return row ? Number(row.attempts) : undefined;
+  }
+
+  /**
+   * Ends a by-hand lease ({@link claimMessage}) once its attempt is recorded, or nothing was sent:
+   * an ended message's `next_attempt_at` goes back to null; a pending one gets back the schedule
+   * the lease replaced, unless a recover restarted its counter meanwhile (then it is due now).
+   * Only while the row still holds this lease: an outcome, a deletion or a 410 that wrote
+   * `next_attempt_at` since has the last word. Never throws (a failure is logged; the lease then
+   * expires by itself, `policy.leaseMs` after the claim).
+   * @param attempted whether an attempt was recorded (it added 1 to the counter).
+   */
+  private async releaseLease<M>(channel: OutboxChannel<M>, claimed: Claimed, attempted: boolean): Promise<void> {
+    const { table: t } = channel;
+    const lease = claimed.lease;
+    if (!lease) return;
+    try {
+      await this.orm.em.fork().execute(
+        `update ${t.name} set next_attempt_at = case when ${t.status} <> 'pending' then null when ${t.attempts} = ? then ?::timestamptz else ${t.nullIsDue ? "null" : "now()"} end
+          where id = ? and next_attempt_at = ?`,
+        [claimed.attempts + (attempted ? 1 : 0), lease.previous, claimed.id, lease.until],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, channel: channel.name, messageId: claimed.id }, "could not end a retry's lease (it expires by itself)");
+    }
   }
 
   /**

@@ -1,9 +1,17 @@
 /**
  * Recovering missed notifications (docs/outbox.md "Recovering missed notifications"): a receiver
- * that was down asks for everything of its tenant that ended `failed` or `disabled` since an
- * instant to be sent again. The messages go back to `pending`, due now, with their attempt
- * counter restarted (they get the channel's whole retry schedule again) and everything else kept:
- * the id (hence the `webhook-id`), the body, the attempt history in `delivery_attempt`.
+ * that was down asks for every message of its tenant since an instant whose last attempt failed to
+ * be sent again, as Svix's recover does: those that ended `failed` or `disabled`, and those still
+ * `pending` after failed attempts, waiting for a retry that the backoff may put hours away. They
+ * are due now, with their attempt counter restarted (they get the channel's whole retry schedule
+ * again) and everything else kept: the id (hence the `webhook-id`), the body, the attempt history
+ * in `delivery_attempt`. A message never attempted, or delivered, is not touched.
+ *
+ * Nothing is sent twice at once: a message that may be in flight at that moment (under a live
+ * lease, src/modules/outbox/claim.ts `mayHoldLease`) keeps its `next_attempt_at`, so no second
+ * round can claim it; its counter is restarted all the same, and the outbox records the attempt
+ * in flight against the restarted counter (src/modules/outbox/outbox.ts `deliver`): if it fails, the
+ * next attempt follows the schedule's first wait, not the old one.
  *
  * A stream channel (credit: per wallet, by `sequence`) keeps its order: after the re-queue, one
  * set-based statement marks every pending message of the touched streams that has a lower pending
@@ -13,8 +21,9 @@
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ValidationFailed } from "../../domain/errors.js";
-import { WAITING_AT } from "../../domain/outbox.js";
+import { PARKED_AT, WAITING_AT } from "../../domain/outbox.js";
 import type { OutboxChannel } from "./channel.js";
+import { mayHoldLease } from "./claim.js";
 
 /** How far back `since` may go, days (docs/outbox.md "Recovering missed notifications"). */
 export const RECOVER_WINDOW_DAYS = 30;
@@ -36,23 +45,30 @@ export function recoverSince(since: string, now: Date = new Date()): Date {
 }
 
 /**
- * Re-queues, in `tx`, every message of `channel` whose `customer_id` is `customerId`, in the
- * channel's `failed` or `disabled` status, with `created_at` at or after `since`: status `pending`,
- * attempts counter 0, due now (`next_attempt_at` null for channels where null is due, else now()).
- * Pending messages (due, leased, waiting or parked) and succeeded ones are left alone. For a stream
- * channel, then marks the touched streams' pending non-heads `WAITING_AT` (see the module docs).
- * The caller starts a delivery round after the commit.
- * @returns how many messages were re-queued.
+ * Re-queues, in `tx`, every message of `channel` whose `customer_id` is `customerId`, with
+ * `created_at` at or after `since`, whose last attempt failed: in the channel's `failed` or
+ * `disabled` status, or `pending` with at least one attempt (a success ends a message, so a pending
+ * message's attempts all failed). Each gets status `pending` and attempts counter 0, and is due now
+ * (`next_attempt_at` null for channels where null is due, else now()), except that a pending
+ * message keeps its `next_attempt_at` when it waits for a reason of its own (parked until its
+ * target is enabled, {@link PARKED_AT}; behind its stream's head, {@link WAITING_AT}) or may be in
+ * flight (see the module docs), and an ended message being retried by hand at that moment (under a
+ * lease) is left to that attempt. Never-attempted and succeeded messages are left alone. For a
+ * stream channel, then marks the touched streams' pending non-heads `WAITING_AT` (see the module
+ * docs). The caller starts a delivery round after the commit.
+ * @returns how many messages were re-queued (their counters restarted).
  */
 export async function requeueFailed<M>(tx: EntityManager, channel: OutboxChannel<M>, customerId: string, since: Date): Promise<number> {
   const { table, stream } = channel;
   const keyColumn = stream ? `, ${stream.key} as stream_key` : "";
+  const leased = mayHoldLease(table, "", channel.policy.leaseMs);
   const rows = await tx.execute<{ id: string; stream_key?: unknown }[]>(
     `update ${table.name} set ${table.status} = 'pending', ${table.attempts} = 0,
-        next_attempt_at = ${table.nullIsDue ? "null" : "now()"}${table.touched ? `, ${table.touched} = now()` : ""}
-      where customer_id = ? and ${table.status} in (?, ?) and created_at >= ?
+        next_attempt_at = case when next_attempt_at in (?, ?) or ${leased} then next_attempt_at else ${table.nullIsDue ? "null" : "now()"} end${table.touched ? `, ${table.touched} = now()` : ""}
+      where customer_id = ? and created_at >= ?
+        and (${table.status} in (?, ?) and not ${leased} or ${table.status} = 'pending' and ${table.attempts} > 0)
       returning id${keyColumn}`,
-    [customerId, table.statuses.failed, table.statuses.disabled, since],
+    [PARKED_AT, WAITING_AT, customerId, since, table.statuses.failed, table.statuses.disabled],
   );
   if (stream && rows.length > 0) {
     const keys = [...new Set(rows.map((r) => String(r.stream_key)))];

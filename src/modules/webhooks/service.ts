@@ -285,7 +285,14 @@ export class WebhookService implements PinPush {
 
   /**
    * Retry Webhook Delivery: one attempt now with the same `webhook-id` and body, whatever the
-   * delivery's status; a 2xx makes it `succeeded`.
+   * delivery's status; a 2xx makes it `succeeded`, a failure leaves its status and schedule as they
+   * were (docs/outbox.md "Retry and disable"). One send at a time per delivery: the attempt takes
+   * the outbox's lease on the delivery ({@link Outbox.claimMessage}, a row lock and a conditional
+   * update in PostgreSQL, so it holds across API replicas). A retry of a delivery that may already
+   * be in flight (another retry, or a delivery round, is sending it; or a pending delivery is due
+   * within a lease anyway) sends nothing and answers the delivery as it is, `pending` with its
+   * `next_attempt_at` for one a round is sending.
+   * @returns the delivery after this call: `WebhookDelivery`, its attempts oldest first (the newest 50).
    * @throws DomainError CUSTOMER_NOT_FOUND, WEBHOOK_NOT_FOUND, NOT_FOUND (404); BAD_REQUEST (400,
    *   the webhook is disabled by HTTP 410).
    */
@@ -294,19 +301,21 @@ export class WebhookService implements PinPush {
     if (webhook.disabledAt) {
       throw new DomainError("BAD_REQUEST", "The webhook is disabled after its receiver answered HTTP 410 Gone; update the webhook to enable it, then retry.");
     }
-    const delivery = isUuid(deliveryId) ? await em.findOne(WebhookDelivery, { id: deliveryId.toLowerCase(), customerId }) : null;
-    if (!delivery) throw new DomainError("NOT_FOUND", `Delivery ${quote(deliveryId)} not found.`);
-    await this.outbox.deliver(this.channel, { id: delivery.id, attempts: delivery.attemptCount, row: { customer_id: customerId } }, true);
+    const claim = isUuid(deliveryId) ? await this.outbox.claimMessage(this.channel, deliveryId.toLowerCase(), customerId) : { missing: true as const };
+    if ("missing" in claim) throw new DomainError("NOT_FOUND", `Delivery ${quote(deliveryId)} not found.`);
+    if ("claimed" in claim) await this.outbox.deliver(this.channel, claim.claimed, true);
     const fresh = em.fork();
-    const row = await fresh.findOneOrFail(WebhookDelivery, { id: delivery.id });
+    const row = await fresh.findOneOrFail(WebhookDelivery, { id: deliveryId.toLowerCase() });
     return this.deliveryView(row, await this.outbox.attemptsOf(fresh, "webhook", [row.id]));
   }
 
   /**
-   * Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications"): every `failed`
-   * or `disabled` delivery of the customer created at or after `since` goes back to `pending`, due
-   * now, attempt counter 0, with its `webhook-id`, body and attempt history kept; then a round
-   * starts (after the commit). A disabled webhook is not enabled.
+   * Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications"): every delivery
+   * of the customer created at or after `since` whose last attempt failed — `failed`, `disabled`,
+   * or `pending` with a retry still to come — is `pending`, due now, attempt counter 0, with its
+   * `webhook-id`, body and attempt history kept ({@link requeueFailed}: one that may be in flight
+   * keeps its lease); then a round starts (after the commit). Never-attempted and succeeded
+   * deliveries are not touched. A disabled webhook is not enabled.
    * @param since ISO 8601 date-time, at most 30 days back, not in the future.
    * @returns `{ recovered }`: how many deliveries were re-queued.
    * @throws DomainError CUSTOMER_NOT_FOUND, WEBHOOK_NOT_FOUND (404); BAD_REQUEST (400, the webhook

@@ -68,10 +68,12 @@ export async function listCreditDeliveries(
 }
 
 /**
- * RecoverCreditNotifications: re-queues tenant `customerId`'s `failed` and `disabled` notifications
- * created at or after `since` ({@link requeueFailed}: per-wallet order kept, `webhook-id` = event id
- * kept, attempts history kept, counter restarted), in one transaction. A disabled target stays
- * disabled (its re-queued events wait until NotificationsEnlist). The caller starts a round.
+ * RecoverCreditNotifications: re-queues tenant `customerId`'s notifications created at or after
+ * `since` whose last attempt failed — `failed`, `disabled`, or `pending` with a retry still to come
+ * — due now ({@link requeueFailed}: per-wallet order kept, `webhook-id` = event id kept, attempts
+ * history kept, counter restarted; one that may be in flight keeps its lease), in one transaction.
+ * Never-attempted and succeeded notifications are not touched. A disabled target stays disabled
+ * (its re-queued events wait until NotificationsEnlist). The caller starts a round.
  * @param since ISO 8601 date-time, at most 30 days back, not in the future, on the tenant's clock
  *   (`tenantNow`: its sandbox clock while active, the clock the events' `createdAt` follow).
  * @returns how many notifications were re-queued.
