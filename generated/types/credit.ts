@@ -134,12 +134,13 @@ export interface paths {
         /**
          * Recover failed credit notifications
          * @description RecoverCreditNotifications (docs/outbox.md "Recovering missed notifications"; owner API key,
-         *     the master key answers 403): every notification of the tenant in delivery status `failed` or
-         *     `disabled` created at or after `since` goes back to `pending` with its original `webhook-id`
-         *     and body, attempt history kept and attempt counter restarted. They go out in `sequence` order
-         *     per wallet, each behind any earlier pending notification of its wallet. Notifications already
-         *     waiting (pending, including those held while the target is disabled) are left alone; a
-         *     disabled target is not enabled (NotificationsEnlist does that). No URL registered answers 404
+         *     the master key answers 403): every notification of the tenant created at or after `since`
+         *     whose last attempt failed (delivery status `failed`, `disabled`, or `pending` with a retry still
+         *     to come) is `pending` and due now, with its original `webhook-id` and body, attempt history
+         *     kept and attempt counter restarted. They go out in `sequence` order per wallet, each behind any
+         *     earlier pending notification of its wallet. Notifications never attempted or `succeeded` are
+         *     left alone, and one being sent at that moment is not sent a second time; a disabled target is
+         *     not enabled (NotificationsEnlist does that). No URL registered answers 404
          *     `NOT_FOUND`; `since` in the future or more than 30 days back answers 422 `VALIDATION_ERROR`.
          */
         post: operations["recoverCreditNotifications"];
@@ -1249,8 +1250,8 @@ export interface components {
         CreditNotificationsRecoverRequest: {
             /**
              * Format: date-time
-             * @description Re-queue every notification in delivery status `failed` or `disabled` created at or after this
-             *     instant (ISO 8601 with an offset, compared in UTC). At most 30 days back and not in the
+             * @description Re-queue every notification whose last attempt failed created at or after this instant (ISO
+             *     8601 with an offset, compared in UTC). At most 30 days back and not in the
              *     future, counted on the tenant's clock (its sandbox clock while the sandbox is active, the clock
              *     its notifications' `createdAt` follow): outside that window answers 422 `VALIDATION_ERROR` on `since`.
              * @example 2025-12-20T00:00:00Z

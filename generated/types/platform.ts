@@ -385,10 +385,11 @@ export interface paths {
         /**
          * Recover webhook deliveries
          * @description Recover missed notifications (docs/outbox.md "Recovering missed notifications"): every
-         *     delivery of the customer in status `failed` or `disabled` created at or after `since` goes
-         *     back to `pending`, due now, oldest first, with its original `webhook-id`, body and attempt
-         *     history (its attempt counter restarts, so it gets the full retry schedule again). Deliveries
-         *     `pending` or `succeeded` are left alone. Answers how many were re-queued. Errors: 400
+         *     delivery of the customer created at or after `since` whose last attempt failed (`failed`,
+         *     `disabled`, or `pending` with a retry still to come) is `pending` and due now, oldest first,
+         *     with its original `webhook-id`, body and attempt history (its attempt counter restarts, so it
+         *     gets the full retry schedule again). Deliveries never attempted or `succeeded` are left alone;
+         *     one being sent at that moment is not sent a second time. Answers how many were re-queued. Errors: 400
          *     `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first, recover does not enable
          *     it); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no
          *     webhook configured); 422 `UNPROCESSABLE_ENTITY` (`since` missing, not a date-time, in the
@@ -415,6 +416,9 @@ export interface paths {
          * @description Send one delivery again now, with the same `webhook-id` and body (a fresh timestamp and
          *     signature), whatever its status, and answer with the delivery after this attempt. A 2xx makes
          *     it `succeeded`; a failure leaves a `pending` delivery to its schedule and others as they were.
+         *     One send at a time per delivery, across replicas: while the delivery may be in flight (another
+         *     retry, or a scheduled attempt, is sending it; or a `pending` delivery is due within the send's
+         *     lease anyway), the call sends nothing and answers the delivery as it is.
          *     Errors: 400 `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`, `WEBHOOK_NOT_FOUND` (no webhook
          *     configured) or `NOT_FOUND` (no such delivery of this customer).
@@ -2993,8 +2997,8 @@ export interface components {
         WebhookRecoverRequest: {
             /**
              * Format: date-time
-             * @description Re-queue every `failed` or `disabled` delivery created at or after this instant (ISO 8601 with
-             *     an offset; stored and compared in UTC). At most 30 days back and not in the future: outside
+             * @description Re-queue every delivery created at or after this instant (ISO 8601 with an offset; stored and
+             *     compared in UTC) whose last attempt failed. At most 30 days back and not in the future: outside
              *     that window answers 422 `UNPROCESSABLE_ENTITY` naming `since`.
              * @example 2026-11-25T00:00:00Z
              */

@@ -379,10 +379,11 @@ export const listWebhookDeliveries = <ThrowOnError extends boolean = false>(opti
  * Recover webhook deliveries
  *
  * Recover missed notifications (docs/outbox.md "Recovering missed notifications"): every
- * delivery of the customer in status `failed` or `disabled` created at or after `since` goes
- * back to `pending`, due now, oldest first, with its original `webhook-id`, body and attempt
- * history (its attempt counter restarts, so it gets the full retry schedule again). Deliveries
- * `pending` or `succeeded` are left alone. Answers how many were re-queued. Errors: 400
+ * delivery of the customer created at or after `since` whose last attempt failed (`failed`,
+ * `disabled`, or `pending` with a retry still to come) is `pending` and due now, oldest first,
+ * with its original `webhook-id`, body and attempt history (its attempt counter restarts, so it
+ * gets the full retry schedule again). Deliveries never attempted or `succeeded` are left alone;
+ * one being sent at that moment is not sent a second time. Answers how many were re-queued. Errors: 400
  * `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first, recover does not enable
  * it); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no
  * webhook configured); 422 `UNPROCESSABLE_ENTITY` (`since` missing, not a date-time, in the
@@ -404,6 +405,9 @@ export const recoverWebhookDeliveries = <ThrowOnError extends boolean = false>(o
  * Send one delivery again now, with the same `webhook-id` and body (a fresh timestamp and
  * signature), whatever its status, and answer with the delivery after this attempt. A 2xx makes
  * it `succeeded`; a failure leaves a `pending` delivery to its schedule and others as they were.
+ * One send at a time per delivery, across replicas: while the delivery may be in flight (another
+ * retry, or a scheduled attempt, is sending it; or a `pending` delivery is due within the send's
+ * lease anyway), the call sends nothing and answers the delivery as it is.
  * Errors: 400 `BAD_REQUEST` (the webhook is disabled by HTTP 410: update it first); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND`, `WEBHOOK_NOT_FOUND` (no webhook
  * configured) or `NOT_FOUND` (no such delivery of this customer).

@@ -2785,8 +2785,8 @@ export type WebhookNotification = WithdrawalPinNotification | AddressAddedNotifi
  */
 export type WebhookRecoverRequest = {
     /**
-     * Re-queue every `failed` or `disabled` delivery created at or after this instant (ISO 8601 with
-     * an offset; stored and compared in UTC). At most 30 days back and not in the future: outside
+     * Re-queue every delivery created at or after this instant (ISO 8601 with an offset; stored and
+     * compared in UTC) whose last attempt failed. At most 30 days back and not in the future: outside
      * that window answers 422 `UNPROCESSABLE_ENTITY` naming `since`.
      */
     since: string;
