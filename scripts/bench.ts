@@ -513,6 +513,8 @@ async function main(): Promise<number> {
         HEADERS_TIMEOUT_S: String(Math.min(10, HOSTILE_REQUEST_TIMEOUT_S)),
         REQUEST_TIMEOUT_S: String(HOSTILE_REQUEST_TIMEOUT_S),
         ALLOW_PRIVATE_NETWORK_TARGETS: "true",
+        // the default: the wrong-keys row shows a partner's working key is not locked out by it
+        RATE_LIMIT_AUTH_FAILURES: "20/300",
       });
       children.push(hostileService);
       if (!data) {
@@ -537,7 +539,7 @@ async function main(): Promise<number> {
       printHostileTable(report.rows, (line) => console.log(line));
       console.log("");
       console.log(
-        `Hostile neighbour rows: a service of their own (${cmd.label}, same environment as above: ROLE=api, the rate limits' quotas out of reach, so nothing but the request path's own order and bounds protects the victim) ` +
+        `Hostile neighbour rows: a service of their own (${cmd.label}, same environment as above: ROLE=api, the rate limits' quotas out of reach but RATE_LIMIT_AUTH_FAILURES at its default 20/300, so nothing but the request path's own order and bounds protects the victim) ` +
           `with ALLOW_PRIVATE_NETWORK_TARGETS=true (the credit notification URL is on loopback; nothing is delivered with ROLE=api), REQUEST_TIMEOUT_S=${HOSTILE_REQUEST_TIMEOUT_S} and HEADERS_TIMEOUT_S=${Math.min(10, HOSTILE_REQUEST_TIMEOUT_S)} (defaults 30 and 10: shorter to keep the run short), MAX_CONNECTIONS_PER_ADDRESS and BODY_LIMIT_BYTES at their defaults, started after the main table's services have stopped (with BENCH_ONLY=hostile: alone), on the same database. ` +
           `"quiet" = the same figure measured just before, without the attack. Latencies of a paced reader (open loop), ms. ${report.notes.join(" ")}`,
       );

@@ -27,6 +27,13 @@
  *    and a dozen callers of `{"days": 1}` at once, while the reader runs `GET /v2/wallet/credits`
  *    and `/readyz`. Printed: the reader's p50/p99 with and without it, and what the clock calls got.
  *    Target: p99 < 250 ms.
+ * 4. Stalled bodies from one key: {@link STALLED_SOCKETS} sockets of one tenant's key from one
+ *    address, each declaring a 1 MiB body and sending 20 bytes, while the seeded tenant authorizes
+ *    cards. Target: its p99 < 100 ms, every authorization 201 (the key holds only its share of the
+ *    body budget; docs/security.md "Bodies, connections and time").
+ * 5. Wrong keys from the partner's address: {@link WRONG_KEYS} wrong owner keys from the address the
+ *    partner reads from with its working key. Target: every read 200, p99 < 100 ms
+ *    (docs/security.md "Failed authentications").
  *
  * The setup goes through the API: both tenants' credit notification URLs, the victim's wallets, a
  * second tenant (operator session, customer, owner credential, a user), its daily-cut product
@@ -118,26 +125,36 @@ interface ReadStats {
   unexpected: Record<string, number>;
 }
 
-/** One GET of the reader: resolves with its status (0 on a connection error or a 15 s timeout, with the error's code) and latency. */
-function oneGet(base: URL, path: string, headers: Record<string, string>, agent: Agent): Promise<{ status: number; ms: number; error?: string }> {
+/** One request of the reader: a path, its headers, and for a write its JSON body and the status it expects (default 200). */
+interface ReaderCall {
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  expect?: number;
+}
+
+/** One call of the reader from `address`: resolves with its status (0 on a connection error or a 15 s timeout, with the error's code) and latency. */
+function oneCall(base: URL, target: ReaderCall, agent: Agent, address: string): Promise<{ status: number; ms: number; error?: string }> {
   return new Promise((done) => {
     const sent = performance.now();
-    const req = request({ host: base.hostname, port: base.port, path, headers, agent, localAddress: READER_ADDRESS }, (res: IncomingMessage) => {
+    const headers = target.body === undefined ? target.headers : { ...target.headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(target.body)) };
+    const method = target.body === undefined ? "GET" : "POST";
+    const req = request({ host: base.hostname, port: base.port, method, path: target.path, headers, agent, localAddress: address }, (res: IncomingMessage) => {
       res.resume();
       res.on("end", () => done({ status: res.statusCode ?? 0, ms: performance.now() - sent }));
       res.on("error", () => done({ status: 0, ms: performance.now() - sent }));
     });
     req.setTimeout(15_000, () => req.destroy(new Error("timeout")));
     req.on("error", (error: NodeJS.ErrnoException) => done({ status: 0, ms: performance.now() - sent, error: error.code ?? error.message }));
-    req.end();
+    req.end(target.body);
   });
 }
 
 /**
- * The reader: `READ_RATE` GETs a second, open loop (one sent every 1000/rate ms whatever the
+ * The reader: `READ_RATE` calls a second from `address`, open loop (one sent every 1000/rate ms whatever the
  * answers), round robin over `paths`, for `seconds`; waits for the last answers.
  */
-async function pacedReads(base: string, paths: { path: string; headers: Record<string, string> }[], seconds: number, agent: Agent): Promise<ReadStats> {
+async function pacedReads(base: string, paths: ReaderCall[], seconds: number, agent: Agent, address = READER_ADDRESS): Promise<ReadStats> {
   const url = new URL(base);
   const latencies: number[] = [];
   const unexpected: Record<string, number> = {};
@@ -147,11 +164,11 @@ async function pacedReads(base: string, paths: { path: string; headers: Record<s
   for (let i = 0; performance.now() - start < seconds * 1000; i++) {
     const wait = start + i * interval - performance.now();
     if (wait > 0) await sleep(wait);
-    const target = paths[i % paths.length] as { path: string; headers: Record<string, string> };
+    const target = paths[i % paths.length] as ReaderCall;
     pending.push(
-      oneGet(url, target.path, target.headers, agent).then(({ status, ms, error }) => {
+      oneCall(url, target, agent, address).then(({ status, ms, error }) => {
         latencies.push(ms);
-        if (status !== 200) countInto(unexpected, status === 0 ? `error ${error ?? "?"}` : String(status));
+        if (status !== (target.expect ?? 200)) countInto(unexpected, status === 0 ? `error ${error ?? "?"}` : String(status));
       }),
     );
   }
@@ -284,7 +301,7 @@ interface ClockStats {
   hasComplete: boolean;
 }
 
-/** Runs the three rows on the service of `options` (started for them, with `REQUEST_TIMEOUT_S` = `options.requestTimeoutS`). */
+/** Runs the five rows on the service of `options` (started for them, with `REQUEST_TIMEOUT_S` = `options.requestTimeoutS`). */
 export async function runHostile(options: HostileOptions): Promise<HostileReport> {
   const { base, log } = options;
   const rows: HostileRow[] = [];
@@ -299,8 +316,10 @@ export async function runHostile(options: HostileOptions): Promise<HostileReport
   log("hostile neighbour rows: seeding a second tenant and credit wallets through the API…");
   // credit wallets need a notification URL (docs/decisions/credit.md "Wallets"): a closed local port
   await call(`${base}/v2`, "PUT", "/notifications", owner, { creditNotificationsURL: NOTIFICATION_URL });
+  const victimWallets: string[] = [];
   for (let i = 0; i < 3; i++) {
-    await call(`${base}/v2`, "POST", "/wallet/credits", owner, { userId: options.userId, currency: "USD", limit: 100_000 + i, creditProductCode: options.productCode });
+    const wallet = await call<{ walletId: string }>(`${base}/v2`, "POST", "/wallet/credits", owner, { userId: options.userId, currency: "USD", limit: 100_000 + i, creditProductCode: options.productCode });
+    victimWallets.push(wallet.walletId);
   }
   // The clock tenant: customer, owner credential, a user, a daily-cut product, its clock, wallets with a charge each.
   const session = await call<{ token: string }>(`${base}/api/v1`, "POST", "/sessions", { "x-master-api-key": options.masterKey });
@@ -499,10 +518,127 @@ export async function runHostile(options: HostileOptions): Promise<HostileReport
         `${quiet.latencies.length} quiet (max ${fmt(quiet.max, 1)} ms), ${attacked.latencies.length} during the clock calls (max ${fmt(attacked.max, 1)} ms).`,
     );
   }
+  // 4. Stalled bodies from one key, another tenant authorizing cards
+  await stalledBodiesOfOneKey(options, { clockKey, victimWallet: victimWallets[0] as string, readerAgent, rows, notes, broken });
+  // 5. Wrong keys from the partner's own address
+  await wrongKeysFromPartnerAddress(options, { listPath, readerAgent, rows, notes, broken });
+
   readerAgent.destroy();
   rssAt.push(`at the end ${fmt(mb(statusKb(options.pid, "VmRSS")))} MB (peak VmHWM ${fmt(mb(statusKb(options.pid, "VmHWM")))} MB)`);
   notes.push(`The hostile rows' service's VmRSS: ${rssAt.join(", ")}.`);
   return { rows, notes, broken };
+}
+
+/** What the two caller-isolation rows add to the report. */
+interface RowSinks {
+  readerAgent: Agent;
+  rows: HostileRow[];
+  notes: string[];
+  broken: string[];
+}
+
+/** Sockets of the stalled-bodies row: one address's whole connection bound (`MAX_CONNECTIONS_PER_ADDRESS`, 64). */
+export const STALLED_SOCKETS = 64;
+/** The attacker's address in the stalled-bodies row. */
+const STALLED_ADDRESS = "127.0.0.9";
+
+/**
+ * Row 4: {@link STALLED_SOCKETS} sockets of one tenant's key (the clock tenant's), from one
+ * address, each declaring a 1 MiB charge and sending 20 bytes of it, then nothing; meanwhile the
+ * seeded tenant authorizes 1 cent on its credit wallet {@link READ_RATE} times a second from
+ * {@link READER_ADDRESS}. Before the per-caller share, those sockets held the whole body budget and
+ * the other tenant's authorizations were answered 503. Target: its p99 < 100 ms, every one 201.
+ */
+async function stalledBodiesOfOneKey(options: HostileOptions, ctx: RowSinks & { clockKey: string; victimWallet: string }): Promise<void> {
+  const { base, log } = options;
+  const url = new URL(base);
+  const authorize: ReaderCall = {
+    path: `/v2/wallet/credits/${ctx.victimWallet}/authorizations`,
+    headers: { "x-api-key": options.ownerKey },
+    body: JSON.stringify({ amount: 1, merchant: { name: "Bench" } }),
+    expect: 201,
+  };
+  log(`- hostile neighbour: ${STALLED_SOCKETS} stalled bodies from one key (quiet window, then the sockets)`);
+  const quiet = await pacedReads(base, [authorize], WINDOW_S, ctx.readerAgent);
+  options.assertAlive();
+  const answers: Record<string, number> = {};
+  const sockets: Socket[] = [];
+  const head = `POST /v2/wallet/credits/${randomUUID()}/charges HTTP/1.1\r\nHost: ${url.host}\r\nx-api-key: ${ctx.clockKey}\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"amount":1,"descr`;
+  for (let i = 0; i < STALLED_SOCKETS; i++) {
+    const socket = connect({ host: url.hostname, port: Number(url.port), localAddress: STALLED_ADDRESS });
+    let status: string | null = null;
+    socket.on("error", () => {});
+    socket.on("data", (chunk: Buffer) => (status ??= /^HTTP\/1\.1 (\d{3})/.exec(chunk.toString("latin1", 0, 16))?.[1] ?? "other"));
+    socket.on("connect", () => socket.write(head));
+    (socket as Socket & { answer: () => string }).answer = () => status ?? (socket.destroyed ? "reset" : "none");
+    sockets.push(socket);
+  }
+  await sleep(500);
+  const attacked = await pacedReads(base, [authorize], WINDOW_S, ctx.readerAgent);
+  for (const socket of sockets) countInto(answers, (socket as Socket & { answer: () => string }).answer());
+  for (const socket of sockets) socket.destroy();
+  options.assertAlive();
+  if (Object.keys(quiet.unexpected).length > 0) ctx.broken.push(`hostile stalled bodies, quiet authorizations: ${counts(quiet.unexpected)}`);
+  const refusedOthers = Object.keys(attacked.unexpected).length > 0;
+  ctx.rows.push({
+    scenario: `hostile neighbour: ${STALLED_SOCKETS} stalled 1 MiB bodies from one key — other tenant's card authorization p50 / p99 ms`,
+    attack: latencyText(attacked),
+    quiet: latencyText(quiet),
+    target: "p99 < 100 ms, all 201",
+    ok: attacked.p99 < 100 && !refusedOthers ? "yes" : `NO${refusedOthers ? ` (${counts(attacked.unexpected)})` : ""}`,
+  });
+  ctx.notes.push(
+    `Stalled bodies from one key: ${STALLED_SOCKETS} sockets from ${STALLED_ADDRESS} with another tenant's owner key, each a POST charges head declaring Content-Length 1048576 and 20 bytes of body, then nothing; ` +
+      `their answers while the sockets were open: ${counts(answers)} (the key's share of MAX_BODY_BYTES_IN_FLIGHT holds 16 bodies; the rest are refused with 429 and closed). ` +
+      `Victim: the seeded tenant's owner key authorizing 1 cent on its credit wallet, ${READ_RATE}/s from ${READER_ADDRESS}: ${quiet.latencies.length} quiet, ${attacked.latencies.length} during (max ${fmt(attacked.max, 1)} ms)` +
+      `${refusedOthers ? `, answered otherwise than 201: ${counts(attacked.unexpected)}` : ", all 201"}.`,
+  );
+}
+
+/** The partner's address in the wrong-keys row. */
+const PARTNER_ADDRESS = "127.0.0.10";
+/** Wrong keys sent from the partner's address. */
+export const WRONG_KEYS = 100;
+
+/**
+ * Row 5: {@link WRONG_KEYS} requests with wrong owner keys from the partner's own address (as a
+ * NAT'd neighbour or a buggy client would send them), while the partner reads with its working key
+ * from that address {@link READ_RATE} times a second. Before, the 21st wrong key locked the address
+ * out and the working key got 429 for five minutes. Target: every read of the partner 200.
+ */
+async function wrongKeysFromPartnerAddress(options: HostileOptions, ctx: RowSinks & { listPath: ReaderCall }): Promise<void> {
+  const { base, log } = options;
+  const url = new URL(base);
+  log(`- hostile neighbour: ${WRONG_KEYS} wrong keys from the partner's address (quiet window, then the guesses)`);
+  const quiet = await pacedReads(base, [ctx.listPath], WINDOW_S, ctx.readerAgent, PARTNER_ADDRESS);
+  options.assertAlive();
+  const guesses: Record<string, number> = {};
+  const guessAgent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const guessing = (async () => {
+    for (let i = 0; i < WRONG_KEYS; i++) {
+      const { status } = await oneCall(url, { path: "/v2/wallet/credits", headers: { "x-api-key": `sk_wrong-${i}-${randomBytes(16).toString("hex")}` } }, guessAgent, PARTNER_ADDRESS);
+      countInto(guesses, String(status));
+      await sleep((WINDOW_S * 1000) / WRONG_KEYS / 2);
+    }
+  })();
+  const attacked = await pacedReads(base, [ctx.listPath], WINDOW_S, ctx.readerAgent, PARTNER_ADDRESS);
+  await guessing;
+  guessAgent.destroy();
+  options.assertAlive();
+  if (Object.keys(quiet.unexpected).length > 0) ctx.broken.push(`hostile wrong keys, quiet reads: ${counts(quiet.unexpected)}`);
+  const refused = Object.keys(attacked.unexpected).length > 0;
+  ctx.rows.push({
+    scenario: `hostile neighbour: ${WRONG_KEYS} wrong keys from the partner's address — the partner's GET /v2/wallet/credits p50 / p99 ms`,
+    attack: latencyText(attacked),
+    quiet: latencyText(quiet),
+    target: "all 200, p99 < 100 ms",
+    ok: !refused && attacked.p99 < 100 ? "yes" : `NO${refused ? ` (${counts(attacked.unexpected)})` : ""}`,
+  });
+  ctx.notes.push(
+    `Wrong keys from the partner's address: ${WRONG_KEYS} requests with random wrong owner keys from ${PARTNER_ADDRESS} over ${WINDOW_S / 2} s (RATE_LIMIT_AUTH_FAILURES=20/300, the default), answered ${counts(guesses)}; ` +
+      `the partner's working key from the same address, ${READ_RATE}/s: ${quiet.latencies.length} quiet, ${attacked.latencies.length} during (max ${fmt(attacked.max, 1)} ms)` +
+      `${refused ? `, answered otherwise than 200: ${counts(attacked.unexpected)}` : ", all 200"}.`,
+  );
 }
 
 /** Prints the hostile-neighbour table: scenario | under attack | quiet | target | ok?. */
