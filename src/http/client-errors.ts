@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { IncomingMessage, STATUS_CODES, ServerResponse, createServer, type RequestListener, type Server } from "node:http";
 import type { Express } from "express";
-import type { Socket } from "node:net";
+import { Server as NetServer, type Socket } from "node:net";
 import { errorBody } from "./envelope.js";
 import { surfaceOf } from "./middleware.js";
 
@@ -117,7 +117,8 @@ export function messageClassesOf(app: Express): { IncomingMessage: typeof Incomi
  *   most (Node's default is 300 s). Node checks the deadlines every second;
  * - one client address holds at most `maxConnectionsPerAddress` open connections: a further one is
  *   answered 429 (platform envelope: nothing of its request has been read) and closed at once;
- * - parser errors answer in the envelope ({@link answerClientErrors}).
+ * - parser errors answer in the envelope ({@link answerClientErrors});
+ * - its connections are tracked for the shutdown's drain ({@link drainHttpServer}).
  */
 export function createHttpServer(handler: RequestListener | Express, limits: ServerLimits): Server {
   const server = createServer(
@@ -130,6 +131,7 @@ export function createHttpServer(handler: RequestListener | Express, limits: Ser
     handler,
   );
   answerClientErrors(server);
+  trackForDrain(server);
   if (limits.maxConnectionsPerAddress > 0) {
     const open = new Map<string, number>();
     server.on("connection", (socket: Socket) => {
@@ -149,4 +151,118 @@ export function createHttpServer(handler: RequestListener | Express, limits: Ser
     });
   }
   return server;
+}
+
+/**
+ * During a drain, how long a keep-alive connection with no request in flight stays open before it
+ * is closed, ms, counted from the drain's start or from the connection's last answer, whichever is
+ * later (docs/operations.md "Shutdown"). A client busy on the connection sends its next request
+ * well within it and gets it answered with `Connection: close`.
+ */
+export const DRAIN_IDLE_MS = 1_000;
+
+/** How often a drain looks for idle connections to close, ms. */
+const DRAIN_SWEEP_MS = 100;
+
+/** What a server's drain knows of one open connection. */
+interface DrainedConnection {
+  /** Since when (epoch ms) it has had no request in flight, once the drain has started. */
+  idleSince: number;
+  /** `socket.bytesRead` at that moment: more read since means a request is arriving. */
+  bytesRead: number;
+}
+
+/** The drain state of a server made by {@link createHttpServer}. */
+interface DrainState {
+  /** When the drain started (epoch ms); undefined while the server serves normally. */
+  startedAt: number | undefined;
+  /** The responses not yet finished. */
+  readonly inFlight: Set<ServerResponse>;
+  /** The open connections. */
+  readonly connections: Map<Socket, DrainedConnection>;
+}
+
+const drains = new WeakMap<Server, DrainState>();
+
+/**
+ * Tracks `server`'s open connections and unfinished responses for {@link drainHttpServer}; once a
+ * drain has started, each new response is made the last of its connection (`Connection: close`).
+ */
+function trackForDrain(server: Server): void {
+  const state: DrainState = { startedAt: undefined, inFlight: new Set(), connections: new Map() };
+  drains.set(server, state);
+  server.on("connection", (socket: Socket) => {
+    state.connections.set(socket, { idleSince: Date.now(), bytesRead: 0 });
+    socket.once("close", () => state.connections.delete(socket));
+  });
+  // before the app's listener, which may answer at once: the header is decided when the answer starts
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (state.startedAt !== undefined) res.shouldKeepAlive = false;
+    state.inFlight.add(res);
+    res.once("close", () => {
+      state.inFlight.delete(res);
+      const connection = state.connections.get(req.socket);
+      if (connection && state.startedAt !== undefined) {
+        connection.idleSince = Date.now();
+        connection.bytesRead = req.socket.bytesRead;
+      }
+    });
+  });
+}
+
+/**
+ * Closes the drain's idle connections: those with no request in flight, nothing read since their
+ * last answer, idle for {@link DRAIN_IDLE_MS}. Run after a poll phase of the event loop, so a
+ * request already waiting in a socket's buffer has been read and counts as in flight.
+ */
+function closeIdle(state: DrainState): void {
+  const now = Date.now();
+  const busy = new Set<Socket>();
+  for (const res of state.inFlight) busy.add(res.req.socket);
+  for (const [socket, connection] of state.connections) {
+    if (busy.has(socket)) continue;
+    if (socket.bytesRead !== connection.bytesRead) {
+      connection.bytesRead = socket.bytesRead;
+      connection.idleSince = now;
+    } else if (now - connection.idleSince >= DRAIN_IDLE_MS) {
+      socket.destroy();
+    }
+  }
+}
+
+/**
+ * Drains `server` (made by {@link createHttpServer}) for a shutdown (docs/operations.md "Shutdown"):
+ * - the listener closes at once: new connections are refused;
+ * - every answer from now on, and every answer in flight whose headers have not gone yet, says
+ *   `Connection: close`, and its connection is closed once it is sent, so no client writes another
+ *   request on a connection that is about to close;
+ * - a keep-alive connection with no request in flight is closed once it has been idle for
+ *   {@link DRAIN_IDLE_MS} (from now, or from its last answer): a client that wrote a request just
+ *   before gets it answered instead of reset.
+ *
+ * Node's `server.close()` would instead close every connection idle at this instant, cutting
+ * requests that are written but not yet read (a client's next request on a keep-alive
+ * connection), so only the listener is closed here (`net.Server`'s `close`).
+ * A server made otherwise has its idle connections closed at once, as `server.close()` does.
+ * @returns a promise that resolves once every connection is closed; the caller cuts what is left
+ *   at its deadline with `server.closeAllConnections()`.
+ */
+export function drainHttpServer(server: Server): Promise<void> {
+  const state = drains.get(server);
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  if (!state) {
+    server.closeIdleConnections();
+    return closed;
+  }
+  if (state.startedAt === undefined) {
+    state.startedAt = Date.now();
+    for (const res of state.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    for (const [socket, connection] of state.connections) {
+      connection.idleSince = state.startedAt;
+      connection.bytesRead = socket.bytesRead;
+    }
+  }
+  // the check phase runs after the poll phase: requests already in a socket's buffer are read first
+  const sweep = setInterval(() => setImmediate(() => closeIdle(state)), DRAIN_SWEEP_MS);
+  return closed.finally(() => clearInterval(sweep));
 }

@@ -9,14 +9,14 @@
  * leaves a clean ledger, and the jobs deliver the withdrawal's PIN webhook and the credit
  * notifications to a real receiver. PgBouncer's admin console shows the traffic went through it.
  * The negative control: the same app with `DATABASE_POOL_MODE=session` (named prepared statements)
- * behind a transaction pooler with one server connection fails on the prepared statements, while
- * the transaction-mode app behind that same pooler does not.
+ * behind a transaction pooler is refused at start (src/db/statements.ts `checkNamedStatementsSurvive`),
+ * with an error naming `DATABASE_POOL_MODE=transaction`, whatever the pooler's size, while the
+ * transaction-mode app behind that same pooler serves; and `session` behind a pooler in session
+ * mode starts and serves (the check refuses only what would fail).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logging.js";
-import type { Logger } from "pino";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY, apiOf, createTestDatabase, type TestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { startPgBouncer, type PgBouncer } from "../support/pgbouncer.js";
@@ -35,7 +35,7 @@ let t: TestApp;
 let dbname: string;
 
 /** The app on `databaseUrl` (through a pooler) with `sessionUrl` as its direct connection. */
-async function appThrough(databaseUrl: string, poolMode: "session" | "transaction", logger?: Logger): Promise<TestApp> {
+async function appThrough(databaseUrl: string, poolMode: "session" | "transaction"): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     DATABASE_SESSION_URL: db.url,
@@ -51,7 +51,7 @@ async function appThrough(databaseUrl: string, poolMode: "session" | "transactio
     RATE_LIMIT_CODES: "off",
     ...FAST,
   });
-  const app = await createApp(config, { validateResponses: true, ...(logger && { logger }) });
+  const app = await createApp(config, { validateResponses: true });
   return { ...app, config, dispose: () => app.close() };
 }
 
@@ -166,18 +166,21 @@ describe("DATABASE_POOL_MODE=transaction behind PgBouncer (pool_mode = transacti
   });
 });
 
-describe("the negative control: DATABASE_POOL_MODE=session behind the same kind of pooler", () => {
+describe("the negative control: DATABASE_POOL_MODE=session behind a transaction pooler", () => {
   let narrow: PgBouncer;
-  let sessionMode: TestApp | undefined;
+  let sessionPooler: PgBouncer;
   let transactionMode: TestApp | undefined;
+  let sessionMode: TestApp | undefined;
   beforeAll(async () => {
     // one server connection: every client connection of an app's pool shares it
     narrow = await startPgBouncer(db.url, { defaultPoolSize: 1 });
+    sessionPooler = await startPgBouncer(db.url, { poolMode: "session" });
   });
   afterAll(async () => {
-    await sessionMode?.dispose();
     await transactionMode?.dispose();
+    await sessionMode?.dispose();
     await narrow?.stop();
+    await sessionPooler?.stop();
   });
 
   /** A fresh funded user (set up through the transaction-mode app `t`, same database). */
@@ -200,17 +203,29 @@ describe("the negative control: DATABASE_POOL_MODE=session behind the same kind 
       ),
     ).then((all) => all.map((r) => r.status));
 
-  it("named prepared statements fail through a transaction pooler (500, prepared statement errors), unnamed ones through the same pooler do not", async () => {
+  it("session mode is refused at start behind a transaction pooler (one server connection or ten), naming DATABASE_POOL_MODE=transaction; transaction mode behind the same pooler serves", async () => {
     const user = await funded();
     transactionMode = await appThrough(narrow.url, "transaction");
     expect(await burst(transactionMode, user)).toEqual(Array.from({ length: 20 }, () => 200));
 
-    const lines: string[] = [];
-    sessionMode = await appThrough(narrow.url, "session", createLogger("error", { write: (line: string) => void lines.push(line) }));
-    const statuses = await burst(sessionMode, user);
-    expect(statuses).toContain(500);
-    // the driver's errors, as the app logged them with the 500s (SQLSTATE 42P05 or 26000)
-    const errors = lines.map((line) => (JSON.parse(line) as { err?: { message?: string } }).err?.message).filter((m): m is string => m !== undefined);
-    expect(errors.some((m) => /^prepared statement "[^"]+" (does not exist|already exists)$/.test(m)), JSON.stringify(errors)).toBe(true);
+    for (const pooler of [narrow, bouncer]) {
+      const refused = await appThrough(pooler.url, "session").then(
+        async (app) => {
+          await app.dispose();
+          return undefined;
+        },
+        (error: unknown) => error as Error,
+      );
+      expect(refused?.name, String(refused)).toBe("PoolModeError");
+      expect(refused?.message).toContain("set DATABASE_POOL_MODE=transaction");
+      // the driver's error behind it, quoted (SQLSTATE 42P05 or 26000)
+      expect(refused?.message).toMatch(/prepared statement "[^"]+" (does not exist|already exists)/);
+    }
+  });
+
+  it("session mode behind a pooler in session mode starts and serves: the check refuses only what would fail", async () => {
+    const user = await funded();
+    sessionMode = await appThrough(sessionPooler.url, "session");
+    expect(await burst(sessionMode, user)).toEqual(Array.from({ length: 20 }, () => 200));
   });
 });
