@@ -158,7 +158,7 @@ export function authorizationBaselineListener(pool: pg.Pool, secretsKey: string)
     const id = randomUUID();
     const hash = createHash("sha256").update(JSON.stringify(["authorize", walletId, amount, merchant.name, merchant.mcc ?? null, merchant.country ?? null, body.reference ?? null])).digest("hex");
     const claim = async (c: pg.PoolClient): Promise<void> => {
-      if ((await c.query({ name: INSERT_KEY.name, text: INSERT_KEY.text, values: [customerId, "credit", key, hash, id] })).rows.length === 0) throw unsupported("a repeated key");
+      if ((await c.query({ name: INSERT_KEY.name, text: INSERT_KEY.text, values: [customerId, "credit", "tenant", key, hash, id] })).rows.length === 0) throw unsupported("a repeated key");
     };
     return change(customerId, walletId, claim, async (c, w, now) => {
       const available = Number(w.available_amount) - amount;

@@ -27,8 +27,8 @@ export const SQL = {
   authCredentialByHash: CREDENTIAL_BY_HASH,
   /** The withdrawals module's read of the user (`$1` user, `$2` customer). */
   user: WITHDRAWAL_USER.text,
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and caller in ('tenant', '*') and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, caller, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', 'tenant', $2, $3, $4, now()) on conflict (customer_id, scope, caller, key) do nothing returning key`,
   /** The limits service's customer row (read before the transaction for the allowlist policy, and again under the lock for the caps). */
   customerLimits: `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = $1`,
   /** The limits service's lock of `<kind>:<user>:<currency>`. */
@@ -57,8 +57,8 @@ export const SQL = {
 
 /** Create Transfer's own statements (src/modules/transfers), beside {@link SQL}'s shared ones. */
 export const TRANSFER_SQL = {
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'transfer' and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values ($1, 'transfer', $2, $3, $4, now()) on conflict (customer_id, scope, key) do nothing returning key`,
+  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'transfer' and caller in ('tenant', '*') and key = $2`,
+  insertKey: `insert into idempotency_key (customer_id, scope, caller, key, request_fingerprint, result_id, created_at) values ($1, 'transfer', 'tenant', $2, $3, $4, now()) on conflict (customer_id, scope, caller, key) do nothing returning key`,
   /** The service's own prepared statement (same name and text): both wallets, their owners' standing and their addresses of the currency. */
   parties: TRANSFER_PARTIES,
   /** src/modules/transfers/usage.ts: what the sender sent today and this month. */

@@ -3,15 +3,16 @@
  * real PostgreSQL, without HTTP: a repeat answers the first result marked duplicate; another
  * request with the key answers the caller's conflict error; concurrent identical requests make
  * exactly one effect and all get the same answer; a refused request leaves its key unused; scopes
- * isolate tenants and operations; and the migration carries the keys withdrawals and the credit
- * core stored before (and back on the way down).
+ * isolate tenants, operations and callers; and the migrations carry the keys withdrawals and the
+ * credit core stored before (and back on the way down), then the keys stored before keys were
+ * scoped per caller (answering every caller of their tenant).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
 import { ENTITIES } from "../../src/modules/entities.js";
-import { claimKey, priorResult, releaseKey, requestFingerprint, runOnce, type IdempotencyScope, type IdempotentRequest } from "../../src/modules/idempotency/service.js";
+import { claimKey, keyCaller, priorResult, releaseKey, requestFingerprint, runOnce, UNNAMED_CALLER, type IdempotencyScope, type IdempotentRequest } from "../../src/modules/idempotency/service.js";
 import { createTestDatabase } from "../support/app.js";
 
 let orm: MikroORM;
@@ -39,6 +40,7 @@ function probe(body: unknown[], over: Partial<Omit<IdempotentRequest, "fingerpri
   return {
     customerId: over.customerId ?? `tenant-${seq}`,
     scope: over.scope ?? "withdrawal",
+    caller: over.caller ?? UNNAMED_CALLER,
     key: over.key ?? `key-${seq}`,
     fingerprint: requestFingerprint(body),
     reused: () => new Reused("This Idempotency-Key was already used with a different request."),
@@ -143,6 +145,76 @@ describe("scopes", () => {
   });
 });
 
+describe("callers (docs/idempotency.md \"Whose key it is\")", () => {
+  it("names a caller by its user (every token), its credential (owner key and customer sessions alike), or the operator", () => {
+    const user = keyCaller({ kind: "user", userId: "0B9F2C4E-8A61-4D3B-9C7E-5F1A2B3C4D5E" });
+    expect(user).toBe("user:0b9f2c4e-8a61-4d3b-9c7e-5f1a2b3c4d5e");
+    const credentialId = randomUUID();
+    expect(keyCaller({ kind: "owner", credentialId })).toBe(`credential:${credentialId}`);
+    expect(keyCaller({ kind: "customer-session", credentialId })).toBe(`credential:${credentialId}`);
+    expect(keyCaller({ kind: "master" })).toBe("operator");
+    expect(keyCaller({ kind: "operator-session" })).toBe("operator");
+    expect(keyCaller(undefined)).toBe(UNNAMED_CALLER);
+    expect(new Set([user, `credential:${credentialId}`, "operator", UNNAMED_CALLER]).size).toBe(4);
+  });
+
+  it("isolates the callers of one tenant: one key under four callers makes four results; each caller's repeat and reuse stay its own", async () => {
+    const customerId = `callers-${randomUUID()}`;
+    const callers = [
+      keyCaller({ kind: "user", userId: randomUUID() }),
+      keyCaller({ kind: "user", userId: randomUUID() }),
+      keyCaller({ kind: "owner", credentialId: randomUUID() }),
+      keyCaller({ kind: "master" }),
+    ];
+    const requests = callers.map((caller, i) => probe(["pay", i], { customerId, key: "same-key", caller }));
+    const firsts = [];
+    for (const [i, request] of requests.entries()) firsts.push(await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, `caller-${i}`)));
+    expect(firsts.map((f) => f.duplicate)).toEqual([false, false, false, false]);
+    expect(await effects(customerId)).toHaveLength(4);
+
+    const [first] = requests;
+    if (!first) throw new Error("no request");
+    expect(await runOnce(orm.em.fork(), { ...first }, async () => "again")).toEqual({ duplicate: true, resultId: firsts[0]?.resultId });
+    await expect(priorResult(orm.em.fork(), { ...first, fingerprint: requestFingerprint(["pay", 1]) })).rejects.toBeInstanceOf(Reused);
+    expect(await effects(customerId)).toHaveLength(4);
+  });
+
+  it("releaseKey gives back only the caller's own key", async () => {
+    const customerId = `release-${randomUUID()}`;
+    const kept = probe(["pay", 1], { customerId, key: "k", caller: keyCaller({ kind: "user", userId: randomUUID() }) });
+    const released = { ...kept, caller: keyCaller({ kind: "user", userId: randomUUID() }) };
+    await runOnce(orm.em.fork(), kept, (tx, id) => effect(tx, kept, id, "kept"));
+    await orm.em.fork().transactional(async (tx) => {
+      expect((await claimKey(tx, released, randomUUID())).duplicate).toBe(false);
+      await releaseKey(tx, released);
+    });
+    expect(await priorResult(orm.em.fork(), released)).toBeNull();
+    expect(await priorResult(orm.em.fork(), kept)).toBe((await effects(customerId))[0]?.id);
+  });
+
+  it("refuses a caller keyCaller does not make (empty, over 64 characters, or the `*` of keys stored before callers)", async () => {
+    for (const caller of ["", "c".repeat(65), "*"]) {
+      await expect(runOnce(orm.em.fork(), probe(["x"], { caller }), async () => "never")).rejects.toBeInstanceOf(RangeError);
+    }
+  });
+
+  it("two callers sending one key at once, 6 identical requests each: one effect per caller", async () => {
+    const customerId = `race-${randomUUID()}`;
+    const [a, b] = [randomUUID(), randomUUID()].map((userId) => probe(["pay", 100], { customerId, key: "race", caller: keyCaller({ kind: "user", userId }) }));
+    if (!a || !b) throw new Error("no requests");
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => {
+        const r = i % 2 === 0 ? a : b;
+        return runOnce(orm.em.fork(), { ...r }, (tx, id) => effect(tx, r, id, `run-${i}`, 0.1));
+      }),
+    );
+    expect(await effects(customerId)).toHaveLength(2);
+    expect(answers.filter((x) => !x.duplicate)).toHaveLength(2);
+    expect(new Set(answers.filter((_, i) => i % 2 === 0).map((x) => x.resultId)).size).toBe(1);
+    expect(new Set(answers.filter((_, i) => i % 2 === 1).map((x) => x.resultId)).size).toBe(1);
+  });
+});
+
 describe("concurrency", () => {
   it("16 concurrent identical requests: exactly one effect, one first answer, 15 duplicates, all with the same result", async () => {
     const request = probe(["pay", 100]);
@@ -193,6 +265,8 @@ describe("concurrency", () => {
 
 describe("Migration20261126050000_idempotency_keys", () => {
   const MIGRATION = "Migration20261126050000_idempotency_keys";
+  /** The later migration of the table (keys per caller): taken down before MIGRATION and up after it. */
+  const CALLERS = "Migration20261128000000_idempotency_caller";
 
   /** Runs `sql` with triggers (foreign keys included) off: legacy rows without their parents (customer, user, wallet). */
   async function orphan(sql: string, params: unknown[]): Promise<void> {
@@ -203,6 +277,7 @@ describe("Migration20261126050000_idempotency_keys", () => {
   }
 
   it("copies the keys of withdrawals and of credit_idempotency_key up, and restores both on the way down", async () => {
+    await orm.migrator.down([CALLERS]);
     await orm.migrator.down([MIGRATION]);
     const conn = orm.em.fork().getConnection();
     const customerId = `legacy-${randomUUID().slice(0, 8)}`;
@@ -227,6 +302,7 @@ describe("Migration20261126050000_idempotency_keys", () => {
       [customerId, legacyWallet, creditHash, creditResult],
     );
     await orm.migrator.up([MIGRATION]);
+    await orm.migrator.up([CALLERS]);
 
     const legacyW = { ...probe([], { customerId, key: "legacy-w", scope: "withdrawal" }), fingerprint: withdrawalFingerprint };
     const legacyC = { ...probe([], { customerId, key: "legacy-c", scope: "credit" }), fingerprint: creditHash };
@@ -248,6 +324,7 @@ describe("Migration20261126050000_idempotency_keys", () => {
     const newC = { ...probe([], { customerId, key: "new-c", scope: "credit" }), fingerprint: newHash };
     expect((await runOnce(orm.em.fork(), newC, async () => "paid", payment)).duplicate).toBe(false);
 
+    await orm.migrator.down([CALLERS]);
     await orm.migrator.down([MIGRATION]);
     expect(await conn.execute(`select request_fingerprint from withdrawal where id = ?`, [withdrawalId])).toEqual([{ request_fingerprint: withdrawalFingerprint }]);
     expect(await conn.execute(`select key, operation, wallet_id, request_hash, result_id from credit_idempotency_key where customer_id = ? order by key`, [customerId])).toEqual([
@@ -255,7 +332,50 @@ describe("Migration20261126050000_idempotency_keys", () => {
       { key: "new-c", operation: "payment", wallet_id: wallet, request_hash: newHash, result_id: payment },
     ]);
     await orm.migrator.up([MIGRATION]);
+    await orm.migrator.up([CALLERS]);
     expect(await priorResult(orm.em.fork(), legacyW)).toBe(withdrawalId);
     expect(await priorResult(orm.em.fork(), newC)).toBe(payment);
+  });
+});
+
+describe("Migration20261128000000_idempotency_caller", () => {
+  const MIGRATION = "Migration20261128000000_idempotency_caller";
+
+  it("gives the keys stored before callers the caller `*`: they answer every caller of their tenant and none takes them anew; down keeps each key's first use", async () => {
+    await orm.migrator.down([MIGRATION]);
+    const conn = orm.em.fork().getConnection();
+    const customerId = `before-callers-${randomUUID().slice(0, 8)}`;
+    const fingerprint = requestFingerprint(["transfer", 1]);
+    const stored = randomUUID();
+    await conn.execute(
+      `insert into idempotency_key (customer_id, scope, key, request_fingerprint, result_id, created_at) values (?, 'transfer', 'old-key', ?, ?, now() - interval '1 day')`,
+      [customerId, fingerprint, stored],
+    );
+    await orm.migrator.up([MIGRATION]);
+    expect(await conn.execute(`select caller from idempotency_key where customer_id = ?`, [customerId])).toEqual([{ caller: "*" }]);
+
+    const alice = probe([], { customerId, scope: "transfer", key: "old-key", caller: keyCaller({ kind: "user", userId: randomUUID() }) });
+    const owner = { ...alice, caller: keyCaller({ kind: "owner", credentialId: randomUUID() }) };
+    for (const caller of [{ ...alice, fingerprint }, { ...owner, fingerprint }]) {
+      expect(await priorResult(orm.em.fork(), caller)).toBe(stored);
+      expect(await runOnce(orm.em.fork(), caller, async () => "booked again")).toEqual({ duplicate: true, resultId: stored });
+    }
+    await expect(runOnce(orm.em.fork(), { ...owner, fingerprint: requestFingerprint(["transfer", 2]) }, async () => "other")).rejects.toBeInstanceOf(Reused);
+
+    // a key used after the upgrade is per caller: two callers, two rows
+    const fresh = { ...alice, key: "new-key", fingerprint };
+    const first = await runOnce(orm.em.fork(), fresh, async () => "alice");
+    const second = await runOnce(orm.em.fork(), { ...fresh, caller: owner.caller }, async () => "owner");
+    expect([first.duplicate, second.duplicate]).toEqual([false, false]);
+    expect(await conn.execute(`select count(*)::int as n from idempotency_key where customer_id = ?`, [customerId])).toEqual([{ n: 3 }]);
+
+    await orm.migrator.down([MIGRATION]);
+    expect(await conn.execute(`select key, result_id from idempotency_key where customer_id = ? order by key`, [customerId])).toEqual([
+      { key: "new-key", result_id: first.resultId },
+      { key: "old-key", result_id: stored },
+    ]);
+    await orm.migrator.up([MIGRATION]);
+    expect(await priorResult(orm.em.fork(), { ...owner, fingerprint })).toBe(stored);
+    expect(await priorResult(orm.em.fork(), { ...fresh, caller: owner.caller })).toBe(first.resultId);
   });
 });

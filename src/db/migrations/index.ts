@@ -24,6 +24,7 @@ import { Migration20261126080000_limits_allowlist } from "./Migration20261126080
 import { Migration20261126090000_credit_authorizations } from "./Migration20261126090000_credit_authorizations.js";
 import { Migration20261126100000_ledger_trading_accounts } from "./Migration20261126100000_ledger_trading_accounts.js";
 import { Migration20261126110000_trading } from "./Migration20261126110000_trading.js";
+import { Migration20261128000000_idempotency_caller } from "./Migration20261128000000_idempotency_caller.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -47,4 +48,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126090000_credit_authorizations", class: Migration20261126090000_credit_authorizations },
   { name: "Migration20261126100000_ledger_trading_accounts", class: Migration20261126100000_ledger_trading_accounts },
   { name: "Migration20261126110000_trading", class: Migration20261126110000_trading },
+  { name: "Migration20261128000000_idempotency_caller", class: Migration20261128000000_idempotency_caller },
 ];

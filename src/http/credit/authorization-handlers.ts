@@ -15,7 +15,7 @@ export function creditAuthorizationHandlers(authorizations: CreditAuthorizationS
   return {
     authorizeCredit: async (call) => ({
       status: 201,
-      data: await authorizations.authorize(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key")),
+      data: await authorizations.authorize(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key"), call.principal),
     }),
     captureCreditAuthorization: async (call) => ({
       status: 200,

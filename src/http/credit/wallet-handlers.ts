@@ -30,11 +30,11 @@ export function creditWalletHandlers(wallets: CreditWalletService): HandlerMap<o
     },
     payOutCredit: async (call) => ({
       status: 201,
-      data: await wallets.charge(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key")),
+      data: await wallets.charge(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key"), call.principal),
     }),
     reportPayCredit: async (call) => ({
       status: 201,
-      data: await wallets.pay(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key")),
+      data: await wallets.pay(call.em, tenantOf(call), call.params.walletId, call.body, header(call.headers, "idempotency-key"), call.principal),
     }),
     changeWalletLimit: async (call) => ({ status: 200, data: await wallets.changeLimit(call.em, tenantOf(call), call.params.walletId, call.body.limit) }),
     changeInterestCreditCapital: async (call) => ({

@@ -24,7 +24,7 @@ export function tradingHandlers(trading: TradingService): HandlerMap<operations>
     }),
     createOrder: async ({ em, principal, params, body, headers }) => ({
       status: 201,
-      data: await trading.createOrder(em, walletCaller(principal).customerId, params.user_id, body.quote_id, header(headers, "idempotency-key")),
+      data: await trading.createOrder(em, walletCaller(principal).customerId, params.user_id, body.quote_id, header(headers, "idempotency-key"), principal),
     }),
     getOrder: async ({ em, principal, params }) => ({
       status: 200,

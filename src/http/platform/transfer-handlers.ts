@@ -16,7 +16,7 @@ export function transferHandlers(transfers: TransferService): HandlerMap<operati
   return {
     createTransfer: async ({ em, principal, body, headers }) => ({
       status: 201,
-      data: await transfers.create(em, walletCaller(principal), { ...body, amount: exactNumber(body, "amount") }, header(headers, "idempotency-key")),
+      data: await transfers.create(em, walletCaller(principal), { ...body, amount: exactNumber(body, "amount") }, header(headers, "idempotency-key"), principal),
     }),
     getTransfer: async ({ em, principal, params }) => ({
       status: 200,

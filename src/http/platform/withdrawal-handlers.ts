@@ -24,6 +24,7 @@ export function withdrawalHandlers(withdrawals: WithdrawalService, mail: MailSer
         params.user_id,
         { ...body, amount: exactNumber(body, "amount") },
         header(headers, "idempotency-key"),
+        principal,
       ),
     }),
     confirmWithdrawal: async ({ em, principal, params, body }) => ({

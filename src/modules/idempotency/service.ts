@@ -1,7 +1,8 @@
 /**
  * The one Idempotency-Key mechanism of the service (docs/idempotency.md). A key is unique per
- * tenant and scope; it remembers the fingerprint (SHA-256 of the canonical request) it was first
- * used with and a reference to that request's result. Everywhere:
+ * tenant, scope and caller (the user of a user token, the credential of an owner key or a customer
+ * session, or the operator: {@link keyCaller}); it remembers the fingerprint (SHA-256 of the
+ * canonical request) it was first used with and a reference to that request's result. Everywhere:
  *
  * - the same key with the same request → the first result, marked duplicate (the caller renders
  *   the resource from its id, as it is now);
@@ -20,7 +21,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { inPlainTransaction, PlainTx, type PlainTxOptions } from "../../db/statements.js";
-import { deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
+import { ANY_CALLER, deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
 
 /**
  * The key spaces. A scope is one operation, or a family of operations whose keys must not collide:
@@ -33,11 +34,50 @@ export type IdempotencyScope = "withdrawal" | "credit" | "transfer" | "order";
 /** Longest key, characters (spec `IdempotencyKeyHeader`, `CreditIdempotencyKeyHeader`; the column's length). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
+/**
+ * Who sent a request that carries an Idempotency-Key, as far as it decides whose key it is: the
+ * authenticated caller (src/modules/identity/auth.ts `Principal` is one, and is passed as it is).
+ */
+export type KeyCaller =
+  | { kind: "user"; userId: string }
+  | { kind: "owner" | "customer-session"; credentialId: string }
+  | { kind: "master" | "operator-session" };
+
+/**
+ * The caller of a request whose service was not told who sent it (a caller passing no
+ * {@link KeyCaller}): one key space for all such requests of the tenant, apart from every named caller's.
+ */
+export const UNNAMED_CALLER = "tenant";
+
+/**
+ * Whose a key is within its tenant (docs/idempotency.md "Whose key it is"), as stored in
+ * `idempotency_key.caller` (at most 64 characters): `user:<userId>` for a user token (every token of
+ * that user), `credential:<credentialId>` for the owner API key and for a customer session (the
+ * credential it was opened with), `operator` for the master key and operator sessions, and
+ * {@link UNNAMED_CALLER} when `caller` is absent. Ids are lower-cased.
+ */
+export function keyCaller(caller: KeyCaller | null | undefined): string {
+  switch (caller?.kind) {
+    case "user":
+      return `user:${caller.userId.toLowerCase()}`;
+    case "owner":
+    case "customer-session":
+      return `credential:${caller.credentialId.toLowerCase()}`;
+    case "master":
+    case "operator-session":
+      return "operator";
+    default:
+      return UNNAMED_CALLER;
+  }
+}
+
 /** One request that carries an Idempotency-Key. */
 export interface IdempotentRequest {
   /** The tenant: the platform's customer id or the credit core's tenant id (at most 48 characters). */
   customerId: string;
   scope: IdempotencyScope;
+  /** Whose key it is within the tenant: {@link keyCaller} of the request's caller. */
+  caller: string;
   /** The client's key as sent (1–255 characters; case-sensitive), or one generated for the request. */
   key: string;
   /** {@link requestFingerprint} of the canonical request: what makes a repeat a repeat. */
@@ -60,6 +100,9 @@ export type OnceOutcome<T> = { duplicate: false; resultId: string; value: T } | 
 
 /** How often {@link claimKey} tries again when a conflicting key row vanished before it could be read. */
 const CLAIM_ATTEMPTS = 3;
+
+/** Longest caller (the column's length). */
+const CALLER_MAX_LENGTH = 64;
 
 /**
  * SHA-256, hex (64 characters), of `JSON.stringify(parts)`: the fingerprint of a canonical request.
@@ -96,11 +139,15 @@ export async function priorResult(em: KeyRunner, request: IdempotentRequest): Pr
  *   with `resultId` as the new resource's id; `{ resultId: first, duplicate: true }` for a repeat:
  *   make no change.
  * @throws `request.reused()` when the key was used with another fingerprint; RangeError for a key
- *   outside 1–255 characters (the surface validates the header first); Error when the key row kept vanishing.
+ *   outside 1–255 characters (the surface validates the header first) or a caller not made by
+ *   {@link keyCaller}; Error when the key row kept vanishing.
  */
 export async function claimKey(tx: KeyRunner, request: IdempotentRequest, resultId: string): Promise<IdempotencyClaim> {
   if (request.key.length === 0 || request.key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     throw new RangeError(`an Idempotency-Key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters, not ${request.key.length}`);
+  }
+  if (request.caller.length === 0 || request.caller.length > CALLER_MAX_LENGTH || request.caller === ANY_CALLER) {
+    throw new RangeError(`not a key's caller: ${JSON.stringify(request.caller)}`);
   }
   const at = address(request);
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
@@ -163,5 +210,5 @@ async function claimThenChange<Tx extends KeyRunner, T>(tx: Tx, request: Idempot
 }
 
 function address(request: IdempotentRequest): KeyAddress {
-  return { customerId: request.customerId, scope: request.scope, key: request.key };
+  return { customerId: request.customerId, scope: request.scope, caller: request.caller, key: request.key };
 }

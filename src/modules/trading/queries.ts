@@ -7,56 +7,61 @@
  * as prepared statements on the ORM's pool (src/db/statements.ts `Statements`: named, or unnamed
  * with `DATABASE_POOL_MODE=transaction`). Inside an order's transaction the statements run through
  * the transaction's EntityManager (`execute`, as the ledger's do: src/modules/ledger/queries.ts),
- * which owns its connection. {@link QUOTE_CALLER} reads the users module's `app_user` and the
- * wallets module's `wallet`, {@link ordersAndAddresses} the wallets module's `wallet_address`, and
+ * which owns its connection. {@link QUOTE_CALLER} and {@link ORDER_CALLER} read the users module's
+ * `app_user` with its rule of a user in good standing (src/modules/users/queries.ts), the former also
+ * the wallets module's `wallet`; {@link ordersAndAddresses} reads the wallets module's `wallet_address`, and
  * {@link writeOrder} inserts into the wallets module's `wallet_transaction`, directly: the checks on
  * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
 import { numberPlaceholders, runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
+import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
 
 /** What Create Quote reads of its caller in one round trip: the user's standing and, when it is the user's, the wallet. */
-export interface QuoteCaller {
+export interface QuoteCaller extends UserStanding {
   /** Lower-case UUID. */
   userId: string;
-  deleted: boolean;
-  /** Lifecycle status (`VERIFIED`, …). */
-  status: string;
-  isActive: boolean;
   /** The wallet of the request, when the customer has it and it is this user's; null otherwise. */
   wallet: { walletId: string; networks: WalletNetworkEntry[] } | null;
 }
 
-/** A row of {@link QUOTE_CALLER}. */
+/** A row of {@link QUOTE_CALLER} (`status` and `is_active` are read for the benchmark's baseline, which checks them itself). */
 interface QuoteCallerRow {
   user_id: string;
   deleted: boolean;
   status: string;
   is_active: boolean;
+  good_standing: boolean;
   wallet_id: string | null;
   networks: WalletNetworkEntry[] | null;
 }
 
 /**
- * User `$1` (lower-case UUID) of customer `$2` (as the users module reads a user) with its wallet
- * `$3` (lower-case UUID, or null: then none) when the customer has it and it is that user's (as
- * `WalletService.visibleWallet` finds a wallet for the user). No row when no such user. Exported
- * for the benchmark's baseline (scripts/bench/baseline-trading.ts), which runs the same statement.
+ * User `$1` (lower-case UUID) of customer `$2` and its standing, by the users module's rule (a user
+ * in good standing: src/modules/users/queries.ts), with its wallet `$3` (lower-case UUID, or null:
+ * then none) when the customer has it and it is that user's (as `WalletService.visibleWallet`
+ * finds a wallet for the user). No row when no such user. Exported for the benchmark's baseline
+ * (scripts/bench/baseline-trading.ts), which runs the same statement.
  */
 export const QUOTE_CALLER: PreparedStatement = {
   name: "trading_quote_caller",
-  text: `select u.user_id, u.deleted_at is not null as deleted, u.status, u.is_active, w.wallet_id, w.networks
+  text: `select u.user_id, u.deleted_at is not null as deleted, u.status, u.is_active, ${goodStandingSql("u")} as good_standing, w.wallet_id, w.networks
            from app_user u
            left join wallet w on w.wallet_id = $3 and w.customer_id = u.customer_id and w.user_id = u.user_id
-          where u.user_id = $1 and u.customer_id = $2`,
+          where ${userOfCustomerSql("u", "$1", "$2")}`,
 };
 
-/** User `$1` (lower-case UUID) of customer `$2`, as the users module reads a user: its id, or no row. Exported for the baseline. */
+/**
+ * User `$1` (lower-case UUID) of customer `$2` and its standing, by the users module's rule (as
+ * {@link QUOTE_CALLER} reads it, without a wallet): no row when no such user. Exported for the baseline.
+ */
 export const ORDER_CALLER: PreparedStatement = {
   name: "trading_order_caller",
-  text: `select user_id from app_user where user_id = $1 and customer_id = $2`,
+  text: `select u.user_id, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing
+           from app_user u
+          where ${userOfCustomerSql("u", "$1", "$2")}`,
 };
 
 /** Inserts a quote (a single statement: atomic without a transaction of its own). Exported for the baseline. */
@@ -67,21 +72,24 @@ export const INSERT_QUOTE: PreparedStatement = {
 };
 
 /**
- * The user `userId` (lower-case UUID) of `customerId` with the wallet `walletId` (lower-case UUID,
- * or null) when it is that user's, in one round trip; null when the customer has no such user.
- * @throws the driver's error.
+ * The user `userId` (lower-case UUID) of `customerId` and its standing, with the wallet `walletId`
+ * (lower-case UUID, or null) when it is that user's, in one round trip; null when the customer has
+ * no such user. @throws the driver's error.
  */
 export async function quoteCaller(statements: Statements, customerId: string, userId: string, walletId: string | null): Promise<QuoteCaller | null> {
   const [row] = await statements.rows<QuoteCallerRow>(QUOTE_CALLER, [userId, customerId, walletId]);
   if (!row) return null;
   const wallet = row.wallet_id === null ? null : { walletId: row.wallet_id, networks: row.networks ?? [] };
-  return { userId: row.user_id, deleted: row.deleted, status: row.status, isActive: row.is_active, wallet };
+  return { userId: row.user_id, deleted: row.deleted, goodStanding: row.good_standing, wallet };
 }
 
-/** The id (lower-case UUID) of user `userId` (a UUID) of `customerId`, as stored; null when the customer has no such user. @throws the driver's error. */
-export async function storedUserId(statements: Statements, customerId: string, userId: string): Promise<string | null> {
-  const [row] = await statements.rows<{ user_id: string }>(ORDER_CALLER, [userId, customerId]);
-  return row?.user_id ?? null;
+/**
+ * The user `userId` (lower-case UUID) of `customerId`: its id as stored (lower-case UUID) and its
+ * standing, in one round trip; null when the customer has no such user. @throws the driver's error.
+ */
+export async function orderCaller(statements: Statements, customerId: string, userId: string): Promise<(UserStanding & { userId: string }) | null> {
+  const [row] = await statements.rows<{ user_id: string; deleted: boolean; good_standing: boolean }>(ORDER_CALLER, [userId, customerId]);
+  return row ? { userId: row.user_id, deleted: row.deleted, goodStanding: row.good_standing } : null;
 }
 
 /** A quote's terms and ownership; amounts exact decimal text, instants UTC. */

@@ -7,7 +7,7 @@
  *
  * Exactly once: Create Order locks the quote's row (`FOR UPDATE`) and writes at most one order per
  * quote (unique `quote_id`), so the same quote sent many times at once fills once; its
- * Idempotency-Key is the shared mechanism (docs/idempotency.md, scope `order`). The order, both
+ * Idempotency-Key is the shared mechanism (docs/idempotency.md, scope `order`, per caller). The order, both
  * ledger entries and both wallet transactions commit together. Nothing tenant-wide is locked: the
  * quote's row and the wallet's two available accounts.
  * Amounts are exact decimals (decimal.js) end to end; they leave as 8-decimal strings.
@@ -29,12 +29,13 @@ import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
-import { priorResult, requestFingerprint, runOncePlain, type IdempotentRequest } from "../idempotency/service.js";
+import { keyCaller, priorResult, requestFingerprint, runOncePlain, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
-import { userDeleted, userNotFound, type UserService } from "../users/service.js";
+import { assertGoodStanding } from "../users/queries.js";
+import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import { TradeOrder } from "./entities.js";
-import { insertQuote, lockQuote, ordersAndAddresses, quoteCaller, storedUserId, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./queries.js";
+import { insertQuote, lockQuote, orderCaller, ordersAndAddresses, quoteCaller, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./queries.js";
 import { orderView, quoteView, tradeTransactions } from "./views.js";
 
 type Schemas = components["schemas"];
@@ -105,20 +106,25 @@ export class TradingService {
 
   /**
    * Create Order: executes quote `quoteId` of user `userId` once, atomically (module note). A repeat
-   * of an Idempotency-Key with the same body answers the first order, `is_duplicate: true`.
-   * @throws DomainError USER_NOT_FOUND, QUOTE_NOT_FOUND (404: unknown, or another customer's);
-   *   QUOTE_INVALID (400: another user's, or already executed), QUOTE_EXPIRED (400: at or after
-   *   `expires_at`), INSUFFICIENT_BALANCE (400); IDEMPOTENCY_KEY_REUSED (409).
+   * of an Idempotency-Key by the same caller `by` with the same body answers the first order,
+   * `is_duplicate: true` (docs/idempotency.md; absent, the tenant's key space of callers not named:
+   * src/modules/idempotency/service.ts `keyCaller`).
+   * @throws DomainError USER_NOT_FOUND (404: unknown, deleted, or not `VERIFIED` and active: the
+   *   users module's rule of a user in good standing, src/modules/users/queries.ts), QUOTE_NOT_FOUND
+   *   (404: unknown, or another customer's); QUOTE_INVALID (400: another user's, or already
+   *   executed), QUOTE_EXPIRED (400: at or after `expires_at`), INSUFFICIENT_BALANCE (400);
+   *   IDEMPOTENCY_KEY_REUSED (409).
    */
-  async createOrder(em: EntityManager, customerId: string, userId: string, quoteId: string, idempotencyKey?: string): Promise<OrderView> {
-    // As UserService.find reads a user: a UUID v4 of the customer's.
-    const ownerId = isUuidV4(userId) ? await storedUserId(this.deps.statements, customerId, userId.toLowerCase()) : null;
-    if (ownerId === null) throw userNotFound(userId);
-    const user = { userId: ownerId };
+  async createOrder(em: EntityManager, customerId: string, userId: string, quoteId: string, idempotencyKey?: string, by?: KeyCaller | null): Promise<OrderView> {
+    // As UserService.find reads a user (a UUID v4 of the customer's), then in good standing (docs/decisions/trading.md "Check orders").
+    const caller = isUuidV4(userId) ? await orderCaller(this.deps.statements, customerId, userId.toLowerCase()) : null;
+    assertGoodStanding(userId, caller, { deleted: "USER_NOT_FOUND", inactive: "USER_NOT_FOUND" });
+    const user = { userId: caller.userId };
     const key = idempotencyKey ?? randomUUID();
     const request: IdempotentRequest = {
       customerId,
       scope: "order",
+      caller: keyCaller(by),
       key,
       fingerprint: requestFingerprint([user.userId, quoteId.toLowerCase()]),
       reused: () => new DomainError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request."),
@@ -226,15 +232,13 @@ export function symbolOf(pair: CataloguePair): string {
 }
 
 /**
- * The caller of a Create Quote, checked as `UserService.findLive` then `WalletService.visibleWallet`
- * check them, in that order.
+ * The caller of a Create Quote: the user in good standing (the users module's rule,
+ * src/modules/users/queries.ts), then the wallet as `WalletService.visibleWallet` checks it.
  * @throws DomainError USER_NOT_FOUND (404: unknown, or not VERIFIED and active), RESOURCE_NOT_FOUND
  *   (404: deleted), WALLET_NOT_FOUND (404: not the customer's, or not this user's).
  */
 function liveCaller(caller: QuoteCaller | null, userId: string, walletId: string): { user: QuoteCaller; wallet: NonNullable<QuoteCaller["wallet"]> } {
-  if (!caller) throw userNotFound(userId);
-  if (caller.deleted) throw userDeleted(userId);
-  if (caller.status !== "VERIFIED" || !caller.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
+  assertGoodStanding(userId, caller, { deleted: "RESOURCE_NOT_FOUND", inactive: "USER_NOT_FOUND" });
   if (!caller.wallet) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
   return { user: caller, wallet: caller.wallet };
 }

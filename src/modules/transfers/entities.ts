@@ -12,7 +12,7 @@ export type TransferStatus = "COMPLETED";
  * A transfer: `amount` (`numeric(38,18)`, decimal string, units of `currency`) moved from
  * `fromWalletId` (of `fromUserId`) to `toWalletId` (of `toUserId`) by the ledger entry
  * `journalEntryId`, in the transaction that wrote this row. `idempotencyKey` is the key it was
- * created with (sent or generated); the key's uniqueness per customer and the request's
+ * created with (sent or generated); the key's uniqueness per customer and caller and the request's
  * fingerprint live in `idempotency_key`, scope `transfer` (docs/idempotency.md). The indexes serve
  * List Wallet Transfers (both directions, newest first) and the sender's cap sums
  * (src/modules/transfers/usage.ts).

@@ -4,7 +4,8 @@
  * where each side of a transfer is recorded, and a wallet's transfers in both directions.
  *
  * {@link TRANSFER_PARTIES} reads the wallets module's `wallet` and `wallet_address` tables and the
- * users module's `app_user` directly: it is Create Transfer's hot path, and one round trip replaces
+ * users module's `app_user` (with its rule of a user in good standing, src/modules/users/queries.ts)
+ * directly: it is Create Transfer's hot path, and one round trip replaces
  * four ORM reads (two `visibleWallet`, two user reads) and the two address reads of the transaction
  * (docs/performance.md "What keeps the request path cheap"). The checks on what it reads stay in
  * src/modules/transfers/service.ts, in the order of the wallets' and users' own services.
@@ -12,6 +13,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PreparedStatement, Statements } from "../../db/statements.js";
 import type { PageRequest } from "../../domain/paging.js";
+import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import { Transfer } from "./entities.js";
 
@@ -22,14 +24,8 @@ export interface TransferSide {
   address: string;
 }
 
-/** The owner of a {@link TransferParty}'s wallet as the users module stores it; `exists` false when no such user of the customer. */
-export interface PartyOwner {
-  exists: boolean;
-  deleted: boolean;
-  /** Lifecycle status (`VERIFIED`, …); null when `exists` is false. */
-  status: string | null;
-  isActive: boolean;
-}
+/** The standing of a {@link TransferParty}'s owner (the users module's rule); null when the customer has no such user. */
+export type PartyOwner = UserStanding | null;
 
 /**
  * A wallet named by a Create Transfer, found among the customer's: its id and owner (lower-case
@@ -45,7 +41,11 @@ export interface TransferParty {
   addresses: ReadonlyMap<string, string>;
 }
 
-/** A row of {@link TRANSFER_PARTIES}: one wallet with one of its addresses of the currency (null columns when it has none). */
+/**
+ * A row of {@link TRANSFER_PARTIES}: one wallet with one of its addresses of the currency (null
+ * columns when it has none). `user_status` and `user_active` are read for the benchmark's baseline,
+ * which checks them itself.
+ */
 interface PartyRow {
   wallet_id: string;
   user_id: string;
@@ -54,13 +54,15 @@ interface PartyRow {
   user_deleted: boolean;
   user_status: string | null;
   user_active: boolean | null;
+  user_good_standing: boolean;
   network: string | null;
   address: string | null;
 }
 
 /**
- * The wallets `$2` (uuid[]) of customer `$1`, each with its owner (matched within the customer, as
- * the users module reads a user) and its deposit addresses of currency `$3` (lower-case code), one
+ * The wallets `$2` (uuid[]) of customer `$1`, each with its owner (matched within the customer) and
+ * the owner's standing, by the users module's rule (a user in good standing:
+ * src/modules/users/queries.ts), and its deposit addresses of currency `$3` (lower-case code), one
  * row per address (one row of null address columns when it has none). Exported for the benchmark's
  * baseline (scripts/bench/baseline-sql.ts), which runs the same statement.
  */
@@ -68,9 +70,9 @@ export const TRANSFER_PARTIES: PreparedStatement = {
   name: "transfer_parties",
   text: `select w.wallet_id, w.user_id, w.networks,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted,
-                u.status as user_status, u.is_active as user_active, a.network, a.address
+                u.status as user_status, u.is_active as user_active, ${goodStandingSql("u")} as user_good_standing, a.network, a.address
            from wallet w
-           left join app_user u on u.user_id = w.user_id and u.customer_id = w.customer_id
+           left join app_user u on ${userOfCustomerSql("u", "w.user_id", "w.customer_id")}
            left join wallet_address a on a.wallet_id = w.wallet_id and a.currency = $3
           where w.customer_id = $1 and w.wallet_id = any($2::uuid[])`,
 };
@@ -90,7 +92,7 @@ export async function transferParties(statements: Statements, customerId: string
         walletId: row.wallet_id,
         userId: row.user_id,
         networks: row.networks,
-        owner: { exists: row.user_exists, deleted: row.user_deleted, status: row.user_status, isActive: row.user_active === true },
+        owner: row.user_exists ? { deleted: row.user_deleted, goodStanding: row.user_good_standing } : null,
         addresses: new Map(),
       };
       parties.set(row.wallet_id, party);

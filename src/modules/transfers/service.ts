@@ -3,7 +3,7 @@
  * two wallets of one customer at once, as one ledger entry from the source's available account to
  * the destination's, with a `transfer_out` and a `transfer_in` wallet transaction, in one
  * transaction. No chain, no hold. The pure check order is src/domain/transfers.ts; the
- * Idempotency-Key is the shared mechanism (docs/idempotency.md, scope `transfer`).
+ * Idempotency-Key is the shared mechanism (docs/idempotency.md, scope `transfer`, per caller).
  *
  * Concurrency: a transfer's transaction takes, in this order, its key's row (repeats of one key
  * wait there), the sender's movement lock for the currency (the limits module's advisory lock, so
@@ -20,8 +20,9 @@ import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { checkTransfer } from "../../domain/transfers.js";
-import { priorResult, runOnce } from "../idempotency/service.js";
+import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
+import { assertGoodStanding } from "../users/queries.js";
 import { WalletTransaction } from "../wallets/entities.js";
 import type { WalletCaller, WalletService } from "../wallets/service.js";
 import { Transfer } from "./entities.js";
@@ -67,22 +68,27 @@ export class TransferService {
 
   /**
    * Create Transfer (spec/platform/transfers.tsp `createTransfer`). A repeat of an Idempotency-Key
-   * with the same body answers the first transfer with `is_duplicate: true` before any other check
-   * (to a caller who may send from its source wallet). Then, in order: both wallets found (404),
+   * by the same caller (docs/idempotency.md "Whose key it is") with the same body answers the first
+   * transfer with `is_duplicate: true` before any other check (to a caller who may send from its
+   * source wallet); another caller's key of the same text is another key. Then, in order: both wallets found (404),
    * the source the token user's (403), both users live and VERIFIED (404), steps 1–6 of
    * src/domain/transfers.ts, and in one transaction the caps (the sender's, kind `transfer`), the
    * balance, the ledger entry, the transfer and both wallet transactions.
    * @param caller the owner key's customer, or a user token's customer and user.
    * @param input `amount` exactly as the client wrote it (number or decimal text).
    * @param idempotencyKey as sent (1–255 characters), or undefined: a UUID is generated.
+   * @param by the authenticated caller, whose key it is; absent, a user token's `caller.userId`
+   *   (every token of the user), else the tenant's one key space of callers not named
+   *   (src/modules/idempotency/service.ts `keyCaller`).
    * @throws DomainError IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
    *   FORBIDDEN (403); SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
    *   AMOUNT_MUST_BE_POSITIVE, AMOUNT_TOO_SMALL, INVALID_AMOUNT, TRANSFER_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, INSUFFICIENT_BALANCE (400).
    */
-  async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string): Promise<TransferView> {
+  async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<TransferView> {
     const key = idempotencyKey ?? randomUUID();
-    const request = transferRequest(caller.customerId, input, key);
+    const sender = keyCaller(by ?? (caller.userId === undefined ? null : { kind: "user", userId: caller.userId }));
+    const request = transferRequest(caller.customerId, input, key, sender);
     const prior = await priorResult(em, request);
     if (prior) return this.duplicate(em, caller, prior);
 
@@ -264,12 +270,11 @@ function found(parties: ReadonlyMap<string, TransferParty>, walletId: string): T
 }
 
 /**
- * The party's owner is live and VERIFIED (as `UserService.find` reads a user, then its standing).
+ * The party's owner is in good standing (as `UserService.find` reads a user, then the users
+ * module's rule, src/modules/users/queries.ts; docs/decisions/limits-and-allowlist.md "Transfers").
  * @throws DomainError USER_NOT_FOUND (404): "not found", "has been deleted" or "is not active".
  */
 function assertVerified(party: TransferParty): void {
   const { userId, owner } = party;
-  if (!isUuidV4(userId) || !owner.exists) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
-  if (owner.deleted) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
-  if (owner.status !== "VERIFIED" || !owner.isActive) throw new DomainError("USER_NOT_FOUND", `User ${quote(userId)} is not active.`);
+  assertGoodStanding(userId, isUuidV4(userId) ? owner : null, { deleted: "USER_NOT_FOUND", inactive: "USER_NOT_FOUND" });
 }

@@ -23,6 +23,7 @@ import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 import { isUuidV4 } from "../../domain/ids.js";
+import { userDeleted, userNotFound } from "./queries.js";
 import { unsafeNameProblem } from "../../domain/text.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
@@ -100,15 +101,6 @@ function textProblems(input: Partial<Record<string, unknown>>, prefix: string): 
 }
 
 const lifecycleOf = (u: User): LifecycleState => ({ status: u.status, isActive: u.isActive, verificationStatus: u.verificationStatus });
-
-/**
- * The errors of {@link UserService.find} and {@link UserService.findLive}, for a module that reads
- * the user itself on its hot path (one statement with its own rows) and checks it the same way:
- * USER_NOT_FOUND (404) for no such user of the customer, RESOURCE_NOT_FOUND (404) for a deleted one.
- */
-export const userNotFound = (userId: string): DomainError => new DomainError("USER_NOT_FOUND", `User ${quote(userId)} not found.`);
-/** See {@link userNotFound}. */
-export const userDeleted = (userId: string): DomainError => new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} has been deleted.`);
 
 /** End users of customers. `today` is injectable for the age rule (UTC). */
 export class UserService {

@@ -10,7 +10,7 @@ import { Wallet } from "../wallets/entities.js";
  * (debited) or cancel (released). The current confirmation code is stored only as a keyed hash
  * (`codeHash`, null once used or voided); its attempt counters and resends bound guessing.
  * `idempotencyKey` is the key it was initiated with (answered as `withdraw.idempotency_key`); the
- * key's uniqueness per customer and the request's fingerprint live in `idempotency_key`, scope
+ * key's uniqueness per customer and caller and the request's fingerprint live in `idempotency_key`, scope
  * `withdrawal` (src/modules/idempotency/service.ts; docs/idempotency.md).
  */
 export const Withdrawal = defineEntity({

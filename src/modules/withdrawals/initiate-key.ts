@@ -1,15 +1,18 @@
 /** The Idempotency-Key of Initiate Withdrawal on the shared mechanism (docs/idempotency.md). */
 import { DomainError } from "../../domain/errors.js";
 import { money } from "../../domain/money.js";
-import { requestFingerprint, type IdempotentRequest } from "../idempotency/service.js";
+import { requestFingerprint, UNNAMED_CALLER, type IdempotentRequest } from "../idempotency/service.js";
 import type { InitiateInput } from "./views.js";
 
 /**
- * The Idempotency-Key request of an initiate (scope `withdrawal`, per customer): its fingerprint
- * covers the user, currency, amount (exact decimal), address, memo and wallet id, normalised as
- * they always were, so keys stored before the shared mechanism still match.
+ * The Idempotency-Key request of an initiate (scope `withdrawal`, per customer and caller: `caller`
+ * is `keyCaller` of who sends it, src/modules/idempotency/service.ts, by default the tenant's key
+ * space of callers not named; docs/idempotency.md "Whose key it is"): its fingerprint covers the
+ * user, currency, amount (exact decimal), address, memo and wallet id, normalised as they always
+ * were, so keys stored before the shared mechanism still match.
+ * @throws nothing; the request's `reused()` builds DomainError IDEMPOTENCY_KEY_REUSED (409).
  */
-export function initiateRequest(customerId: string, userId: string, input: InitiateInput, key: string): IdempotentRequest {
+export function initiateRequest(customerId: string, userId: string, input: InitiateInput, key: string, caller: string = UNNAMED_CALLER): IdempotentRequest {
   const fingerprint = requestFingerprint([
     userId.toLowerCase(),
     input.currency.toLowerCase(),
@@ -21,6 +24,7 @@ export function initiateRequest(customerId: string, userId: string, input: Initi
   return {
     customerId,
     scope: "withdrawal",
+    caller,
     key,
     fingerprint,
     reused: () => new DomainError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request."),

@@ -4,7 +4,8 @@
  * `runRows` (in the caller's transaction when there is one), and the caps' use. Exported for the
  * benchmark's baseline (scripts/bench/baseline-sql.ts), which runs the same statements.
  *
- * Beyond the module's own `withdrawal` table they read the users module's `app_user`, the wallets
+ * Beyond the module's own `withdrawal` table they read the users module's `app_user` (with its rule
+ * of a user in good standing, src/modules/users/queries.ts), the wallets
  * module's `wallet` and `wallet_address` and the ledger's balance cache (`ledger_account`, as
  * `LedgerService.walletBalances` reads it), and write the wallets module's `wallet_transaction`
  * and the mail module's outbox (`outbox_email`, the row `MailService.enqueue` writes): one round
@@ -15,14 +16,20 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { runRows, type PreparedStatement } from "../../db/statements.js";
 import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 import { OUTBOX_EMAIL_COLUMNS } from "../mail/service.js";
+import { goodStandingSql, userOfCustomerSql } from "../users/queries.js";
 
 /** `$from…` placeholders, `n` of them, comma-separated. */
 const params = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
 
-/** The user `$1` of customer `$2` as the checks of a withdrawal need it (`UserService.findLive`'s read, and `is_active`). */
+/**
+ * The user `$1` of customer `$2` as the checks of a withdrawal need it: its standing by the users
+ * module's rule (a user in good standing: src/modules/users/queries.ts) and what its code's email
+ * needs. No row when no such user. `is_active` is read for the benchmark's baseline, which checks it itself.
+ */
 export const WITHDRAWAL_USER: PreparedStatement = {
   name: "withdrawal_user",
-  text: `select user_id, email, first_name, is_active, deleted_at is not null as deleted from app_user where user_id = $1 and customer_id = $2`,
+  text: `select u.user_id, u.email, u.first_name, u.is_active, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing
+           from app_user u where ${userOfCustomerSql("u", "$1", "$2")}`,
 };
 
 /**

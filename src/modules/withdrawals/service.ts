@@ -24,11 +24,12 @@ import { format8, money, type Money } from "../../domain/money.js";
 import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
 import type { CustodyProvider } from "../../providers/provider.js";
-import { priorResult, runOnce } from "../idempotency/service.js";
+import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
-import { userDeleted, userNotFound, type UserService } from "../users/service.js";
+import { assertGoodStanding } from "../users/queries.js";
+import type { UserService } from "../users/service.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, withdrawableCurrency } from "./destination.js";
 import { WithdrawalCodes } from "./codes.js";
@@ -84,8 +85,9 @@ export class WithdrawalService {
   }
 
   /**
-   * Initiates a withdrawal (docs/decisions/withdrawals.md "Initiate"). A repeat with the same `Idempotency-Key` and body
-   * returns the first withdrawal with `is_duplicate: true` (docs/idempotency.md). Checks, in this
+   * Initiates a withdrawal (docs/decisions/withdrawals.md "Initiate"). A repeat by the same caller `by` with the same
+   * `Idempotency-Key` and body returns the first withdrawal with `is_duplicate: true` (docs/idempotency.md; absent, the
+   * tenant's key space of callers not named: src/modules/idempotency/service.ts `keyCaller`). Checks, in this
    * order: user exists and is active; currency supported and withdrawable; amount positive and at
    * least the minimum; address valid for the currency's network; with the customer's
    * `allowlist_required`, the address `ACTIVE` on the user's allowlist
@@ -98,9 +100,9 @@ export class WithdrawalService {
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED; WALLET_NOT_FOUND (404, `wallet_id` not the
    *   user's); INSUFFICIENT_BALANCE (all 400 unless noted).
    */
-  async initiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, idempotencyKey?: string): Promise<InitiatedView> {
+  async initiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
     const key = idempotencyKey ?? randomUUID();
-    const request = initiateRequest(customerId, userId, input, key);
+    const request = initiateRequest(customerId, userId, input, key, keyCaller(by));
     const prior = await priorResult(em, request);
     if (prior) return this.duplicate(em, customerId, prior);
 
@@ -312,15 +314,13 @@ export class WithdrawalService {
   }
 
   /**
-   * The user, live and active, read in one statement with the checks of `UserService.findLive`, in
-   * its order. @throws DomainError USER_NOT_FOUND (404, no UUID v4 or none of the customer's),
-   * RESOURCE_NOT_FOUND (404, deleted or not active).
+   * The user in good standing (the users module's rule, src/modules/users/queries.ts), read in one
+   * statement as `UserService.find` reads a user. @throws DomainError USER_NOT_FOUND (404, no UUID
+   * v4 or none of the customer's), RESOURCE_NOT_FOUND (404, deleted or not VERIFIED and active).
    */
   private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser> {
     const user = isUuidV4(userId) ? await readUser(em, customerId, userId.toLowerCase()) : null;
-    if (!user) throw userNotFound(userId);
-    if (user.deleted) throw userDeleted(userId);
-    if (!user.isActive) throw new DomainError("RESOURCE_NOT_FOUND", `User ${quote(userId)} is not active.`);
+    assertGoodStanding(userId, user, { deleted: "RESOURCE_NOT_FOUND", inactive: "RESOURCE_NOT_FOUND" });
     return user;
   }
 

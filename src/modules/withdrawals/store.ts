@@ -10,6 +10,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { runRows } from "../../db/statements.js";
 import type { WithdrawalStatus } from "../../domain/withdrawals.js";
 import { currencyBalances, type BalanceCacheRow, type WalletCurrencyBalance } from "../ledger/service.js";
+import type { UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import {
   COMPLETE_WITHDRAWAL,
@@ -58,14 +59,12 @@ export interface LockedWithdrawal {
   source: { vaultWalletId: string; address: string } | null;
 }
 
-/** A user as a withdrawal's checks and its code's email need it; `deleted` when soft-deleted. */
-export interface WithdrawalUser {
+/** A user as a withdrawal's checks (its standing: src/modules/users/queries.ts) and its code's email need it. */
+export interface WithdrawalUser extends UserStanding {
   userId: string;
   customerId: string;
   email: string;
   firstName: string;
-  isActive: boolean;
-  deleted: boolean;
 }
 
 /** A wallet of the user with its balance of the withdrawal's currency (undefined when it has no account of it). */
@@ -122,9 +121,9 @@ export function newWithdrawal(
 
 /** User `userId` (a lower-case UUID) of `customerId`, or null. */
 export async function readUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser | null> {
-  const [row] = await runRows<{ user_id: string; email: string; first_name: string; is_active: boolean; deleted: boolean }>(em, WITHDRAWAL_USER, [userId, customerId]);
+  const [row] = await runRows<{ user_id: string; email: string; first_name: string; deleted: boolean; good_standing: boolean }>(em, WITHDRAWAL_USER, [userId, customerId]);
   if (!row) return null;
-  return { userId: row.user_id, customerId, email: row.email, firstName: row.first_name, isActive: row.is_active, deleted: row.deleted };
+  return { userId: row.user_id, customerId, email: row.email, firstName: row.first_name, deleted: row.deleted, goodStanding: row.good_standing };
 }
 
 /** The wallets of user `userId` of `customerId`, oldest first, each with its balance of `currency` (lower-case), in one statement. */

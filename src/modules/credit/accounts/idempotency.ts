@@ -1,9 +1,10 @@
 /**
  * The Idempotency-Key of PayOutCredit and ReportPayCredit (spec `CreditIdempotencyKeyHeader`) on the
  * service's one mechanism (src/modules/idempotency/, docs/idempotency.md): scope `credit`, shared by
- * both operations, so a key is unique per tenant across charges and payments. A repeat with the same
- * operation, wallet and request returns the first result; any other use of the key answers 409
- * `RESOURCE_CONFLICT` in the credit envelope.
+ * both operations, so a key is unique per tenant and caller (the owner credential that sends it)
+ * across charges and payments. A repeat with the same operation, wallet and request returns the
+ * first result; any other use of the key by the same caller answers 409 `RESOURCE_CONFLICT` in the
+ * credit envelope.
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -36,6 +37,8 @@ function keyReused(): DomainError {
  * `op` with the new result's id; what `op` accepted with is returned as `value` (absent on a
  * duplicate, whose result the caller reads by `resultId`). On a refusal the key is released (a refused request does not use
  * its key up) and the catch-up steps are committed; the refusal is then thrown in the credit envelope.
+ * @param caller whose key it is within the tenant: `keyCaller` of the request's caller
+ *   (src/modules/idempotency/service.ts; docs/idempotency.md "Whose key it is").
  * @throws DomainError `NOT_FOUND` for an unknown wallet; `RESOURCE_CONFLICT` (409) for a reused key;
  *   the refusal's error (see ./refusals.ts) for a refused operation or a set-aside wallet.
  */
@@ -43,6 +46,7 @@ export async function withKey<T = undefined>(
   changes: WalletChanges,
   em: EntityManager,
   customerId: string,
+  caller: string,
   walletId: string,
   key: string,
   hash: string,
@@ -50,7 +54,7 @@ export async function withKey<T = undefined>(
 ): Promise<{ resultId: string; walletId: string; duplicate: boolean; value?: T }> {
   if (!isWalletId(walletId)) throw walletNotFound(walletId);
   const wallet = walletId.toLowerCase();
-  const request: IdempotentRequest = { customerId, scope: "credit", key, fingerprint: hash, reused: keyReused };
+  const request: IdempotentRequest = { customerId, scope: "credit", caller, key, fingerprint: hash, reused: keyReused };
   let written = 0;
   const outcome = await changes.exact(em, customerId, wallet, () => inTransaction(em, changes.sql, async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
     const claim = await claimKey(tx, request, randomUUID());

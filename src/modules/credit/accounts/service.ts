@@ -43,6 +43,7 @@ import { CreditProduct } from "../products/entities.js";
 import type { SetAsideLogger } from "../set-aside.js";
 import { WalletChanges, walletNotFound } from "./changes.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./entities.js";
+import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "./idempotency.js";
 import { productRules, walletColumns } from "./mapping.js";
 import { refusalError } from "./refusals.js";
@@ -164,15 +165,23 @@ export class CreditWalletService {
 
   /**
    * PayOutCredit: a charge of `amount` cents on wallet `walletId` at the tenant's instant (engine
-   * `charge`: AA − amount, AO + amount; no event). Idempotent per tenant and `idempotencyKey`
-   * (`isDuplicate`, see `withKey`).
+   * `charge`: AA − amount, AO + amount; no event). Idempotent per tenant, caller `by` and
+   * `idempotencyKey` (`isDuplicate`, see `withKey`; `by` absent: the tenant's key space of callers
+   * not named, src/modules/idempotency/service.ts `keyCaller`).
    * @throws DomainError NOT_FOUND (404); RESOURCE_CONFLICT (409: key reused with another request;
    *   wallet blocked, in default, dissolved or expired); ValidationFailed (422 on `amount`: above AA).
    */
-  async charge(em: EntityManager, customerId: string, walletId: string, body: { amount: number; description: string }, idempotencyKey?: string): Promise<CreditChargeView> {
+  async charge(
+    em: EntityManager,
+    customerId: string,
+    walletId: string,
+    body: { amount: number; description: string },
+    idempotencyKey?: string,
+    by?: KeyCaller | null,
+  ): Promise<CreditChargeView> {
     const key = idempotencyKey ?? randomUUID();
     const hash = requestHash(["charge", walletId.toLowerCase(), body.amount, body.description]);
-    const outcome = await withKey(this.changes, em, customerId, walletId, key, hash, async (tx, locked, now, resultId) => {
+    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = charge(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
       const row: CreditCharge = { id: resultId, walletId: locked.row.walletId, amount: body.amount, description: body.description, idempotencyKey: key, createdAt: now };
@@ -188,14 +197,14 @@ export class CreditWalletService {
    * ReportPayCredit: a payment of `amount` cents at the tenant's instant (engine `pay`: split
    * `capitalInterestSplit` % to interest, the rest to principal; AA restored on revolving products
    * unless in default; `Reporte de Pago`, and on a cure `Interes cancelado` / `Credito Reintegrado`).
-   * Accepted in every state. Idempotent like `charge`.
+   * Accepted in every state. Idempotent like `charge` (per tenant, caller `by` and key).
    * @throws DomainError NOT_FOUND (404); RESOURCE_CONFLICT (409: key reused with another request);
    *   ValidationFailed (422 on `amount`: above the total debt).
    */
-  async pay(em: EntityManager, customerId: string, walletId: string, body: { amount: number }, idempotencyKey?: string): Promise<CreditPaymentView> {
+  async pay(em: EntityManager, customerId: string, walletId: string, body: { amount: number }, idempotencyKey?: string, by?: KeyCaller | null): Promise<CreditPaymentView> {
     const key = idempotencyKey ?? randomUUID();
     const hash = requestHash(["payment", walletId.toLowerCase(), body.amount]);
-    const outcome = await withKey(this.changes, em, customerId, walletId, key, hash, async (tx, locked, now, resultId) => {
+    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = pay(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
       const split = done.value.split;

@@ -23,6 +23,7 @@ import type { PageRequest } from "../../../domain/paging.js";
 import type { SetAsideLogger } from "../set-aside.js";
 import { WalletChanges, walletNotFound } from "../accounts/changes.js";
 import { CreditWallet } from "../accounts/entities.js";
+import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "../accounts/idempotency.js";
 import type { CreditSqlOptions } from "../accounts/sql.js";
 import { isAuthorizationOf, isWalletId, persistStep, type LockedWallet } from "../accounts/store.js";
@@ -88,17 +89,18 @@ export class CreditAuthorizationService {
   /**
    * Authorize `body.amount` cents on wallet `walletId` of tenant `customerId` at the tenant's instant
    * (engine `authorize`): approved (a hold until `expiresAt`) or declined with its `declineReason`.
-   * Idempotent per tenant and `idempotencyKey`: a repeat with the same body returns the first
-   * authorization (`isDuplicate: true`).
+   * Idempotent per tenant, caller `by` and `idempotencyKey` (`by` absent: the tenant's key space of
+   * callers not named, src/modules/idempotency/service.ts `keyCaller`): a repeat with the same body
+   * returns the first authorization (`isDuplicate: true`).
    * @returns `CreditAuthorization` (answered 201 either way).
    * @throws DomainError NOT_FOUND (404); RESOURCE_CONFLICT (409: key reused with another request,
    *   wallet set aside); ValidationFailed (422 on `amount`: not positive).
    */
-  async authorize(em: EntityManager, customerId: string, walletId: string, body: AuthorizeInput, idempotencyKey?: string): Promise<CreditAuthorizationView> {
+  async authorize(em: EntityManager, customerId: string, walletId: string, body: AuthorizeInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<CreditAuthorizationView> {
     const key = idempotencyKey ?? randomUUID();
     const merchant = body.merchant;
     const hash = requestHash(["authorize", walletId.toLowerCase(), body.amount, merchant.name, merchant.mcc ?? null, merchant.country ?? null, body.reference ?? null]);
-    const outcome = await withKey(this.changes, em, customerId, walletId, key, hash, async (tx, locked, now, resultId): Promise<Outcome<CreditAuthorizationView>> => {
+    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId): Promise<Outcome<CreditAuthorizationView>> => {
       const done = authorize(locked.state, locked.product, now, { authorizationId: resultId, amount: body.amount, ttlDays: this.options.ttlDays });
       if (!done.ok) return done;
       const decision = done.value.decision;
