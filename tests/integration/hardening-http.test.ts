@@ -276,7 +276,8 @@ describe("bodies being read hold at most MAX_BODY_BYTES_IN_FLIGHT between them",
   let wallet: string;
 
   beforeAll(async () => {
-    small = await startTestApp({ BODY_LIMIT_BYTES: "65536", MAX_BODY_BYTES_IN_FLIGHT: "131072" });
+    // all of the budget open to one caller: the shares per caller have their own test (body-reading.test.ts)
+    small = await startTestApp({ BODY_LIMIT_BYTES: "65536", MAX_BODY_BYTES_IN_FLIGHT: "131072", MAX_BODY_BYTES_PER_CALLER: "131072" });
     ({ key: ownerKey, walletId: wallet } = await new Walk(small.express).creditWallet(`budget-${Date.now().toString(36)}`));
     listener = await listen(small.express, { headersTimeoutS: 10, requestTimeoutS: 30, maxConnectionsPerAddress: 0 });
     ({ server, port } = listener);
