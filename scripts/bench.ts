@@ -66,7 +66,7 @@
  *    ten years at a time; each figure next to the same figure without the attack, in a second table.
  *
  * Reproduce: `npm run bench` (about 6.5 minutes: 29 sides × (1 + 3 × 3) s of load, 8 wrk runs of
- * 2 s, the starts and the seeding, then about 1.5 minutes of hostile-neighbour rows). Quick runs and overrides:
+ * 2 s, the starts and the seeding, then about 2 minutes of hostile-neighbour rows). Quick runs and overrides:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 npm run bench
  *   - `BENCH_SECONDS` (3): seconds of each measured run;
  *   - `BENCH_ROUNDS` (3): measured runs of each side of each scenario;
@@ -117,7 +117,7 @@ const WRK_SECONDS = 2;
 /** What `BENCH_ONLY` runs: `main` the table against the baselines, `hostile` the hostile-neighbour rows, `transfers` the transfer rows alone. */
 const ONLY_SAYS = {
   main: "the hostile-neighbour rows are skipped",
-  hostile: "only the hostile-neighbour rows (about 1.5 min)",
+  hostile: "only the hostile-neighbour rows (about 2 min)",
   transfers: "only the transfer rows against their baseline (about 1.5 min with the seeding), then npm run ledger:check",
   authorizations: "only the card-authorization rows against their baseline (scripts/bench/authorizations-run.ts; about 1.5 min), then the credit invariants and npm run ledger:check",
   trading: "only the quote + order rows against their baseline (scripts/bench/trading-run.ts; about 1.2 min), then the ledger's invariants and npm run ledger:check",
