@@ -62,8 +62,10 @@
  * 6. The hostile-neighbour rows (scripts/bench/hostile.ts), on a service of their own started
  *    after the table with a shorter `REQUEST_TIMEOUT_S`: another tenant's paced reads while
  *    anonymous clients post 1 MiB bodies, the service's RSS while 300 sockets stall half-way
- *    through 1 MiB bodies, and another tenant's reads while one tenant drives its sandbox clock
- *    ten years at a time; each figure next to the same figure without the attack, in a second table.
+ *    through 1 MiB bodies, another tenant's reads while one tenant drives its sandbox clock ten
+ *    years at a time, another tenant's card authorizations while one key stalls 64 bodies, and a
+ *    partner's reads while wrong keys come from its address; each figure next to the same figure
+ *    without the attack, in a second table.
  *
  * Reproduce: `npm run bench` (about 6.5 minutes: 29 sides × (1 + 3 × 3) s of load, 8 wrk runs of
  * 2 s, the starts and the seeding, then about 2 minutes of hostile-neighbour rows). Quick runs and overrides:
