@@ -36,8 +36,11 @@ function errorEnvelopeValidator(api: OpenAPIBackend, name: string): ValidateFunc
 }
 
 /**
- * Middleware (tests only): wraps `res.json` of every request under `/api/v1` and `/v2` with the
- * check described above. Install it before every other middleware that may answer.
+ * Middleware (tests only): wraps `res.end` of every request under `/api/v1` and `/v2` with the
+ * check described above, whichever writer produced the answer (express's `res.json`, the surfaces'
+ * own writer, src/http/send-json.ts): a JSON answer is checked from the text it ends with, before
+ * its headers go out. Install it before every other middleware that may answer. A HEAD answer
+ * carries no text to check: its GET twin is checked.
  */
 export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): RequestHandler {
   const envelopes = {
@@ -51,30 +54,38 @@ export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): Reques
       return;
     }
     const api = surfaces[where.surface];
-    const json = res.json.bind(res);
-    res.json = ((body: unknown): Response => {
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    const problemOf = (body: unknown): string | null => {
       const status = res.statusCode;
-      // HEAD is answered as GET (src/http/surface.ts), so it is checked as GET.
-      const operation = api.router.matchOperation({ method: req.method === "HEAD" ? "get" : req.method, path: where.path, headers: {} }, false);
-      let problem: string | null = null;
+      const operation = api.router.matchOperation({ method: req.method, path: where.path, headers: {} }, false);
       if (operation) {
-        if (!declares(operation, status)) {
-          problem = `${operation.operationId ?? "the operation"} does not declare status ${status}`;
-        } else {
-          const check = api.validateResponse(body, operation, status);
-          if (check.errors && check.errors.length > 0) problem = `${operation.operationId ?? "the operation"} ${status}: ${JSON.stringify(check.errors)}`;
-        }
-      } else {
-        const validate = envelopes[where.surface];
-        if (!validate(body)) problem = `no operation matches ${req.method} ${where.path}; body is not the error envelope: ${JSON.stringify(validate.errors)}`;
+        if (!declares(operation, status)) return `${operation.operationId ?? "the operation"} does not declare status ${status}`;
+        const check = api.validateResponse(body, operation, status);
+        return check.errors && check.errors.length > 0 ? `${operation.operationId ?? "the operation"} ${status}: ${JSON.stringify(check.errors)}` : null;
       }
-      if (problem === null) return json(body);
-      logger.error({ method: req.method, url: where.path, status, problem }, "response does not match the contract");
-      res.status(500);
-      return json(
+      const validate = envelopes[where.surface];
+      return validate(body) ? null : `no operation matches ${req.method} ${where.path}; body is not the error envelope: ${JSON.stringify(validate.errors)}`;
+    };
+    res.end = ((...args: unknown[]): Response => {
+      const [chunk] = args;
+      const type = String(res.getHeader("content-type") ?? "");
+      if (res.headersSent || !type.startsWith("application/json") || (typeof chunk !== "string" && !Buffer.isBuffer(chunk))) return end(...args);
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.isBuffer(chunk) ? chunk.toString("utf8") : chunk);
+      } catch {
+        body = Symbol("not JSON");
+      }
+      const problem = typeof body === "symbol" ? "the answer is not valid JSON" : problemOf(body);
+      if (problem === null) return end(...args);
+      logger.error({ method: req.method, url: where.path, status: res.statusCode, problem }, "response does not match the contract");
+      const text = JSON.stringify(
         errorBody(where.surface, req.traceId ?? "unknown", [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${problem}` }]),
       );
-    }) as Response["json"];
+      res.statusCode = 500;
+      res.setHeader("Content-Length", Buffer.byteLength(text));
+      return end(text);
+    }) as Response["end"];
     next();
   };
 }

@@ -8,25 +8,17 @@
  * A reply's `data` that is frozen ({@link frozenOnce}) is serialized once and its text reused by
  * every answer that carries it, such as the currency catalogue.
  */
-import express, { type Response } from "express";
-
-/** express's own `res.json`: anything else on a response is a wrapper (the tests' contract check, src/http/contract-check.ts). */
-const EXPRESS_JSON = express.response.json;
+import type { Response } from "express";
 
 /** The JSON text of each frozen value written so far. */
 const frozenText = new WeakMap<object, string>();
 
 /**
  * Answers `body` as JSON with `status`: `Content-Type: application/json; charset=utf-8` and its
- * `Content-Length`, as `res.status(status).json(body)` would (no body on a HEAD request). When
- * `res.json` has been wrapped, the answer goes through the wrapper instead.
+ * `Content-Length`, as `res.status(status).json(body)` would (no body on a HEAD request).
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   res.statusCode = status;
-  if (res.json !== EXPRESS_JSON) {
-    res.json(body);
-    return;
-  }
   writeJson(res, JSON.stringify(body));
 }
 
@@ -35,7 +27,7 @@ export function sendJson(res: Response, status: number, body: unknown): void {
  * {@link sendJson} would; `data` that {@link frozenOnce} built is written from its text serialized once.
  */
 export function sendSuccess(res: Response, status: number, data: unknown, meta: object): void {
-  if (res.json !== EXPRESS_JSON || data === undefined) {
+  if (data === undefined) {
     sendJson(res, status, { success: true, data, meta });
     return;
   }

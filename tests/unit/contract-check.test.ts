@@ -13,6 +13,7 @@ import { contractCheck } from "../../src/http/contract-check.js";
 import { loadDocument } from "../../src/http/docs.js";
 import { compileRouter, installValidator } from "../../src/http/openapi-compiled.js";
 import { createLogger } from "../../src/logging.js";
+import { sendJson } from "../../src/http/send-json.js";
 
 async function surfaceApi(name: "platform" | "credit"): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({ definition: loadDocument(name) as unknown as Document, strict: true, validate: false, quick: false });
@@ -42,6 +43,8 @@ beforeAll(async () => {
     else if (answer === "no-meta") res.status(401).json({ success: false, errors: [{ code: "UNAUTHORIZED", message: "m" }] });
     else res.status(401).json(envelope("UNAUTHORIZED"));
   });
+  // the surfaces' own writer (no res.json): checked all the same
+  app.get("/api/v1/customers", (req, res) => sendJson(res, req.query.answer === "teapot" ? 418 : 401, envelope("UNAUTHORIZED")));
   app.get("/api/v1/nowhere", (req, res) => {
     if (req.query.answer === "plain") res.status(404).json({ error: "not found" });
     else res.status(404).json(envelope("NOT_FOUND"));
@@ -64,6 +67,13 @@ describe("contractCheck", () => {
     const res = await request(app).get("/api/v1/currencies?answer=no-meta");
     expect(res.status).toBe(500);
     expect(res.body.errors[0].message).toMatch(/listCurrencies 401: .*meta/);
+  });
+
+  it("checks the surfaces' own writer as it checks res.json", async () => {
+    expect((await request(app).get("/api/v1/customers")).status).toBe(401);
+    const res = await request(app).get("/api/v1/customers?answer=teapot");
+    expect(res.status).toBe(500);
+    expect(res.body.errors[0].message).toContain("does not declare status 418");
   });
 
   it("answers 500 when an unknown route's body is not the error envelope", async () => {
