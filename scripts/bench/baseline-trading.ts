@@ -81,9 +81,9 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
   async function createQuote(req: IncomingMessage, userId: string): Promise<string> {
     const body = await readJson(req);
     const customerId = await customerOf(req);
-    type CallerRow = { deleted: boolean; status: string; is_active: boolean; wallet_id: string | null; networks: { currency: string }[] | null };
+    type CallerRow = { good_standing: boolean; wallet_id: string | null; networks: { currency: string }[] | null };
     const caller = (await pool.query<CallerRow>({ name: "t_caller", text: TRADING_SQL.quoteCaller, values: [userId, customerId, body.wallet_id] })).rows[0];
-    if (!caller || caller.deleted || caller.status !== "VERIFIED" || !caller.is_active) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+    if (!caller?.good_standing) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
     if (caller.wallet_id === null || caller.networks === null) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
     const wallet = { networks: caller.networks };
     const side = body.side;

@@ -44,9 +44,7 @@ interface PartyRow {
   user_id: string;
   networks: { name: string; currency: string }[];
   user_exists: boolean;
-  user_deleted: boolean;
-  user_status: string | null;
-  user_active: boolean | null;
+  user_good_standing: boolean;
   network: string | null;
   address: string | null;
 }
@@ -97,7 +95,7 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
   /** The wallet's owner, live and VERIFIED. @throws Refusal 404 USER_NOT_FOUND. */
   function verifiedUser(p: Party): void {
     const u = p.row;
-    if (!u.user_exists || u.user_deleted || u.user_status !== "VERIFIED" || u.user_active !== true) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
+    if (!u.user_good_standing) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
   }
 
   /** src/domain/transfers.ts steps 1–6 for btc. @throws Refusal 400. */

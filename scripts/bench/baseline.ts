@@ -147,8 +147,8 @@ interface UserRow {
   user_id: string;
   email: string;
   first_name: string;
-  is_active: boolean;
   deleted: boolean;
+  good_standing: boolean;
 }
 
 interface WithdrawalRow {
@@ -279,7 +279,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
   async function activeUser(customerId: string, userId: string): Promise<UserRow> {
     const user = (await pool.query<UserRow>(SQL.user, [userId.toLowerCase(), customerId])).rows[0];
     if (!user) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
-    if (user.deleted || !user.is_active) throw new Refusal(404, "RESOURCE_NOT_FOUND", "User is not active.");
+    if (!user.good_standing) throw new Refusal(404, "RESOURCE_NOT_FOUND", "User is not active.");
     return user;
   }
 

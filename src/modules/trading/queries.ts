@@ -27,12 +27,10 @@ export interface QuoteCaller extends UserStanding {
   wallet: { walletId: string; networks: WalletNetworkEntry[] } | null;
 }
 
-/** A row of {@link QUOTE_CALLER} (`status` and `is_active` are read for the benchmark's baseline, which checks them itself). */
+/** A row of {@link QUOTE_CALLER}. */
 interface QuoteCallerRow {
   user_id: string;
   deleted: boolean;
-  status: string;
-  is_active: boolean;
   good_standing: boolean;
   wallet_id: string | null;
   networks: WalletNetworkEntry[] | null;
@@ -42,12 +40,12 @@ interface QuoteCallerRow {
  * User `$1` (lower-case UUID) of customer `$2` and its standing, by the users module's rule (a user
  * in good standing: src/modules/users/queries.ts), with its wallet `$3` (lower-case UUID, or null:
  * then none) when the customer has it and it is that user's (as `WalletService.visibleWallet`
- * finds a wallet for the user). No row when no such user. Exported for the benchmark's baseline
- * (scripts/bench/baseline-trading.ts), which runs the same statement.
+ * finds a wallet for the user). No row when no such user. The bench's trading baseline
+ * (scripts/bench/baseline-trading.ts) runs this same text.
  */
 export const QUOTE_CALLER: PreparedStatement = {
   name: "trading_quote_caller",
-  text: `select u.user_id, u.deleted_at is not null as deleted, u.status, u.is_active, ${goodStandingSql("u")} as good_standing, w.wallet_id, w.networks
+  text: `select u.user_id, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing, w.wallet_id, w.networks
            from app_user u
            left join wallet w on w.wallet_id = $3 and w.customer_id = u.customer_id and w.user_id = u.user_id
           where ${userOfCustomerSql("u", "$1", "$2")}`,
@@ -55,7 +53,7 @@ export const QUOTE_CALLER: PreparedStatement = {
 
 /**
  * User `$1` (lower-case UUID) of customer `$2` and its standing, by the users module's rule (as
- * {@link QUOTE_CALLER} reads it, without a wallet): no row when no such user. Exported for the baseline.
+ * {@link QUOTE_CALLER} reads it, without a wallet): no row when no such user.
  */
 export const ORDER_CALLER: PreparedStatement = {
   name: "trading_order_caller",
@@ -64,7 +62,7 @@ export const ORDER_CALLER: PreparedStatement = {
           where ${userOfCustomerSql("u", "$1", "$2")}`,
 };
 
-/** Inserts a quote (a single statement: atomic without a transaction of its own). Exported for the baseline. */
+/** Inserts a quote (a single statement: atomic without a transaction of its own). */
 export const INSERT_QUOTE: PreparedStatement = {
   name: "trading_insert_quote",
   text: `insert into trade_quote (quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at)

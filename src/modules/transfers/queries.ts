@@ -43,8 +43,7 @@ export interface TransferParty {
 
 /**
  * A row of {@link TRANSFER_PARTIES}: one wallet with one of its addresses of the currency (null
- * columns when it has none). `user_status` and `user_active` are read for the benchmark's baseline,
- * which checks them itself.
+ * columns when it has none).
  */
 interface PartyRow {
   wallet_id: string;
@@ -52,8 +51,6 @@ interface PartyRow {
   networks: WalletNetworkEntry[];
   user_exists: boolean;
   user_deleted: boolean;
-  user_status: string | null;
-  user_active: boolean | null;
   user_good_standing: boolean;
   network: string | null;
   address: string | null;
@@ -63,14 +60,14 @@ interface PartyRow {
  * The wallets `$2` (uuid[]) of customer `$1`, each with its owner (matched within the customer) and
  * the owner's standing, by the users module's rule (a user in good standing:
  * src/modules/users/queries.ts), and its deposit addresses of currency `$3` (lower-case code), one
- * row per address (one row of null address columns when it has none). Exported for the benchmark's
- * baseline (scripts/bench/baseline-sql.ts), which runs the same statement.
+ * row per address (one row of null address columns when it has none). The bench's transfer
+ * baseline (scripts/bench/baseline-transfers.ts) runs this same text.
  */
 export const TRANSFER_PARTIES: PreparedStatement = {
   name: "transfer_parties",
   text: `select w.wallet_id, w.user_id, w.networks,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted,
-                u.status as user_status, u.is_active as user_active, ${goodStandingSql("u")} as user_good_standing, a.network, a.address
+                ${goodStandingSql("u")} as user_good_standing, a.network, a.address
            from wallet w
            left join app_user u on ${userOfCustomerSql("u", "w.user_id", "w.customer_id")}
            left join wallet_address a on a.wallet_id = w.wallet_id and a.currency = $3

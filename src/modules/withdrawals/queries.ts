@@ -1,8 +1,8 @@
 /**
  * The withdrawals module's SQL (docs/performance.md "Withdrawals"): the statements of Initiate,
  * Confirm, Resend Code, Cancel and the mailbox PIN, run with bound parameters by src/db/statements.ts
- * `runRows` (in the caller's transaction when there is one), and the caps' use. Exported for the
- * benchmark's baseline (scripts/bench/baseline-sql.ts), which runs the same statements.
+ * `runRows` (in the caller's transaction when there is one), and the caps' use. The bench's
+ * withdrawal baseline (scripts/bench/baseline-sql.ts) runs these same texts.
  *
  * Beyond the module's own `withdrawal` table they read the users module's `app_user` (with its rule
  * of a user in good standing, src/modules/users/queries.ts), the wallets
@@ -24,11 +24,11 @@ const params = (from: number, n: number): string => Array.from({ length: n }, (_
 /**
  * The user `$1` of customer `$2` as the checks of a withdrawal need it: its standing by the users
  * module's rule (a user in good standing: src/modules/users/queries.ts) and what its code's email
- * needs. No row when no such user. `is_active` is read for the benchmark's baseline, which checks it itself.
+ * needs. No row when no such user.
  */
 export const WITHDRAWAL_USER: PreparedStatement = {
   name: "withdrawal_user",
-  text: `select u.user_id, u.email, u.first_name, u.is_active, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing
+  text: `select u.user_id, u.email, u.first_name, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing
            from app_user u where ${userOfCustomerSql("u", "$1", "$2")}`,
 };
 

@@ -49,8 +49,8 @@ export function isWalletId(walletId: string): boolean {
  * `seen_version` is the `xmin` of the wallet row in the statement's snapshot, `row_version` the
  * locked row's: the snapshot is taken when the statement starts, before it waits for the lock, so
  * when a change committed in between (every change updates the wallet row) they differ, and the
- * other reads may be stale: {@link lockWallet} then reads again, under the lock. Exported for the
- * benchmark's baseline (scripts/bench/baseline-authorizations.ts), which runs the same statement.
+ * other reads may be stale: {@link lockWallet} then reads again, under the lock. The bench's
+ * authorization baseline (scripts/bench/baseline-authorizations.ts) runs this same text.
  */
 export const LOCK_WALLET: PreparedStatement = {
   name: "credit_wallet_lock",

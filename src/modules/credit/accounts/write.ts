@@ -73,8 +73,8 @@ const cache = new Map<string, PreparedStatement>();
 
 /**
  * The write statement of `shape`: `$1` the wallet id, `$2` the wallet's columns (one JSON object),
- * then one JSON array per part present, in {@link WRITE_PARTS} order. Built once per shape. Exported
- * for the benchmark's baseline (scripts/bench/baseline-authorizations.ts), which runs the same statements.
+ * then one JSON array per part present, in {@link WRITE_PARTS} order. Built once per shape. The
+ * bench's authorization baseline (scripts/bench/baseline-authorizations.ts) runs these same texts.
  */
 export function writeStatement(shape: WriteShape): PreparedStatement {
   const present = WRITE_PARTS.filter((part) => shape[part]);
