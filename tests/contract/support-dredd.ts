@@ -206,14 +206,23 @@ export function watchOutboundConnections(): { stop(): { all: string[]; outside: 
 
 /**
  * The negative control's switch: while `on`, every JSON response keeps its keys but the first string
- * field of `data` (or of its first item, or of the first error) becomes a number.
+ * field of `data` (or of its first item, or of the first error) becomes a number. It changes the text
+ * a JSON answer ends with, whichever writer wrote it; installed in front of the app, it runs after
+ * the app's own response check has passed the answer.
  */
 export function responseBreaker(): { on: boolean; middleware: RequestHandler } {
   const state = { on: false, middleware: (() => {}) as RequestHandler };
   state.middleware = (_req, res, next) => {
     if (state.on) {
-      const json = res.json.bind(res);
-      res.json = (body: unknown) => json(breakShape(body));
+      const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+      res.end = ((...args: unknown[]) => {
+        const [chunk] = args;
+        const json = String(res.getHeader("content-type") ?? "").startsWith("application/json");
+        if (res.headersSent || !json || (typeof chunk !== "string" && !Buffer.isBuffer(chunk))) return end(...args);
+        const text = JSON.stringify(breakShape(JSON.parse(Buffer.isBuffer(chunk) ? chunk.toString("utf8") : chunk)));
+        res.setHeader("Content-Length", Buffer.byteLength(text));
+        return end(text);
+      }) as typeof res.end;
     }
     next();
   };
