@@ -17,7 +17,7 @@
  */
 import type { Context, OpenAPIBackend, Operation, Request as OpenApiRequest } from "openapi-backend";
 import type { ErrorObject } from "ajv";
-import type { CompiledParams } from "./openapi-compiled.js";
+import type { SurfaceRouter } from "./router.js";
 
 /** A handler as the surfaces register them with openapi-backend: its context, then the request's state. */
 export type StateHandler<State> = (c: Context, state: State) => Promise<void>;
@@ -53,10 +53,10 @@ export class OperationDispatch<State> {
 
   constructor(
     private readonly api: OpenAPIBackend,
-    private readonly paramsOf: CompiledParams,
+    private readonly router: SurfaceRouter,
     private readonly handlers: DispatchHandlers<State>,
   ) {
-    for (const operation of api.router.getOperations()) {
+    for (const operation of router.operations) {
       const requirements = operation.security ?? [];
       const arrayQuery = new Set<string>();
       const coerced = { path: false, header: false };
@@ -78,11 +78,11 @@ export class OperationDispatch<State> {
 
   /**
    * Runs `request` (method, path, express's parsed query and headers, the parsed JSON body) on
-   * `operation`, which the surface's router matched.
+   * `operation`, which the surface's router (src/http/router.ts) matched.
    */
   async dispatch(operation: Operation, request: OpenApiRequest, state: State): Promise<void> {
     const prepared = this.prepared.get(operation);
-    const params = this.paramsOf(operation, request.path);
+    const params = this.router.paramsOf(operation, request.path);
     const body = request.body as unknown;
     // The body was parsed and checked by the surface (src/http/json-body.ts `readJsonBody`): an
     // object or array, or undefined. Anything else is a defect upstream, never handed on to a

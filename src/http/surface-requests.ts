@@ -18,7 +18,7 @@ import { NO_NUMBERS, bodyShapeOf, numericFieldsOf } from "./body-schema.js";
 import type { NumericFields } from "./json-numbers.js";
 import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
 import { markOperation } from "./observe.js";
-import type { CompiledParams } from "./openapi-compiled.js";
+import type { SurfaceRouter } from "./router.js";
 import { sendJson, sendSuccess } from "./send-json.js";
 import type { Access, SurfaceOptions } from "./surface.js";
 import type { Call, Reply } from "./types.js";
@@ -51,12 +51,12 @@ export class SurfaceRequests<Ops> {
 
   /**
    * Registers the operations' handlers (each operation of `operationIds`) and the special handlers
-   * with `api`, which routes with `paramsOf` (src/http/openapi-compiled.ts).
+   * with `api`; requests are matched by `router` (src/http/router.ts), built on `api`'s document.
    */
   constructor(
     private readonly options: SurfaceOptions<Ops>,
     private readonly api: OpenAPIBackend,
-    paramsOf: CompiledParams,
+    private readonly router: SurfaceRouter,
     operationIds: Iterable<string>,
   ) {
     this.codeOperations = new Set<string>(options.codeOperations ?? []);
@@ -65,7 +65,7 @@ export class SurfaceRequests<Ops> {
     const operations = this.operationHandlers(operationIds);
     const special = this.specialHandlers();
     api.register({ ...operations, ...special });
-    this.dispatch = new OperationDispatch(api, paramsOf, {
+    this.dispatch = new OperationDispatch(api, router, {
       operations,
       unauthorized: special.unauthorizedHandler,
       validationFail: special.validationFail,
@@ -103,18 +103,10 @@ export class SurfaceRequests<Ops> {
   private specialHandlers(): Record<"notFound" | "methodNotAllowed" | "unauthorizedHandler" | "validationFail", StateHandler> {
     const { surface } = this.options;
     return {
-      notFound: async (_c, state) => {
-        await this.sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
-      },
+      notFound: async (_c, state) => this.notFound(state),
       methodNotAllowed: async (_c, state) => {
-        const allowed = this.api.router
-          .getOperations()
-          .filter((o) => this.api.router.matchOperation({ method: o.method, path: state.path, headers: {} }, false)?.operationId === o.operationId)
-          .map((o) => o.method.toUpperCase());
-        const get = allowed.indexOf("GET");
-        if (get >= 0) allowed.splice(get + 1, 0, "HEAD");
-        if (allowed.length > 0) state.res.setHeader("Allow", [...new Set(allowed)].join(", "));
-        await this.sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
+        const route = this.router.match(state.req.method === "HEAD" ? "get" : state.req.method, state.path);
+        await this.methodNotAllowed(state, "allowed" in route ? route.allowed : []);
       },
       unauthorizedHandler: async (c, state) => {
         markOperation(state.res, c.operation.operationId ?? "", c.operation.path);
@@ -135,6 +127,20 @@ export class SurfaceRequests<Ops> {
         await this.sendError(state, renderValidation(surface, problems));
       },
     };
+  }
+
+  /** 404 `NOT_FOUND`: no operation has the request's path. */
+  private async notFound(state: RequestState): Promise<void> {
+    await this.sendError(state, { status: 404, errors: [{ code: "NOT_FOUND", message: `No route for ${state.req.method} ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
+  }
+
+  /** 405 `METHOD_NOT_ALLOWED` with `Allow`: the `allowed` methods (upper case; HEAD beside GET). */
+  private async methodNotAllowed(state: RequestState, allowed: string[]): Promise<void> {
+    const methods = [...allowed];
+    const get = methods.indexOf("GET");
+    if (get >= 0) methods.splice(get + 1, 0, "HEAD");
+    if (methods.length > 0) state.res.setHeader("Allow", [...new Set(methods)].join(", "));
+    await this.sendError(state, { status: 405, errors: [{ code: "METHOD_NOT_ALLOWED", message: `Method ${state.req.method} is not allowed on ${quote(state.req.originalUrl.split("?")[0] ?? "")}.` }] });
   }
 
   /** The security handler of every scheme of the document: whether the request's credential authenticates. */
@@ -182,13 +188,11 @@ export class SurfaceRequests<Ops> {
       headers: req.headers as Record<string, string>,
       body: undefined as unknown,
     };
-    // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body:
-    // openapi-backend's own handleRequest tells them apart.
-    const operation = this.api.router.matchOperation(request);
-    if (!operation) {
-      await this.api.handleRequest(request, state);
-      return;
-    }
+    // Without a matching operation the answer is a 404 or 405, which needs neither caller nor body.
+    const route = this.router.match(request.method, path);
+    if ("notFound" in route) return this.notFound(state);
+    if ("allowed" in route) return this.methodNotAllowed(state, route.allowed);
+    const { operation } = route;
     const principal = await this.admitCaller(operation, state);
     if (principal === false) return;
     if (hasBody(req)) {

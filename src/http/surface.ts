@@ -14,7 +14,8 @@ import type { Authenticator, PrincipalKind } from "../modules/identity/auth.js";
 import { customizeAjv } from "./ajv.js";
 import type { Surface } from "./envelope.js";
 import type { BodyBudget } from "./body-budget.js";
-import { compileRouter, installValidator } from "./openapi-compiled.js";
+import { installValidator } from "./openapi-compiled.js";
+import { SurfaceRouter } from "./router.js";
 import type { RateLimits } from "./rate-limits.js";
 import { SurfaceRequests } from "./surface-requests.js";
 import type { Call, HandlerMap } from "./types.js";
@@ -82,7 +83,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     quick: false,
   });
   await api.init();
-  const paramsOf = compileRouter(api.router);
+  const router = new SurfaceRouter(api.router);
   // Tests (validateResponses) compile every request validator at start; production on first use.
   installValidator(api, {
     ajvOpts: { allErrors: true, strict: false },
@@ -92,7 +93,7 @@ export async function buildSurface<Ops>(options: SurfaceOptions<Ops>): Promise<B
     compileRequestValidatorsAtStart: options.validateResponses,
   });
   const documentOperations = checkWiring(options, api);
-  const requests = new SurfaceRequests(options, api, paramsOf, documentOperations);
+  const requests = new SurfaceRequests(options, api, router, documentOperations);
   for (const name of Object.keys((options.definition as { components?: { securitySchemes?: object } }).components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, requests.securityHandler());
   }

@@ -11,14 +11,13 @@ import type { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractCheck } from "../../src/http/contract-check.js";
 import { loadDocument } from "../../src/http/docs.js";
-import { compileRouter, installValidator } from "../../src/http/openapi-compiled.js";
+import { installValidator } from "../../src/http/openapi-compiled.js";
 import { createLogger } from "../../src/logging.js";
 import { sendJson } from "../../src/http/send-json.js";
 
 async function surfaceApi(name: "platform" | "credit"): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({ definition: loadDocument(name) as unknown as Document, strict: true, validate: false, quick: false });
   await api.init();
-  compileRouter(api.router);
   const customizeAjv = (ajv: Ajv): Ajv => {
     (ajvFormats as unknown as { default: (a: Ajv) => void }).default(ajv);
     return ajv;
