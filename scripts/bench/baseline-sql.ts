@@ -7,6 +7,7 @@
  */
 import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
+import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/queries.js";
 import { TRANSFER_PARTIES } from "../../src/modules/transfers/queries.js";
 import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/queries.js";
 import {
@@ -20,6 +21,12 @@ import {
 import type { Decimal } from "decimal.js";
 import { Refusal } from "./baseline-http.js";
 
+/**
+ * The Idempotency-Key caller the baselines store their keys under: any text does (the service's is
+ * `user:<id>` or `credential:<id>`, docs/idempotency.md "Whose key it is"); the statements are the same.
+ */
+export const KEY_CALLER = "bench";
+
 /** The withdrawal routes' statements, and the ledger and limits statements the transfer route shares. */
 export const SQL = {
   /** The service's own prepared statements (same names and texts). */
@@ -27,8 +34,8 @@ export const SQL = {
   authCredentialByHash: CREDENTIAL_BY_HASH,
   /** The withdrawals module's read of the user (`$1` user, `$2` customer). */
   user: WITHDRAWAL_USER.text,
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'withdrawal' and caller in ('tenant', '*') and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, caller, key, request_fingerprint, result_id, created_at) values ($1, 'withdrawal', 'tenant', $2, $3, $4, now()) on conflict (customer_id, scope, caller, key) do nothing returning key`,
+  keyByAddress: SELECT_KEY.text,
+  insertKey: INSERT_KEY.text,
   /** The limits service's customer row (read before the transaction for the allowlist policy, and again under the lock for the caps). */
   customerLimits: `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = $1`,
   /** The limits service's lock of `<kind>:<user>:<currency>`. */
@@ -57,8 +64,8 @@ export const SQL = {
 
 /** Create Transfer's own statements (src/modules/transfers), beside {@link SQL}'s shared ones. */
 export const TRANSFER_SQL = {
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'transfer' and caller in ('tenant', '*') and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, caller, key, request_fingerprint, result_id, created_at) values ($1, 'transfer', 'tenant', $2, $3, $4, now()) on conflict (customer_id, scope, caller, key) do nothing returning key`,
+  keyByAddress: SELECT_KEY.text,
+  insertKey: INSERT_KEY.text,
   /** The service's own prepared statement (same name and text): both wallets, their owners' standing and their addresses of the currency. */
   parties: TRANSFER_PARTIES,
   /** src/modules/transfers/usage.ts: what the sender sent today and this month. */

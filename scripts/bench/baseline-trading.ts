@@ -27,24 +27,24 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
-import { accountsValues, entryValues, SQL } from "./baseline-sql.js";
-import { INSERT_QUOTE, LOCK_QUOTE_SQL, ORDER_CALLER, ORDERS_AND_ADDRESSES_SQL, QUOTE_CALLER, writeOrderSql } from "../../src/modules/trading/queries.js";
-import { OWN_PRICE_SQL } from "../../src/providers/sandbox-trading.js";
-import { numberPlaceholders } from "../../src/db/statements.js";
+import { accountsValues, entryValues, KEY_CALLER, SQL } from "./baseline-sql.js";
+import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/queries.js";
+import { INSERT_QUOTE, LOCK_QUOTE, ORDER_CALLER, ORDERS_AND_ADDRESSES, QUOTE_CALLER, WRITE_ORDER } from "../../src/modules/trading/queries.js";
 
 /** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
 export const TRADING_SQL = {
   credential: SQL.authCredentialByHash,
   quoteCaller: QUOTE_CALLER.text,
-  price: numberPlaceholders(OWN_PRICE_SQL),
+  // the sandbox provider's price read (src/providers/sandbox-trading.ts `OWN_PRICE_SQL`, which runs through the ORM), numbered
+  price: `select price from sandbox_price where customer_id = $1 and pair = $2`,
   insertQuote: INSERT_QUOTE.text,
   orderCaller: ORDER_CALLER.text,
-  keyByAddress: `select request_fingerprint, result_id from idempotency_key where customer_id = $1 and scope = 'order' and caller in ('tenant', '*') and key = $2`,
-  insertKey: `insert into idempotency_key (customer_id, scope, caller, key, request_fingerprint, result_id, created_at) values ($1, 'order', 'tenant', $2, $3, $4, now()) on conflict (customer_id, scope, caller, key) do nothing returning key`,
-  quoteForUpdate: numberPlaceholders(LOCK_QUOTE_SQL),
-  ordersAndAddresses: numberPlaceholders(ORDERS_AND_ADDRESSES_SQL),
+  keyByAddress: SELECT_KEY.text,
+  insertKey: INSERT_KEY.text,
+  quoteForUpdate: LOCK_QUOTE.text,
+  ordersAndAddresses: ORDERS_AND_ADDRESSES.text,
   accounts: SQL.accountsOfPost(5),
-  writeOrder: numberPlaceholders(writeOrderSql(2)),
+  writeOrder: WRITE_ORDER.text,
 } as const;
 
 /** The sandbox's BTCUSDT (src/providers/sandbox-trading.ts; docs/decisions/trading.md "The sandbox"). */
@@ -149,13 +149,13 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
     if ((await pool.query({ name: "t_user", text: TRADING_SQL.orderCaller, values: [userId, customerId] })).rows.length === 0) throw new Refusal(404, "USER_NOT_FOUND", "User not found.");
     const quoteId = String(body.quote_id).toLowerCase();
     const key = first(req.headers["idempotency-key"]) ?? randomUUID();
-    if ((await pool.query({ name: "t_key", text: TRADING_SQL.keyByAddress, values: [customerId, key] })).rows.length > 0) throw unsupported("a repeated key");
+    if ((await pool.query({ name: "t_key", text: TRADING_SQL.keyByAddress, values: [customerId, "order", KEY_CALLER, key] })).rows.length > 0) throw unsupported("a repeated key");
     const orderId = randomUUID();
     const client = await pool.connect();
     try {
       await client.query("begin");
       const fingerprint = createHash("sha256").update(JSON.stringify([userId, quoteId])).digest("hex");
-      if ((await client.query({ name: "t_claim", text: TRADING_SQL.insertKey, values: [customerId, key, fingerprint, orderId] })).rows.length === 0) throw unsupported("a repeated key");
+      if ((await client.query({ name: "t_claim", text: TRADING_SQL.insertKey, values: [customerId, "order", KEY_CALLER, key, fingerprint, orderId] })).rows.length === 0) throw unsupported("a repeated key");
       const q = (await client.query<Row>({ name: "t_lockq", text: TRADING_SQL.quoteForUpdate, values: [quoteId, customerId] })).rows[0];
       if (!q) throw new Refusal(404, "QUOTE_NOT_FOUND", "Quote not found.");
       if (q.user_id !== userId) throw new Refusal(400, "QUOTE_INVALID", "Quote of another user.");

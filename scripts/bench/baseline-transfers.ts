@@ -25,7 +25,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal } from "./baseline-http.js";
-import { accountsValues, assertCaps, entryValues, SQL, TRANSFER_SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+import { accountsValues, assertCaps, entryValues, KEY_CALLER, SQL, TRANSFER_SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
 
 /** What the transfer route borrows from the baseline: its pool, its user-token check and its transaction helper. */
 export interface TransferDeps {
@@ -189,7 +189,7 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     const amount = new D(String(body.amount));
     const memo = typeof body.memo === "string" ? body.memo : null;
     const fingerprint = createHash("sha256").update(JSON.stringify([fromId.toLowerCase(), toId.toLowerCase(), currency, amount.toFixed(), memo])).digest("hex");
-    if ((await pool.query(TRANSFER_SQL.keyByAddress, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
+    if ((await pool.query(TRANSFER_SQL.keyByAddress, [customerId, "transfer", KEY_CALLER, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
     const byId = await parties(customerId, [fromId.toLowerCase(), toId.toLowerCase()], currency);
     const fromParty = wallet(byId, fromId);
     const from = fromParty.row;
@@ -201,8 +201,8 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     check(from, to, currency, amount);
     const id = randomUUID();
     const createdAt = await deps.transaction(async (client) => {
-      if ((await client.query(TRANSFER_SQL.insertKey, [customerId, key, fingerprint, id])).rows.length === 0) {
-        await client.query(TRANSFER_SQL.keyByAddress, [customerId, key]);
+      if ((await client.query(TRANSFER_SQL.insertKey, [customerId, "transfer", KEY_CALLER, key, fingerprint, id])).rows.length === 0) {
+        await client.query(TRANSFER_SQL.keyByAddress, [customerId, "transfer", KEY_CALLER, key]);
         throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
       }
       const now = new Date();

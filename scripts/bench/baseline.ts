@@ -56,7 +56,7 @@ import pg from "pg";
 import { jwtVerify } from "jose";
 import type { Decimal } from "decimal.js";
 import { D, first, MISSING, ok, readJson, refuse, Refusal } from "./baseline-http.js";
-import { accountsValues, assertCaps, entryValues, SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
+import { accountsValues, assertCaps, entryValues, KEY_CALLER, SQL, type CapSet, type LimitsRow } from "./baseline-sql.js";
 import { transferRoute } from "./baseline-transfers.js";
 import { BENCH_TRANSFER_CAPS } from "./processes.js";
 
@@ -368,7 +368,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
     const fingerprint = createHash("sha256")
       .update(JSON.stringify([pathUserId.toLowerCase(), String(body.currency).toLowerCase(), amount.toFixed(), address, body.memo ?? null, null]))
       .digest("hex");
-    if ((await pool.query(SQL.keyByAddress, [customerId, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
+    if ((await pool.query(SQL.keyByAddress, [customerId, "withdrawal", KEY_CALLER, key])).rows[0]) throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "The benchmark never repeats a key.");
     const user = await activeUser(customerId, pathUserId);
     if (String(body.currency).toLowerCase() !== BTC.code) throw new Refusal(400, "INVALID_CURRENCY", "The benchmark withdraws btc.");
     if (amount.lt(BTC.minWithdrawal)) throw new Refusal(400, "MINIMUM_AMOUNT_NOT_MET", `The minimum btc withdrawal is ${BTC.minWithdrawal}.`);
@@ -376,8 +376,8 @@ export function createBaseline(options: BaselineOptions): Baseline {
     if ((await pool.query<LimitsRow>(SQL.customerLimits, [customerId])).rows[0]?.allowlist_required) throw new Refusal(400, "INVALID_ADDRESS", "Not allowlisted.");
     const id = randomUUID();
     const created = await transaction(async (client) => {
-      if ((await client.query(SQL.insertKey, [customerId, key, fingerprint, id])).rows.length === 0) {
-        await client.query(SQL.keyByAddress, [customerId, key]);
+      if ((await client.query(SQL.insertKey, [customerId, "withdrawal", KEY_CALLER, key, fingerprint, id])).rows.length === 0) {
+        await client.query(SQL.keyByAddress, [customerId, "withdrawal", KEY_CALLER, key]);
         throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
       }
       // LimitsService.checkMovement: the lock, the customer's own caps (else the defaults), the sums

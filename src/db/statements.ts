@@ -85,15 +85,6 @@ export async function boundRows<Row extends object>(em: EntityManager, text: str
   return (await pool.query<Row>(text, values as unknown[])).rows;
 }
 
-/**
- * `sql` written with MikroORM's `?` placeholders, numbered `$1…` in order for {@link boundRows}
- * (the text must hold no other `?`).
- */
-export function numberPlaceholders(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
-
 /** Where statements run: a plain-SQL transaction or runner ({@link SqlRunner}), or an EntityManager (in its transaction, if any). */
 export interface SqlRunner {
   /** The rows of `statement` run with `values` (bound, never inlined). @throws the driver's error. */

@@ -14,7 +14,7 @@
  * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
-import { numberPlaceholders, runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
+import { runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
 import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
@@ -131,12 +131,12 @@ interface QuoteRow {
   created_at: string | Date;
 }
 
-/** SQL: the locked quote (Create Order's), as {@link lockQuote} runs it. */
-export const LOCK_QUOTE_SQL = `select quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at
-  from trade_quote where quote_id = ? and customer_id = ? for update`;
-
-/** {@link LOCK_QUOTE_SQL} with numbered placeholders, bound by {@link lockQuote}. */
-const LOCK_QUOTE: PreparedStatement = { name: "trade_lock_quote", text: numberPlaceholders(LOCK_QUOTE_SQL) };
+/** Quote `$1` of customer `$2`, locked (Create Order's), as {@link lockQuote} runs it. */
+export const LOCK_QUOTE: PreparedStatement = {
+  name: "trade_lock_quote",
+  text: `select quote_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, expires_at, created_at
+  from trade_quote where quote_id = $1 and customer_id = $2 for update`,
+};
 
 /**
  * In transaction `tx`: quote `quoteId` (lower-case UUID) of `customerId`, locked `FOR UPDATE` until
@@ -171,16 +171,16 @@ export interface TradeAddress {
 }
 
 /**
- * SQL: how many orders quote `?` has, and wallet `?`'s addresses of currencies `?` and `?`, by
+ * How many orders quote `$1` has, and wallet `$2`'s addresses of currencies `$3` and `$4`, by
  * network, as {@link ordersAndAddresses} runs it. A statement of its own after the quote's lock:
  * it sees an order committed while this transaction waited for the lock (READ COMMITTED).
  */
-export const ORDERS_AND_ADDRESSES_SQL = `select (select count(*) from trade_order where quote_id = ?) as orders,
+export const ORDERS_AND_ADDRESSES: PreparedStatement = {
+  name: "trade_orders_addresses",
+  text: `select (select count(*) from trade_order where quote_id = $1) as orders,
   coalesce((select json_agg(json_build_object('currency', a.currency, 'network', a.network, 'address', a.address) order by a.network)
-              from wallet_address a where a.wallet_id = ? and a.currency in (?, ?)), '[]'::json) as addresses`;
-
-/** {@link ORDERS_AND_ADDRESSES_SQL} with numbered placeholders, bound by {@link ordersAndAddresses}. */
-const ORDERS_AND_ADDRESSES: PreparedStatement = { name: "trade_orders_addresses", text: numberPlaceholders(ORDERS_AND_ADDRESSES_SQL) };
+              from wallet_address a where a.wallet_id = $2 and a.currency in ($3, $4)), '[]'::json) as addresses`,
+};
 
 /**
  * In transaction `tx`, after the quote's lock: how many orders `q` already has, and its wallet's
@@ -218,19 +218,22 @@ const TRANSACTION_COLUMNS = `wallet_id, customer_id, network, address, action, s
   description, order_id, symbol, trade_id, idempotency_id, journal_entry_id, created_at`;
 /** Columns of an order, in the order {@link writeOrder} sends them. */
 const ORDER_COLUMNS = `order_id, quote_id, trade_id, customer_id, user_id, wallet_id, symbol, base, quote, side, quantity, price, fees, total, status, idempotency_key, created_at`;
-/** `n` placeholders in parentheses. */
-const row = (n: number): string => `(${Array.from({ length: n }, () => "?").join(", ")})`;
+/** `n` placeholders `$from…` in parentheses. */
+const row = (from: number, n: number): string => `(${Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ")})`;
 
-/** SQL: an order's wallet transactions (`transactions` rows, in order) and the order, in one statement, as {@link writeOrder} runs it. */
-export function writeOrderSql(transactions: number): string {
+/** An order's wallet transactions (`transactions` rows of 21 values, in order) and the order (17 values), in one statement. */
+function writeOrderSql(transactions: number): string {
   return `with transactions as (
-    insert into wallet_transaction (${TRANSACTION_COLUMNS}) values ${Array.from({ length: transactions }, () => row(21)).join(", ")}
+    insert into wallet_transaction (${TRANSACTION_COLUMNS}) values ${Array.from({ length: transactions }, (_, t) => row(1 + 21 * t, 21)).join(", ")}
   )
-  insert into trade_order (${ORDER_COLUMNS}) values ${row(17)}`;
+  insert into trade_order (${ORDER_COLUMNS}) values ${row(1 + 21 * transactions, 17)}`;
 }
 
-/** {@link writeOrderSql} with numbered placeholders, by number of transactions. */
-const WRITE_ORDER = new Map<number, PreparedStatement>();
+/** The write of an order with two wallet transactions, the only shape Create Order writes (one per currency). */
+export const WRITE_ORDER: PreparedStatement = { name: "trade_write_order_2", text: writeOrderSql(2) };
+
+/** {@link writeOrderSql}'s statement of `n` transactions ({@link WRITE_ORDER} for 2), built once per shape. */
+const WRITE_ORDERS = new Map<number, PreparedStatement>([[2, WRITE_ORDER]]);
 
 /**
  * In transaction `tx`: inserts `order`'s wallet transactions (action `trade`, status `done`, in the
@@ -244,7 +247,7 @@ export async function writeOrder(tx: Runner, order: OrderRecord, transactions: r
   ]);
   values.push(o.orderId, o.quoteId, o.tradeId, o.customerId, o.userId, o.walletId, o.symbol, o.base, o.quote, o.side, o.quantity, o.price, o.fees, o.total, o.status, o.idempotencyKey, o.createdAt);
   const n = transactions.length;
-  let statement = WRITE_ORDER.get(n);
-  if (statement === undefined) WRITE_ORDER.set(n, (statement = { name: `trade_write_order_${n}`, text: numberPlaceholders(writeOrderSql(n)) }));
+  let statement = WRITE_ORDERS.get(n);
+  if (statement === undefined) WRITE_ORDERS.set(n, (statement = { name: `trade_write_order_${n}`, text: writeOrderSql(n) }));
   await runRows(tx, statement, values);
 }
