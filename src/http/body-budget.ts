@@ -1,22 +1,18 @@
 /**
- * The memory request bodies may hold while they are read, per process and per caller
- * (docs/security.md, "Bodies, connections and time"); src/http/json-body.ts `readJsonBody` reserves
- * from it.
- */
-/**
  * The bytes of request bodies one process holds while reading them (`MAX_BODY_BYTES_IN_FLIGHT`;
- * docs/security.md, "Bodies, connections and time"). Each body reserves its declared length (the
- * body limit when chunked) before its first byte is read and gives it back once read, whatever
- * the outcome. Only an authenticated request (or one to an operation open to anyone) reserves
- * anything: the surface reads no body before the caller is admitted.
+ * docs/security.md, "Bodies, connections and time"); src/http/json-body.ts `readJsonBody` reserves
+ * from it. Each body reserves its declared length (the body limit when chunked) before its first
+ * byte is read and gives it back once read, whatever the outcome. Only an authenticated request (or
+ * one to an operation open to anyone) reserves anything: the surface reads no body before the
+ * caller is admitted.
  *
  * One caller cannot starve the others: besides the whole budget, each reservation counts against
  * two shares (`MAX_BODY_BYTES_PER_CALLER`, by default {@link BODY_SHARE} of the budget), one of the
  * caller's credential and one of its client address. A body over either share is refused (429, the
- * caller's own doing); one that does not fit
- * the whole budget is refused with 503 (the process is busy with many callers' bodies). Both carry
- * `Retry-After: 1` and close the connection before a byte of the body is read. So 64 bodies stalled
- * half-way by one key hold at most a quarter of the budget, and another tenant's bodies still fit.
+ * caller's own doing); one that does not fit the whole budget is refused with 503 (the process is
+ * busy with many callers' bodies). Both carry `Retry-After: 1` and close the connection before a
+ * byte of the body is read. So 64 bodies stalled half-way by one key hold at most a quarter of the
+ * budget, and another tenant's bodies still fit.
  */
 export class BodyBudget {
   private used = 0;

@@ -7,13 +7,27 @@ import type { Operation } from "openapi-backend";
 import type { BodyShape } from "./json-body.js";
 import { PATH_SEPARATOR, type NumericFields, type NumericKind } from "./json-numbers.js";
 
-/** No declared numeric field. */
-export const NO_NUMBERS: NumericFields = new Map();
+/** What the body reader needs of one operation, read once from its schema: its numeric fields and its body's top level. */
+export interface BodyFacts {
+  numeric: NumericFields;
+  shape: BodyShape;
+}
+
+/** The facts of an operation that takes no JSON body: no numeric field, an object. */
+export const NO_BODY_FACTS: BodyFacts = { numeric: new Map(), shape: "object" };
+
+/** {@link BodyFacts} of `operation`. */
+export function bodyFactsOf(operation: Operation): BodyFacts {
+  return { numeric: numericFieldsOf(operation), shape: bodyShapeOf(operation) };
+}
+
+/** The (dereferenced) schema of an operation's JSON request body, if it takes one. */
+const jsonBodySchema = (operation: Operation): SchemaNode | undefined =>
+  (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
 
 /** What an operation's JSON request body takes at its top level: an array only where its schema says so. */
-export function bodyShapeOf(operation: Operation): BodyShape {
-  const schema = (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
-  return schema?.type === "array" ? "array" : "object";
+function bodyShapeOf(operation: Operation): BodyShape {
+  return jsonBodySchema(operation)?.type === "array" ? "array" : "object";
 }
 
 /** JSON Schema of an (already dereferenced) document, as far as {@link numericFieldsOf} reads it. */
@@ -31,9 +45,8 @@ interface SchemaNode {
  * the body object and of the objects it nests (arrays are not followed: no numeric field of either
  * document lies in one).
  */
-export function numericFieldsOf(operation: Operation): NumericFields {
+function numericFieldsOf(operation: Operation): NumericFields {
   const fields = new Map<string, NumericKind>();
-  const schema = (operation.requestBody as { content?: Record<string, { schema?: SchemaNode }> } | undefined)?.content?.["application/json"]?.schema;
   const walk = (node: SchemaNode | undefined, path: string[], depth: number): void => {
     if (!node || depth > 8) return;
     for (const part of [...(node.allOf ?? []), ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walk(part, path, depth + 1);
@@ -43,6 +56,6 @@ export function numericFieldsOf(operation: Operation): NumericFields {
     }
     for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, [...path, name], depth + 1);
   };
-  walk(schema, [], 0);
+  walk(jsonBodySchema(operation), [], 0);
   return fields;
 }

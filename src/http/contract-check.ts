@@ -54,7 +54,6 @@ export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): Reques
       return;
     }
     const api = surfaces[where.surface];
-    const end = res.end.bind(res) as (...args: unknown[]) => Response;
     const problemOf = (body: unknown): string | null => {
       const status = res.statusCode;
       const operation = api.router.matchOperation({ method: req.method, path: where.path, headers: {} }, false);
@@ -66,26 +65,39 @@ export function contractCheck(surfaces: CheckedSurfaces, logger: Logger): Reques
       const validate = envelopes[where.surface];
       return validate(body) ? null : `no operation matches ${req.method} ${where.path}; body is not the error envelope: ${JSON.stringify(validate.errors)}`;
     };
-    res.end = ((...args: unknown[]): Response => {
-      const [chunk] = args;
-      const type = String(res.getHeader("content-type") ?? "");
-      if (res.headersSent || !type.startsWith("application/json") || (typeof chunk !== "string" && !Buffer.isBuffer(chunk))) return end(...args);
+    interceptJsonEnd(res, (text) => {
       let body: unknown;
       try {
-        body = JSON.parse(Buffer.isBuffer(chunk) ? chunk.toString("utf8") : chunk);
+        body = JSON.parse(text);
       } catch {
         body = Symbol("not JSON");
       }
       const problem = typeof body === "symbol" ? "the answer is not valid JSON" : problemOf(body);
-      if (problem === null) return end(...args);
+      if (problem === null) return undefined;
       logger.error({ method: req.method, url: where.path, status: res.statusCode, problem }, "response does not match the contract");
-      const text = JSON.stringify(
-        errorBody(where.surface, req.traceId ?? "unknown", [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${problem}` }]),
-      );
       res.statusCode = 500;
-      res.setHeader("Content-Length", Buffer.byteLength(text));
-      return end(text);
-    }) as Response["end"];
+      return JSON.stringify(errorBody(where.surface, req.traceId ?? "unknown", [{ code: "INTERNAL_SERVER_ERROR", message: `Response does not match the contract: ${problem}` }]));
+    });
     next();
   };
+}
+
+/**
+ * Wraps `res.end` (tests only: the contract check above, the Dredd negative control) so that
+ * `replace` sees the text of a JSON answer before it goes out: a `Content-Type: application/json`
+ * answer ended with its whole text (a string or a Buffer) while its headers are not sent yet,
+ * whichever writer wrote it. `replace` returns the text to send instead (it may change the status
+ * too), or undefined to send the answer as it is; `Content-Length` follows the replacement.
+ */
+export function interceptJsonEnd(res: Response, replace: (text: string) => string | undefined): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]): Response => {
+    const [chunk] = args;
+    const json = String(res.getHeader("content-type") ?? "").startsWith("application/json");
+    if (res.headersSent || !json || (typeof chunk !== "string" && !Buffer.isBuffer(chunk))) return end(...args);
+    const replaced = replace(Buffer.isBuffer(chunk) ? chunk.toString("utf8") : chunk);
+    if (replaced === undefined) return end(...args);
+    res.setHeader("Content-Length", Buffer.byteLength(replaced));
+    return end(replaced);
+  }) as Response["end"];
 }

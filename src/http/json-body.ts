@@ -131,7 +131,7 @@ export async function readJsonBody(req: Request, res: Response, reading: BodyRea
  * Parses a body's decoded text with the checks of {@link readJsonBody} (depth, duplicate keys, the
  * top level's shape, NUL characters, exact numbers).
  */
-export function parseJsonText(text: string, numeric: NumericFields, shape: BodyShape): BodyRead | BodyRefusal {
+function parseJsonText(text: string, numeric: NumericFields, shape: BodyShape): BodyRead | BodyRefusal {
   const scan = scanJson(text, numeric, MAX_BODY_DEPTH);
   if (scan.tooDeep) return { status: 400, code: "BAD_REQUEST", message: `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.` };
   let body: unknown;

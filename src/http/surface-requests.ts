@@ -12,10 +12,9 @@ import type { AuthOutcome, Principal } from "../modules/identity/auth.js";
 import { problemsFromAjv } from "./ajv.js";
 import { creditMeta, errorBody, platformMeta } from "./envelope.js";
 import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
-import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal, type BodyShape } from "./json-body.js";
+import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
 import { credentialKey } from "./rate-limits.js";
-import { NO_NUMBERS, bodyShapeOf, numericFieldsOf } from "./body-schema.js";
-import type { NumericFields } from "./json-numbers.js";
+import { NO_BODY_FACTS, bodyFactsOf, type BodyFacts } from "./body-schema.js";
 import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
 import { markOperation } from "./observe.js";
 import type { SurfaceRouter } from "./router.js";
@@ -45,8 +44,8 @@ type StateHandler = DispatchedHandler<RequestState>;
 /** Answers the requests of one initialised surface; see the module comment. */
 export class SurfaceRequests<Ops> {
   private readonly codeOperations: Set<string>;
-  private readonly numericFields: Map<string, NumericFields>;
-  private readonly bodyShapes: Map<string, BodyShape>;
+  /** What the body reader needs of each operation, by operation id. */
+  private readonly bodyFacts: Map<string, BodyFacts>;
   private readonly dispatch: OperationDispatch<RequestState>;
 
   /**
@@ -60,8 +59,7 @@ export class SurfaceRequests<Ops> {
     operationIds: Iterable<string>,
   ) {
     this.codeOperations = new Set<string>(options.codeOperations ?? []);
-    this.numericFields = new Map(api.getOperations().map((o) => [o.operationId ?? "", numericFieldsOf(o)] as const));
-    this.bodyShapes = new Map(api.getOperations().map((o) => [o.operationId ?? "", bodyShapeOf(o)] as const));
+    this.bodyFacts = new Map(api.getOperations().map((o) => [o.operationId ?? "", bodyFactsOf(o)] as const));
     const operations = this.operationHandlers(operationIds);
     const special = this.specialHandlers();
     api.register({ ...operations, ...special });
@@ -196,12 +194,10 @@ export class SurfaceRequests<Ops> {
     const principal = await this.admitCaller(operation, state);
     if (principal === false) return;
     if (hasBody(req)) {
-      const id = operation.operationId ?? "";
       const address = `address:${clientAddress(req)}`;
       const read = await readJsonBody(req, res, {
+        ...(this.bodyFacts.get(operation.operationId ?? "") ?? NO_BODY_FACTS),
         limitBytes: bodyLimitBytes,
-        numeric: this.numericFields.get(id) ?? NO_NUMBERS,
-        shape: this.bodyShapes.get(id) ?? "object",
         budget: bodyBudget,
         shareKeys: principal ? [credentialKey(principal), address] : [address],
       });

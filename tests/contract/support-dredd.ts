@@ -14,6 +14,7 @@ import http from "node:http";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import type { RequestHandler } from "express";
+import { interceptJsonEnd } from "../../src/http/contract-check.js";
 import { PLATFORM_SURFACE, type ContractOperation, type ContractSurface } from "./support-dredd-document.js";
 import type { Fixtures } from "./support-dredd-fixtures.js";
 
@@ -213,17 +214,7 @@ export function watchOutboundConnections(): { stop(): { all: string[]; outside: 
 export function responseBreaker(): { on: boolean; middleware: RequestHandler } {
   const state = { on: false, middleware: (() => {}) as RequestHandler };
   state.middleware = (_req, res, next) => {
-    if (state.on) {
-      const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-      res.end = ((...args: unknown[]) => {
-        const [chunk] = args;
-        const json = String(res.getHeader("content-type") ?? "").startsWith("application/json");
-        if (res.headersSent || !json || (typeof chunk !== "string" && !Buffer.isBuffer(chunk))) return end(...args);
-        const text = JSON.stringify(breakShape(JSON.parse(Buffer.isBuffer(chunk) ? chunk.toString("utf8") : chunk)));
-        res.setHeader("Content-Length", Buffer.byteLength(text));
-        return end(text);
-      }) as typeof res.end;
-    }
+    if (state.on) interceptJsonEnd(res, (text) => JSON.stringify(breakShape(JSON.parse(text))));
     next();
   };
   return state;

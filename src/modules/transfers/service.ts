@@ -77,9 +77,8 @@ export class TransferService {
    * @param caller the owner key's customer, or a user token's customer and user.
    * @param input `amount` exactly as the client wrote it (number or decimal text).
    * @param idempotencyKey as sent (1–255 characters), or undefined: a UUID is generated.
-   * @param by the authenticated caller, whose key it is; absent, a user token's `caller.userId`
-   *   (every token of the user), else the tenant's one key space of callers not named
-   *   (src/modules/idempotency/service.ts `keyCaller`).
+   * @param by the authenticated caller, whose key it is; absent, the tenant's one key space of
+   *   callers not named (src/modules/idempotency/service.ts `keyCaller`).
    * @throws DomainError IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
    *   FORBIDDEN (403); SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
    *   AMOUNT_MUST_BE_POSITIVE, AMOUNT_TOO_SMALL, INVALID_AMOUNT, TRANSFER_LIMIT_EXCEEDED,
@@ -87,8 +86,7 @@ export class TransferService {
    */
   async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<TransferView> {
     const key = idempotencyKey ?? randomUUID();
-    const sender = keyCaller(by ?? (caller.userId === undefined ? null : { kind: "user", userId: caller.userId }));
-    const request = transferRequest(caller.customerId, input, key, sender);
+    const request = transferRequest(caller.customerId, input, key, keyCaller(by));
     const prior = await priorResult(em, request);
     if (prior) return this.duplicate(em, caller, prior);
 
