@@ -14,13 +14,14 @@ import globals from "globals";
  * node_modules are not restricted. tests/, scripts/ and bench/ are outside the zones.
  *
  * - domain: nothing outside src/domain (pure rules, no contract types, no I/O layers).
- * - providers: domain.
+ * - providers: domain, and src/db/sql.ts (the transaction a provider's state is written in).
  * - db (infrastructure): domain. Never modules: the ORM's entity list is assembled from the
  *   modules' and providers' own lists in src/modules/entities.ts and handed to src/db/orm.ts by the app.
  * - jobs (infrastructure): db and domain. Never modules.
  * - modules: other modules, providers, domain, generated/types (the contract's vocabulary), and
  *   the infrastructure through these ports only:
- *     src/db/statements.ts   prepared statements and bound queries (the `Statements` port);
+ *     src/db/sql.ts          statements and transactions (the `Db` and `Tx` port);
+ *     src/db/statements.ts   the ORM bridge still used by the money paths that run in the ORM's transactions;
  *     src/db/secret-file.ts  the mode-0600 secret files under DATA_DIR;
  *     src/jobs/port.ts       the job queue's interface (the Agenda implementation,
  *                            src/jobs/scheduler.ts, is the app's to build and pass in).
@@ -35,14 +36,14 @@ const GENERATED_TYPES = "../generated/types/";
 /** @type {{ name: string, files: string, folder: boolean, allowed: string[] }[]} */
 const ZONES = [
   { name: "src/domain", files: "domain", folder: true, allowed: [] },
-  { name: "src/providers", files: "providers", folder: true, allowed: ["domain/"] },
+  { name: "src/providers", files: "providers", folder: true, allowed: ["domain/", "db/sql.js"] },
   { name: "src/db", files: "db", folder: true, allowed: ["domain/"] },
   { name: "src/jobs", files: "jobs", folder: true, allowed: ["db/", "domain/"] },
   {
     name: "src/modules",
     files: "modules",
     folder: true,
-    allowed: ["providers/", "domain/", "db/statements.js", "db/secret-file.js", "jobs/port.js", GENERATED_TYPES],
+    allowed: ["providers/", "domain/", "db/sql.js", "db/statements.js", "db/secret-file.js", "jobs/port.js", GENERATED_TYPES],
   },
   {
     name: "src/http",

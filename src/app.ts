@@ -12,7 +12,8 @@ import type { Config } from "./config.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded.js";
 import { cutStatementsAt, initORM, type MikroORM } from "./db/orm.js";
 import { ENTITIES } from "./modules/entities.js";
-import { Statements, checkNamedStatementsSurvive } from "./db/statements.js";
+import { checkNamedStatementsSurvive } from "./db/pool-mode.js";
+import { Db } from "./db/sql.js";
 import { Authenticator } from "./modules/identity/auth.js";
 import { bootstrapIdentitySecrets, type IdentitySecrets } from "./modules/identity/bootstrap.js";
 import { IdentityService } from "./modules/identity/service.js";
@@ -147,9 +148,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // named prepared statements behind a transaction pooler: refused at start (docs/operations.md "PgBouncer")
     if (config.databaseUrl !== undefined && config.databasePoolMode === "session") await checkNamedStatementsSurvive(databaseUrl);
     const secrets = await loadSecrets(orm, config, logger, options);
-    // Hot-path statements run prepared, with bound parameters, on the ORM's own pool (src/db/statements.ts).
+    // Every statement of the repositories runs on the ORM's own pool, named unless behind a transaction pooler (src/db/sql.ts).
     const pool = await orm.em.getConnection().getNativeClient();
-    const statements = new Statements(pool, { named: config.databasePoolMode === "session" });
+    const statements = new Db(pool, { named: config.databasePoolMode === "session" }, (error) => logger.error({ err: error }, "a step after a commit failed"));
     scheduler = new JobScheduler({
       databaseUrl: sessionUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
@@ -236,7 +237,7 @@ interface Wiring {
 }
 
 /** Builds every service from the configuration (no I/O): the identity secrets, the hot-path statements and the job queue. */
-function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Statements, scheduler: JobScheduler): Wiring {
+function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Db, scheduler: JobScheduler): Wiring {
   const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps });
   const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
   const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS);
@@ -274,10 +275,8 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   // An enlist may enable a target with events waiting: release them and start a round at once.
   const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
   // Writers of credit_event rows start their delivery after commit.
-  // the credit change path's statements: named, unless a transaction pooler stands in front (src/modules/credit/accounts/sql.ts)
-  const creditSql = { named: config.databasePoolMode === "session" };
-  const creditWallets = new CreditWalletService((count) => creditDelivery.notifyCreditEventsWritten(count), logger, creditSql);
-  const creditAuthorizations = new CreditAuthorizationService({ ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger, creditSql);
+  const creditWallets = new CreditWalletService(statements, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+  const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,

@@ -37,7 +37,7 @@ import type { App } from "./app.js";
 
 /**
  * Start refusals whose message names the cause and its fix in one line (src/db/embedded.ts
- * `DataDirError`, src/db/statements.ts `PoolModeError`; docs/operations.md "Start and memory"):
+ * `DataDirError`, src/db/pool-mode.ts `PoolModeError`; docs/operations.md "Start and memory"):
  * printed without a stack.
  */
 const REFUSALS = new Set(["DataDirError", "PoolModeError"]);

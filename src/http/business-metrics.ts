@@ -21,7 +21,7 @@
  */
 import type pg from "pg";
 import { Gauge, type Registry } from "prom-client";
-import type { Statements } from "../db/statements.js";
+import type { Db } from "../db/sql.js";
 import { jobLags } from "../jobs/metrics.js";
 import { setAsideWalletCount } from "../modules/credit/accounts/metrics.js";
 import { CREDIT_EVENT_TABLE } from "../modules/credit/notifications/channel.js";
@@ -42,7 +42,7 @@ const OUTBOXES: Record<"email" | "webhook" | "credit_notification", OutboxTable>
  * Registers the business metrics on `registry`; each figure is read through the module owning its
  * table, on `statements`; `pool` is the ORM's pool.
  */
-export function registerBusinessMetrics(registry: Registry, statements: Statements, pool: pg.Pool): void {
+export function registerBusinessMetrics(registry: Registry, statements: Db, pool: pg.Pool): void {
   new Gauge({
     name: "withdrawals",
     help: "Withdrawals by status",
@@ -93,7 +93,7 @@ export function registerBusinessMetrics(registry: Registry, statements: Statemen
  * `outbox_backlog{outbox}` and `outbox_failed{outbox}`: both gauges come from one read of each
  * outbox per scrape (the promises are kept for a second); an outbox whose read failed is left out.
  */
-function registerOutboxGauges(registry: Registry, statements: Statements): void {
+function registerOutboxGauges(registry: Registry, statements: Db): void {
   let outboxes: { at: number; read: Promise<Partial<Record<keyof typeof OUTBOXES, Backlog>>> } | undefined;
   const readOutboxes = (): Promise<Partial<Record<keyof typeof OUTBOXES, Backlog>>> => {
     if (!outboxes || Date.now() - outboxes.at > 1000) {

@@ -2,7 +2,7 @@
  * The background jobs' figure on `/metrics` (src/http/business-metrics.ts), read at scrape time
  * from Agenda's job table: how long the oldest due, unlocked run of each job has waited.
  */
-import type { PreparedStatement, Statements } from "../db/statements.js";
+import type { Db, PreparedStatement } from "../db/sql.js";
 
 const JOB_LAG: PreparedStatement = {
   name: "metrics_job_lag",
@@ -11,6 +11,6 @@ const JOB_LAG: PreparedStatement = {
 };
 
 /** Each enabled job's lag, seconds: since the oldest due, unlocked run became due (0 when none is due). @throws the driver's error. */
-export function jobLags(statements: Statements): Promise<{ name: string; lag: number }[]> {
+export function jobLags(statements: Db): Promise<{ name: string; lag: number }[]> {
   return statements.rows<{ name: string; lag: number }>(JOB_LAG, []);
 }

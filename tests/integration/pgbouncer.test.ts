@@ -9,7 +9,7 @@
  * leaves a clean ledger, and the jobs deliver the withdrawal's PIN webhook and the credit
  * notifications to a real receiver. PgBouncer's admin console shows the traffic went through it.
  * The negative control: the same app with `DATABASE_POOL_MODE=session` (named prepared statements)
- * behind a transaction pooler is refused at start (src/db/statements.ts `checkNamedStatementsSurvive`),
+ * behind a transaction pooler is refused at start (src/db/pool-mode.ts `checkNamedStatementsSurvive`),
  * with an error naming `DATABASE_POOL_MODE=transaction`, whatever the pooler's size, while the
  * transaction-mode app behind that same pooler serves; and `session` behind a pooler in session
  * mode starts and serves (the check refuses only what would fail).

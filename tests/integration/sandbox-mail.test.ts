@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_MAIL, SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
-import type { PreparedStatement } from "../../src/db/statements.js";
+import type { PreparedStatement } from "../../src/db/sql.js";
 import { useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
 

@@ -1,5 +1,5 @@
 /**
- * The start-up check of `DATABASE_POOL_MODE` (docs/operations.md "PgBouncer"; src/db/statements.ts
+ * The start-up check of `DATABASE_POOL_MODE` (docs/operations.md "PgBouncer"; src/db/pool-mode.ts
  * `checkNamedStatementsSurvive`), on the real service process: with `DATABASE_URL` through a real
  * PgBouncer in transaction mode (tests/support/pgbouncer.ts) and `DATABASE_POOL_MODE` left at
  * `session`, every write would answer 500 (a named prepared statement missing on the next server

@@ -80,17 +80,17 @@ describe("the layer rule of src", () => {
     const legal: [file: string, specifiers: string[]][] = [
       ["src/domain/planted.ts", ["./errors.js", "./credit/index.js"]],
       ["src/domain/credit/planted.ts", ["../errors.js", "./events.js"]],
-      ["src/providers/planted.ts", ["../domain/errors.js", "./chains.js"]],
-      ["src/db/planted.ts", ["../domain/text.js", "./statements.js"]],
+      ["src/providers/planted.ts", ["../domain/errors.js", "./chains.js", "../db/sql.js"]],
+      ["src/db/planted.ts", ["../domain/text.js", "./sql.js"]],
       ["src/db/migrations/planted.ts", ["../../domain/text.js"]],
-      ["src/jobs/planted.ts", ["./port.js", "../db/statements.js", "../domain/ids.js"]],
+      ["src/jobs/planted.ts", ["./port.js", "../db/sql.js", "../domain/ids.js"]],
       [
         "src/modules/x/planted.ts",
         [
           "../users/service.js",
           "../../providers/provider.js",
           "../../domain/paging.js",
-          "../../db/statements.js",
+          "../../db/sql.js",
           "../../db/secret-file.js",
           "../../jobs/port.js",
           "../../../generated/types/platform.js",

@@ -6,12 +6,10 @@
  * key with the same statements, in the transaction of the change for {@link insertKey} and
  * {@link deleteKey}.
  */
-import { runRows, type PreparedStatement, type Runner, type SqlRunner } from "../../db/statements.js";
+import { runRows, type Runner } from "../../db/statements.js";
+import type { PreparedStatement } from "../../db/sql.js";
 
-/** A plain-SQL transaction: the rows of a prepared statement run in it with bound values (src/db/statements.ts). */
-export type StatementTx = SqlRunner;
-
-/** Where a key statement runs: an EntityManager (in its transaction, if any) or a {@link StatementTx}. */
+/** Where a key statement runs: an EntityManager (in its transaction, if any) or a transaction of src/db/sql.ts. */
 export type KeyRunner = Runner;
 
 /**

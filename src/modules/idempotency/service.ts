@@ -20,7 +20,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { inPlainTransaction, PlainTx, type PlainTxOptions } from "../../db/statements.js";
+import type { Db, Tx } from "../../db/sql.js";
 import { ANY_CALLER, deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
 
 /**
@@ -187,22 +187,15 @@ export async function runOnce<T>(
 }
 
 /**
- * {@link runOnce} on a plain-SQL transaction of its own (src/db/statements.ts `inPlainTransaction`)
- * instead of the ORM's: the key claimed and `change` run on it, its statements named per
- * `options` (docs/performance.md "Trading").
+ * {@link runOnce} in a transaction of `db` (src/db/sql.ts `Db.transaction`) instead of the ORM's:
+ * the key claimed and `change` run on it.
  * @throws `request.reused()` when the key was used with another fingerprint; what `change` throws.
  */
-export async function runOncePlain<T>(
-  em: EntityManager,
-  options: PlainTxOptions,
-  request: IdempotentRequest,
-  change: (tx: PlainTx, resultId: string) => Promise<T>,
-  resultId: string = randomUUID(),
-): Promise<OnceOutcome<T>> {
-  return inPlainTransaction(em, (client) => new PlainTx(client, options), (tx) => claimThenChange(tx, request, resultId, change));
+export async function runOnceIn<T>(db: Db, request: IdempotentRequest, change: (tx: Tx, resultId: string) => Promise<T>, resultId: string = randomUUID()): Promise<OnceOutcome<T>> {
+  return db.transaction((tx) => claimThenChange(tx, request, resultId, change));
 }
 
-/** In `tx`: the key claimed, then `change` when the key is new ({@link runOnce}, {@link runOncePlain}). */
+/** In `tx`: the key claimed, then `change` when the key is new ({@link runOnce}, {@link runOnceIn}). */
 async function claimThenChange<Tx extends KeyRunner, T>(tx: Tx, request: IdempotentRequest, resultId: string, change: (tx: Tx, resultId: string) => Promise<T>): Promise<OnceOutcome<T>> {
   const claim = await claimKey(tx, request, resultId);
   if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };

@@ -7,7 +7,7 @@
  * user token) user together, with the API key's hash as a bound parameter (src/db/statements.ts);
  * no ORM entity is loaded, and an API key is hashed once.
  */
-import type { Statements } from "../../db/statements.js";
+import type { Db } from "../../db/sql.js";
 import { isUuid } from "../../domain/ids.js";
 import type { SecretBox } from "./secrets.js";
 import { CREDENTIAL_BY_HASH, CREDENTIAL_BY_ID, USER_TOKEN, type CredentialRow, type UserTokenRow } from "./queries.js";
@@ -59,7 +59,7 @@ export class Authenticator {
   constructor(
     private readonly box: SecretBox,
     private readonly masterHash: string,
-    private readonly statements: Statements,
+    private readonly statements: Db,
   ) {}
 
   /** First 16 hex characters of the master key's hash: operator sessions carry it, so rotating the key ends them. */

@@ -6,7 +6,8 @@
  * text (server logs, `pg_stat_activity`; src/db/statements.ts).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { boundQuery, type PreparedStatement } from "../../db/statements.js";
+import { boundQuery } from "../../db/statements.js";
+import type { PreparedStatement } from "../../db/sql.js";
 
 // --- authentication (src/modules/identity/auth.ts) ---------------------------------------------
 

@@ -5,7 +5,8 @@
  * the `em` it is given; amounts are exact decimal strings (numeric as text).
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { runRows, type PreparedStatement, type Runner } from "../../db/statements.js";
+import { runRows, type Runner } from "../../db/statements.js";
+import type { PreparedStatement } from "../../db/sql.js";
 
 /** A ledger account as a post reads it: its cached balance (numeric as text; null for an external account). */
 export interface AccountRow {

@@ -13,7 +13,8 @@
  * other postings share; nothing in the service locks that row more strongly.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { PlainTx, type Runner } from "../../db/statements.js";
+import { type Runner } from "../../db/statements.js";
+import { Tx } from "../../db/sql.js";
 import { DomainError } from "../../domain/errors.js";
 import {
   accountCode,
@@ -201,10 +202,10 @@ export class LedgerService {
    *   currency does not cover it; AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; Error outside a transaction.
    */
   async trade(
-    em: EntityManager | PlainTx,
+    em: EntityManager | Tx,
     request: { walletId: string; spent: { currency: string; amount: Money }; received: { currency: string; amount: Money }; fees: Money; feeCurrency: string; reference: string },
   ): Promise<{ entryIds: [number, number]; spent: WalletCurrencyBalance; received: WalletCurrencyBalance }> {
-    if (!(em instanceof PlainTx) && !em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional, or a plain-SQL one)");
+    if (!(em instanceof Tx) && !em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional, or a plain-SQL one)");
     const legs = tradePostings(request.walletId, request.spent, request.received, request.fees, request.feeCurrency);
     const entry = (currency: string, amount: Money) => ({ kind: "trade" as const, walletId: request.walletId, network: "trading", currency, amount, reference: request.reference });
     const { entryIds, after } = await this.bookEntries(

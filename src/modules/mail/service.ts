@@ -17,7 +17,7 @@ import type { JobSpec } from "../../jobs/port.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutboxTable, OutcomeKind, Prepared } from "../outbox/channel.js";
 import { Outbox } from "../outbox/outbox.js";
 import { OutboxEmail } from "./entities.js";
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 
 /** The columns of an `outbox_email` row, in the order of {@link MailService.outboxValues}. */
 export const OUTBOX_EMAIL_COLUMNS = ["id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at"] as const;
@@ -88,7 +88,7 @@ export class MailService {
     private readonly from: string,
     private readonly logger: Logger,
     /** Prepared statements of the reads ({@link listSandbox}). */
-    private readonly statements: Statements,
+    private readonly statements: Db,
   ) {
     this.outbox = new Outbox(orm, logger);
     this.channel = mailChannel((email) => this.sendEmail(email));

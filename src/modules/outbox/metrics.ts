@@ -3,7 +3,7 @@
  * scrape time from the channel's own table: messages waiting for delivery and messages given up
  * on, each count served by the table's status index.
  */
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 import type { OutboxTable } from "./channel.js";
 
 /** An outbox's counts: messages still to deliver and messages given up on after their last attempt. */
@@ -29,7 +29,7 @@ function backlogStatement(table: OutboxTable): PreparedStatement {
 }
 
 /** The backlog of the outbox whose messages live in `table`. @throws the driver's error. */
-export async function outboxBacklog(statements: Statements, table: OutboxTable): Promise<Backlog> {
+export async function outboxBacklog(statements: Db, table: OutboxTable): Promise<Backlog> {
   const [row] = await statements.rows<Backlog>(backlogStatement(table), []);
   return row ?? { pending: 0, failed: 0 };
 }

@@ -14,7 +14,8 @@
  * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
-import { runRows, type PreparedStatement, type Runner, type Statements } from "../../db/statements.js";
+import { runRows, type Runner } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import type { Side } from "../../domain/trading.js";
@@ -74,7 +75,7 @@ export const INSERT_QUOTE: PreparedStatement = {
  * (lower-case UUID, or null) when it is that user's, in one round trip; null when the customer has
  * no such user. @throws the driver's error.
  */
-export async function quoteCaller(statements: Statements, customerId: string, userId: string, walletId: string | null): Promise<QuoteCaller | null> {
+export async function quoteCaller(statements: Db, customerId: string, userId: string, walletId: string | null): Promise<QuoteCaller | null> {
   const [row] = await statements.rows<QuoteCallerRow>(QUOTE_CALLER, [userId, customerId, walletId]);
   if (!row) return null;
   const wallet = row.wallet_id === null ? null : { walletId: row.wallet_id, networks: row.networks ?? [] };
@@ -85,7 +86,7 @@ export async function quoteCaller(statements: Statements, customerId: string, us
  * The user `userId` (lower-case UUID) of `customerId`: its id as stored (lower-case UUID) and its
  * standing, in one round trip; null when the customer has no such user. @throws the driver's error.
  */
-export async function orderCaller(statements: Statements, customerId: string, userId: string): Promise<(UserStanding & { userId: string }) | null> {
+export async function orderCaller(statements: Db, customerId: string, userId: string): Promise<(UserStanding & { userId: string }) | null> {
   const [row] = await statements.rows<{ user_id: string; deleted: boolean; good_standing: boolean }>(ORDER_CALLER, [userId, customerId]);
   return row ? { userId: row.user_id, deleted: row.deleted, goodStanding: row.good_standing } : null;
 }
@@ -109,7 +110,7 @@ export interface QuoteRecord {
 }
 
 /** Inserts `q` (one statement, outside any transaction). @throws the driver's error. */
-export async function insertQuote(statements: Statements, q: QuoteRecord): Promise<void> {
+export async function insertQuote(statements: Db, q: QuoteRecord): Promise<void> {
   await statements.rows(INSERT_QUOTE, [q.quoteId, q.customerId, q.userId, q.walletId, q.symbol, q.base, q.quote, q.side, q.quantity, q.price, q.fees, q.total, q.expiresAt, q.createdAt]);
 }
 

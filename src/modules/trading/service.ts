@@ -22,14 +22,14 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
-import type { PlainTx, Statements } from "../../db/statements.js";
+import type { Db, Tx } from "../../db/sql.js";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
-import { keyCaller, priorResult, requestFingerprint, runOncePlain, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
+import { keyCaller, priorResult, requestFingerprint, runOnceIn, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import { assertGoodStanding } from "../users/queries.js";
 import type { UserService } from "../users/service.js";
@@ -56,7 +56,7 @@ export class TradingService {
    *   named, or unnamed with `DATABASE_POOL_MODE=transaction`).
    */
   constructor(
-    private readonly deps: { ledger: LedgerService; wallets: WalletService; users: UserService; provider: CustodyProvider; statements: Statements },
+    private readonly deps: { ledger: LedgerService; wallets: WalletService; users: UserService; provider: CustodyProvider; statements: Db },
     private readonly options: { quoteTtlS: number } = { quoteTtlS: DEFAULT_QUOTE_TTL_S },
   ) {}
 
@@ -133,7 +133,7 @@ export class TradingService {
     const prior = await priorResult(statements, request);
     if (prior) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: prior }), true);
     // The order's transaction runs on a connection of its own, its statements named (docs/performance.md "Trading").
-    const outcome = await runOncePlain(em, { named: statements.named }, request, (tx, orderId) => this.execute(tx, customerId, user.userId, quoteId, orderId, key));
+    const outcome = await runOnceIn(statements, request, (tx, orderId) => this.execute(tx, customerId, user.userId, quoteId, orderId, key));
     if (outcome.duplicate) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: outcome.resultId }), true);
     return orderView(outcome.value, false);
   }
@@ -170,7 +170,7 @@ export class TradingService {
    * In `tx`, after the key was claimed: the checks on the locked quote, the ledger, then the order
    * and its two wallet transactions in one statement (src/modules/trading/queries.ts).
    */
-  private async execute(tx: PlainTx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
+  private async execute(tx: Tx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
     const q = await this.lockedQuote(tx, customerId, quoteId);
     if (q.userId !== userId) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} belongs to another user.`, "quote_id");
     const { orders, addresses } = await ordersAndAddresses(tx, q);
@@ -205,7 +205,7 @@ export class TradingService {
   }
 
   /** The customer's quote, locked for the order's transaction. @throws DomainError QUOTE_NOT_FOUND (404). */
-  private async lockedQuote(tx: PlainTx, customerId: string, quoteId: string): Promise<QuoteRecord> {
+  private async lockedQuote(tx: Tx, customerId: string, quoteId: string): Promise<QuoteRecord> {
     const found = isUuid(quoteId) ? await lockQuote(tx, customerId, quoteId.toLowerCase()) : null;
     if (!found) throw new DomainError("QUOTE_NOT_FOUND", `Quote ${quote(quoteId)} not found.`, "quote_id");
     return found;

@@ -11,7 +11,7 @@
  * src/modules/transfers/service.ts, in the order of the wallets' and users' own services.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/queries.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
@@ -79,7 +79,7 @@ export const TRANSFER_PARTIES: PreparedStatement = {
  * their addresses of `currency` (lower-case code), in one round trip, by wallet id; a wallet the
  * customer does not have is absent. @throws the driver's error.
  */
-export async function transferParties(statements: Statements, customerId: string, walletIds: readonly string[], currency: string): Promise<Map<string, TransferParty>> {
+export async function transferParties(statements: Db, customerId: string, walletIds: readonly string[], currency: string): Promise<Map<string, TransferParty>> {
   const rows = await statements.rows<PartyRow>(TRANSFER_PARTIES, [customerId, walletIds, currency]);
   const parties = new Map<string, TransferParty>();
   for (const row of rows) {

@@ -14,7 +14,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
-import type { Statements } from "../../db/statements.js";
+import type { Db } from "../../db/sql.js";
 import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
@@ -61,7 +61,7 @@ export class TransferService {
   constructor(
     private readonly ledger: LedgerService,
     /** Prepared statements of the hot read ({@link check}: both parties in one round trip). */
-    private readonly statements: Statements,
+    private readonly statements: Db,
     private readonly wallets: WalletService,
     private readonly limits: MovementLimits,
   ) {}

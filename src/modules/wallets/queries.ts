@@ -2,7 +2,7 @@
  * The wallets module's hot-path statement (docs/performance.md "What keeps the request path cheap"): a wallet's balances in one prepared statement,
  * run on the ORM's pool with bound parameters (src/db/statements.ts).
  */
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 import type { BalanceCacheRow } from "../ledger/service.js";
 
 /** A row of {@link walletBalanceRows}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
@@ -27,6 +27,6 @@ const WALLET_BALANCE: PreparedStatement = {
  * Wallet `walletId` (a UUID, lower-case) of `customerId` with its balance-cache rows, in currency
  * then bucket order; no row when the customer has no such wallet. @throws the driver's error.
  */
-export function walletBalanceRows(statements: Statements, walletId: string, customerId: string): Promise<WalletBalanceRow[]> {
+export function walletBalanceRows(statements: Db, walletId: string, customerId: string): Promise<WalletBalanceRow[]> {
   return statements.rows<WalletBalanceRow>(WALLET_BALANCE, [walletId, customerId]);
 }

@@ -17,7 +17,7 @@ import { currencyBalances, type LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
-import type { Statements } from "../../db/statements.js";
+import type { Db } from "../../db/sql.js";
 import { walletBalanceRows } from "./queries.js";
 import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
 
@@ -66,7 +66,7 @@ export class WalletService {
     private readonly ledger: LedgerService,
     private readonly users: UserService,
     /** Prepared statements of the hot reads ({@link balance}). */
-    private readonly statements: Statements,
+    private readonly statements: Db,
   ) {}
 
   /**

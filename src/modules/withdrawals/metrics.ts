@@ -2,7 +2,7 @@
  * The withdrawals' figure on `/metrics` (src/http/business-metrics.ts), read at scrape time, never
  * on the request path: withdrawals by status.
  */
-import type { PreparedStatement, Statements } from "../../db/statements.js";
+import type { Db, PreparedStatement } from "../../db/sql.js";
 
 const WITHDRAWALS_BY_STATUS: PreparedStatement = {
   name: "metrics_withdrawals_by_status",
@@ -10,6 +10,6 @@ const WITHDRAWALS_BY_STATUS: PreparedStatement = {
 };
 
 /** Withdrawals counted by status (`PENDING`, `COMPLETED`, `CANCELLED`…); statuses with none are absent. @throws the driver's error. */
-export function withdrawalsByStatus(statements: Statements): Promise<{ status: string; count: number }[]> {
+export function withdrawalsByStatus(statements: Db): Promise<{ status: string; count: number }[]> {
   return statements.rows<{ status: string; count: number }>(WITHDRAWALS_BY_STATUS, []);
 }

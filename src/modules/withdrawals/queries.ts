@@ -13,7 +13,8 @@
  * src/modules/withdrawals/service.ts, in the order of the users', wallets' and ledger's own services.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { runRows, type PreparedStatement } from "../../db/statements.js";
+import { runRows } from "../../db/statements.js";
+import type { PreparedStatement } from "../../db/sql.js";
 import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 import { OUTBOX_EMAIL_COLUMNS } from "../mail/service.js";
 import { goodStandingSql, userOfCustomerSql } from "../users/queries.js";

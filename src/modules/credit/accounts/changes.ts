@@ -22,7 +22,8 @@ import { DomainError, quote } from "../../../domain/errors.js";
 import { tenantNow } from "../clock/queries.js";
 import { MAX_CENTS, type SetAsideLogger } from "../set-aside.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import { inTransaction, UNNAMED, type CreditSqlOptions, type CreditTx } from "./sql.js";
+import type { Db } from "../../../db/sql.js";
+import { eventsOf, type CreditTx } from "./sql.js";
 import { lockWallet, persistStep, setWalletAside, type LockedWallet } from "./store.js";
 
 /** DomainError NOT_FOUND (404) for wallet `walletId` (also when it is another tenant's). */
@@ -49,12 +50,12 @@ export class WalletChanges {
    * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
    *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
    * @param logger where a wallet set aside by a change is reported (one error).
-   * @param sql how the change's statements are sent (./sql.ts): named unless `DATABASE_POOL_MODE=transaction`.
    */
   constructor(
+    /** Where the changes run (src/db/sql.ts). */
+    readonly db: Db,
     readonly onEventsWritten: (count: number) => void = () => {},
     private readonly logger?: SetAsideLogger,
-    readonly sql: CreditSqlOptions = UNNAMED,
   ) {}
 
   /**
@@ -63,14 +64,14 @@ export class WalletChanges {
    */
   async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: CreditTx, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
     let written = 0;
-    const outcome = await this.exact(em, customerId, walletId, () => inTransaction(em, this.sql, async (tx) => {
+    const outcome = await this.exact(em, customerId, walletId, () => this.db.transaction(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw walletNotFound(walletId);
       if (locked.row.setAsideAt) return setAsideRefusal(locked.row.setAsideReason ?? "");
       const now = nowOf(locked);
       const done = await op(tx, locked, now);
       if (!done.ok) await commitCatchUp(tx, locked, now);
-      written = tx.eventsWritten;
+      written = eventsOf(tx);
       return done;
     }));
     if (written > 0) this.onEventsWritten(written);

@@ -13,7 +13,7 @@ import { DomainError } from "../../../domain/errors.js";
 import { claimKey, releaseKey, requestFingerprint, type IdempotentRequest } from "../../idempotency/service.js";
 import { commitCatchUp, nowOf, walletNotFound, type WalletChanges } from "./changes.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import { inTransaction, type CreditTx } from "./sql.js";
+import { eventsOf, type CreditTx } from "./sql.js";
 import { isWalletId, lockWallet, type LockedWallet } from "./store.js";
 
 /**
@@ -56,7 +56,7 @@ export async function withKey<T = undefined>(
   const wallet = walletId.toLowerCase();
   const request: IdempotentRequest = { customerId, scope: "credit", caller, key, fingerprint: hash, reused: keyReused };
   let written = 0;
-  const outcome = await changes.exact(em, customerId, wallet, () => inTransaction(em, changes.sql, async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
+  const outcome = await changes.exact(em, customerId, wallet, () => changes.db.transaction(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
     const claim = await claimKey(tx, request, randomUUID());
     if (claim.duplicate) return { ok: true, value: claim };
     const locked = await lockWallet(tx, customerId, wallet);
@@ -71,7 +71,7 @@ export async function withKey<T = undefined>(
       await releaseKey(tx, request);
       await commitCatchUp(tx, locked, now);
     }
-    written = tx.eventsWritten;
+    written = eventsOf(tx);
     return done.ok ? { ok: true, value: { ...claim, value: done.value } } : done;
   }));
   if (written > 0) changes.onEventsWritten(written);

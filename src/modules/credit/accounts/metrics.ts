@@ -3,7 +3,7 @@
  * wallets set aside because their next cycle step would take an amount beyond ±(2^53 − 1) cents
  * (docs/security.md "Money stays exact"); above 0 needs an operator's look.
  */
-import type { PreparedStatement, Statements } from "../../../db/statements.js";
+import type { Db, PreparedStatement } from "../../../db/sql.js";
 
 /** Counted on the partial index of `set_aside_at`. */
 const SET_ASIDE_WALLETS: PreparedStatement = {
@@ -12,7 +12,7 @@ const SET_ASIDE_WALLETS: PreparedStatement = {
 };
 
 /** How many credit wallets are set aside. @throws the driver's error. */
-export async function setAsideWalletCount(statements: Statements): Promise<number> {
+export async function setAsideWalletCount(statements: Db): Promise<number> {
   const [row] = await statements.rows<{ count: number }>(SET_ASIDE_WALLETS, []);
   return row?.count ?? 0;
 }

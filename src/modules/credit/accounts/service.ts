@@ -47,7 +47,7 @@ import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "./idempotency.js";
 import { productRules, walletColumns } from "./mapping.js";
 import { refusalError } from "./refusals.js";
-import type { CreditSqlOptions } from "./sql.js";
+import type { Db } from "../../../db/sql.js";
 import { isWalletId, persistStep, type LockedWallet } from "./store.js";
 import {
   creditEventView,
@@ -83,10 +83,10 @@ export class CreditWalletService {
    * @param onEventsWritten called after a commit that wrote `count` > 0 credit_event rows (catch-up
    *   steps included), to start their delivery (src/modules/credit/delivery.ts `notifyCreditEventsWritten`).
    * @param logger where a wallet set aside by a change is reported (one error).
-   * @param sql how the changes' statements are sent (./sql.ts): `named` unless `DATABASE_POOL_MODE=transaction`.
+   * @param db where the changes run (src/db/sql.ts).
    */
-  constructor(onEventsWritten: (count: number) => void = () => {}, logger?: SetAsideLogger, sql?: CreditSqlOptions) {
-    this.changes = new WalletChanges(onEventsWritten, logger, sql);
+  constructor(db: Db, onEventsWritten: (count: number) => void = () => {}, logger?: SetAsideLogger) {
+    this.changes = new WalletChanges(db, onEventsWritten, logger);
   }
 
   /**

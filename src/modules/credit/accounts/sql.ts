@@ -1,35 +1,24 @@
 /**
- * The transaction of a credit wallet change on plain SQL (docs/performance.md "Authorizations and
- * credit changes"): one connection of the ORM's own `pg` pool, `begin`, the change's statements with
- * bound parameters, `commit` (or `rollback` when anything throws). The statements are
- * {@link PreparedStatement}s, run named (parsed and planned once per connection) or, with
- * `named: false` (`DATABASE_POOL_MODE=transaction`, behind PgBouncer in transaction mode), unnamed,
- * as src/db/statements.ts `Statements` runs them: a named statement prepared on one server
- * connection does not exist on the next one the pooler hands out.
- *
- * A {@link CreditTx} is a `StatementTx` of the Idempotency-Key mechanism (src/modules/idempotency/
- * queries.ts, docs/idempotency.md): a change claims its key on it with the mechanism's own statements.
+ * The transaction of a credit wallet change (docs/performance.md "Authorizations and credit
+ * changes"): a transaction of src/db/sql.ts `Db`, its statements named or, behind a transaction
+ * pooler, unnamed. A change claims its Idempotency-Key in it with the mechanism's own statements
+ * (src/modules/idempotency/queries.ts, docs/idempotency.md), and counts the `credit_event` rows it
+ * writes ({@link countEvents}) so that their delivery starts once it has committed.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { inPlainTransaction, PlainTx, type PlainTxOptions } from "../../../db/statements.js";
+import type { Tx } from "../../../db/sql.js";
 
-/** How the change path sends its statements: `named` unless `DATABASE_POOL_MODE=transaction` (src/config.ts). */
-export type CreditSqlOptions = PlainTxOptions;
+/** A transaction of a wallet change. */
+export type CreditTx = Tx;
 
-/** The safe default: unnamed statements work behind any pooler (src/app.ts passes `named` from `DATABASE_POOL_MODE`). */
-export const UNNAMED: CreditSqlOptions = { named: false };
+/** `credit_event` rows written so far by each open change (src/modules/credit/accounts/store.ts `persistStep`). */
+const eventsWritten = new WeakMap<Tx, number>();
 
-/** One open transaction of a wallet change: its statements, and how many `credit_event` rows it wrote. */
-export class CreditTx extends PlainTx {
-  /** `credit_event` rows written so far (src/modules/credit/accounts/store.ts `persistStep`), to start their delivery after commit. */
-  eventsWritten = 0;
+/** Records that `tx` wrote `count` more `credit_event` rows. */
+export function countEvents(tx: Tx, count: number): void {
+  eventsWritten.set(tx, (eventsWritten.get(tx) ?? 0) + count);
 }
 
-/**
- * Runs `work` in a transaction of its own on a connection of `em`'s pool (src/db/statements.ts
- * `inPlainTransaction`), committing what it returns and rolling back what it throws.
- * @throws Error when `em` is in a transaction; the driver's error (a lost database: src/db/unavailable.ts).
- */
-export function inTransaction<R>(em: EntityManager, options: CreditSqlOptions, work: (tx: CreditTx) => Promise<R>): Promise<R> {
-  return inPlainTransaction(em, (client) => new CreditTx(client, options), work);
+/** How many `credit_event` rows `tx` has written. */
+export function eventsOf(tx: Tx): number {
+  return eventsWritten.get(tx) ?? 0;
 }

@@ -9,13 +9,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PreparedStatement } from "../../../db/statements.js";
+import type { PreparedStatement } from "../../../db/sql.js";
 import type { CreditProductRules, StepResult, WalletState } from "../../../domain/credit/index.js";
 import type { CreditAuthorization } from "../authorizations/entities.js";
 import type { CreditCharge, CreditPayment, CreditStatement, CreditWallet } from "./entities.js";
 import { stateOf, statementColumns, walletColumns } from "./mapping.js";
 import { authorizationOfJson, columnsOf, productRulesOfJson, statementOfJson, walletOfJson, type JsonRow } from "./rows.js";
-import type { CreditTx } from "./sql.js";
+import { countEvents, type CreditTx } from "./sql.js";
 import { shapeOf, WRITE_PARTS, writeStatement, type WritePart } from "./write.js";
 
 /** A wallet row locked for the transaction (`select … for update` on its own row only), with its product and open statements. */
@@ -165,7 +165,7 @@ export async function persistStep(tx: CreditTx, locked: LockedWallet, result: St
   for (const part of WRITE_PARTS) if (parts[part].length > 0) values.push(JSON.stringify(parts[part].map(columnsOf)));
   await tx.rows(writeStatement(shapeOf(parts)), values);
   Object.assign(row, walletValues);
-  tx.eventsWritten += events.length;
+  countEvents(tx, events.length);
 }
 
 /** Whether authorization `$1` is wallet `$2`'s (any status). */

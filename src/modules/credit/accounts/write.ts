@@ -11,7 +11,7 @@
  * part; each shape is one prepared statement of its own name (a few in practice: an authorization's
  * approval, its capture, a charge, a payment, a catch-up step).
  */
-import type { PreparedStatement } from "../../../db/statements.js";
+import type { PreparedStatement } from "../../../db/sql.js";
 
 /** The parts of a write beside the wallet row, in the order of their parameters (after `$1` wallet id, `$2` wallet columns). */
 export const WRITE_PARTS = ["events", "statementsUpdated", "statementsNew", "holdsClosed", "authorization", "charge", "payment"] as const;

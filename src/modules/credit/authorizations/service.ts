@@ -25,7 +25,7 @@ import { WalletChanges, walletNotFound } from "../accounts/changes.js";
 import { CreditWallet } from "../accounts/entities.js";
 import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "../accounts/idempotency.js";
-import type { CreditSqlOptions } from "../accounts/sql.js";
+import type { Db } from "../../../db/sql.js";
 import { isAuthorizationOf, isWalletId, persistStep, type LockedWallet } from "../accounts/store.js";
 import { CreditAuthorization } from "./entities.js";
 
@@ -75,15 +75,15 @@ export class CreditAuthorizationService {
    * @param options.ttlDays `AUTHORIZATION_TTL_DAYS` (default {@link DEFAULT_AUTHORIZATION_TTL_DAYS}).
    * @param onEventsWritten called after a commit that wrote credit_event rows, to start their delivery.
    * @param logger where a wallet set aside by a change is reported.
-   * @param sql how the changes' statements are sent (../accounts/sql.ts): `named` unless `DATABASE_POOL_MODE=transaction`.
+   * @param db where the changes run (src/db/sql.ts).
    */
   constructor(
+    db: Db,
     private readonly options: { ttlDays: number } = { ttlDays: DEFAULT_AUTHORIZATION_TTL_DAYS },
     onEventsWritten: (count: number) => void = () => {},
     logger?: SetAsideLogger,
-    sql?: CreditSqlOptions,
   ) {
-    this.changes = new WalletChanges(onEventsWritten, logger, sql);
+    this.changes = new WalletChanges(db, onEventsWritten, logger);
   }
 
   /**

@@ -2,7 +2,7 @@
  * SQL of the credit products (./service.ts): the prepared statements of the List Credit Products
  * hot path (docs/performance.md "What keeps the request path cheap").
  */
-import type { PreparedStatement } from "../../../db/statements.js";
+import type { PreparedStatement } from "../../../db/sql.js";
 
 /** ISO 8601 UTC with milliseconds, as `Date.prototype.toISOString` writes it. */
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Statements } from "../../../db/statements.js";
+import type { Db } from "../../../db/sql.js";
 import type { components } from "../../../../generated/types/credit.js";
 import { exactRateText, rateProblems, type ExactRate, type WithExactRates } from "../../../domain/credit/rates.js";
 import { DomainError, ValidationFailed, quote } from "../../../domain/errors.js";
@@ -76,7 +76,7 @@ export function creditProductView(row: CreditProduct): CreditProductView {
 /** Credit products of the tenants. */
 export class CreditProductService {
   /** @param statements prepared statements of the hot reads ({@link list}). */
-  constructor(private readonly statements: Statements) {}
+  constructor(private readonly statements: Db) {}
 
   /**
    * Create Credit Product (operator, master key): a product with code `creditProductCode` for the
