@@ -21,7 +21,6 @@ import globals from "globals";
  * - modules: other modules, providers, domain, generated/types (the contract's vocabulary), and
  *   the infrastructure through these ports only:
  *     src/db/sql.ts          statements and transactions (the `Db` and `Tx` port);
- *     src/db/statements.ts   the ORM bridge still used by the money paths that run in the ORM's transactions;
  *     src/db/secret-file.ts  the mode-0600 secret files under DATA_DIR;
  *     src/jobs/port.ts       the job queue's interface (the Agenda implementation,
  *                            src/jobs/scheduler.ts, is the app's to build and pass in).
@@ -43,7 +42,7 @@ const ZONES = [
     name: "src/modules",
     files: "modules",
     folder: true,
-    allowed: ["providers/", "domain/", "db/sql.js", "db/statements.js", "db/secret-file.js", "jobs/port.js", GENERATED_TYPES],
+    allowed: ["providers/", "domain/", "db/sql.js", "db/secret-file.js", "jobs/port.js", GENERATED_TYPES],
   },
   {
     name: "src/http",

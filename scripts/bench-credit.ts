@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { Db } from "../src/db/sql.js";
 import { startEmbeddedPostgres } from "../src/db/embedded.js";
 import { initORM } from "../src/db/orm.js";
 import { ENTITIES } from "../src/modules/entities.js";
@@ -124,6 +125,8 @@ const db = await startEmbeddedPostgres(dir, "bench", { persistent: false });
 try {
   const orm = await initORM(db.url, ENTITIES);
   const em = orm.em.fork();
+  // the batches run on the ORM's pool as the service runs them (src/app.ts `statements`)
+  const statements = new Db(await orm.em.getConnection().getNativeClient(), { named: true });
   const now = new Date();
   await em.execute(
     `insert into customer (customer_id, email, account_type, account_role, account_purpose, first_name, last_name, phone_country_code,
@@ -154,7 +157,7 @@ try {
   for (const n of SIZES) {
     const due = await seed(em, n, productId, userId);
     let expired = 0;
-    const ours = await timed(async () => (expired = (await runDueSteps(em, REAL_TIME, new Date(CUT))).expiries));
+    const ours = await timed(async () => (expired = (await runDueSteps(statements, REAL_TIME, new Date(CUT))).expiries));
     await check(em, n, due);
     if (expired !== due) throw new Error(`runDueSteps reported ${expired} expiries, ${due} were due`);
     await seed(em, n, productId, userId);

@@ -10,22 +10,25 @@
 import { loadConfig } from "../src/config.js";
 import { startEmbeddedPostgres } from "../src/db/embedded.js";
 import { initORM } from "../src/db/orm.js";
+import { Db } from "../src/db/sql.js";
 import { ENTITIES } from "../src/modules/entities.js";
 import { LedgerService } from "../src/modules/ledger/service.js";
 
 const config = loadConfig();
 const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
 const orm = await initORM(config.databaseUrl ?? (embedded?.url as string), ENTITIES);
+// unnamed statements: the check also runs through a transaction pooler (docs/operations.md "PgBouncer")
+const db = new Db(await orm.em.getConnection().getNativeClient(), { named: false });
 let failed: boolean;
 try {
   const ledger = new LedgerService();
   if (process.argv.includes("--rebuild")) {
-    const changed = await orm.em.fork().transactional((tx) => ledger.rebuildBalanceCache(tx));
+    const changed = await db.transaction((tx) => ledger.rebuildBalanceCache(tx));
     console.log(`Rebuilt the balance cache: ${changed} account(s) corrected.`);
   }
-  const check = await ledger.verify(orm.em.fork());
+  const check = await ledger.verify(db);
   console.log(JSON.stringify(check, null, 2));
-  const external = await ledger.externalBalances(orm.em.fork());
+  const external = await ledger.externalBalances(db);
   console.log("External (network) accounts, balances summed from their postings:");
   for (const account of external) console.log(`  ${account.code} ${account.balance.toFixed()}`);
   failed = Object.values(check).some((list) => list.length > 0);

@@ -1,6 +1,6 @@
 /**
  * Writes the SQL snapshots (docs/architecture.md "SQL snapshots"): every statement a file of `src/`
- * exports — a `PreparedStatement` (`{ name, text }`, src/db/statements.ts) or a constant string of
+ * exports — a `PreparedStatement` (`{ name, text }`, src/db/sql.ts) or a constant string of
  * SQL — with its text as PostgreSQL receives it, into `sql/<the file's path under src/>.sql`, so that
  * a reviewer sees each change of a statement in the diff. `.ci/run` runs it and fails when the
  * committed snapshots differ. Statements built at run time (a function of their shape) and SQL

@@ -57,8 +57,8 @@ import { limitHandlers } from "./http/platform/limit-handlers.js";
 import { addressHandlers } from "./http/platform/address-handlers.js";
 import { LimitsService } from "./modules/limits/service.js";
 import { AllowlistService } from "./modules/allowlist/service.js";
-import { withdrawalUsage } from "./modules/withdrawals/queries.js";
-import { transferUsage } from "./modules/transfers/usage.js";
+import { withdrawalUsage } from "./modules/withdrawals/repository.js";
+import { transferUsage } from "./modules/transfers/repository.js";
 import { TransferService } from "./modules/transfers/service.js";
 import { transferHandlers } from "./http/platform/transfer-handlers.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
@@ -102,6 +102,8 @@ export interface AppServices {
 export interface App {
   express: Express;
   orm: MikroORM;
+  /** Where every statement runs (src/db/sql.ts): the ORM's pool, named unless behind a transaction pooler. */
+  db: Db;
   services: AppServices;
   logger: Logger;
   databaseUrl: string;
@@ -147,10 +149,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     orm = await initORM(databaseUrl, ENTITIES, sessionUrl);
     // named prepared statements behind a transaction pooler: refused at start (docs/operations.md "PgBouncer")
     if (config.databaseUrl !== undefined && config.databasePoolMode === "session") await checkNamedStatementsSurvive(databaseUrl);
-    const secrets = await loadSecrets(orm, config, logger, options);
     // Every statement of the repositories runs on the ORM's own pool, named unless behind a transaction pooler (src/db/sql.ts).
     const pool = await orm.em.getConnection().getNativeClient();
     const statements = new Db(pool, { named: config.databasePoolMode === "session" }, (error) => logger.error({ err: error }, "a step after a commit failed"));
+    const secrets = await loadSecrets(statements, config, logger, options);
     scheduler = new JobScheduler({
       databaseUrl: sessionUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
@@ -170,14 +172,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerBusinessMetrics(metrics.registry, statements, pool);
     const app = assembleExpress({ surfaces, orm, metrics, logger, validateResponses, trustProxy: config.trustProxy, metricsToken: config.metricsToken });
     const { mail, webhooks, creditDelivery, pollers } = wiring.services;
-    const em = orm.em;
 
     // Background jobs: every process defines them, workers run them; the one list (src/jobs/registry.ts, docs/outbox.md "Jobs").
     await startJobs(scheduler, [
       ...mail.jobs(config.outboxIntervalS),
       ...webhooks.jobs(config.outboxIntervalS),
       ...creditDelivery.jobs(config.outboxIntervalS),
-      creditCyclesJob(() => em.fork(), logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
+      creditCyclesJob(statements, logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
       ...pollers.jobs(),
     ], config.role !== "api");
     if (config.role !== "api") {
@@ -188,6 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return {
       express: app,
       orm,
+      db: statements,
       services: wiring.services,
       logger,
       databaseUrl,
@@ -219,9 +221,9 @@ async function openDatabase(config: Config, logger: Logger): Promise<{ databaseU
  * PostgreSQL only, src/config.ts) the key file under `DATA_DIR`; what happened is logged, and a
  * master key generated on this start is handed to `options.onGeneratedMasterKey` (default: stdout).
  */
-async function loadSecrets(orm: MikroORM, config: Config, logger: Logger, options: AppOptions): Promise<IdentitySecrets> {
+async function loadSecrets(statements: Db, config: Config, logger: Logger, options: AppOptions): Promise<IdentitySecrets> {
   const secretsKeyFile = config.secretsKey === undefined ? resolve(config.dataDir, "secrets.key") : undefined;
-  const secrets = await bootstrapIdentitySecrets(orm.em.fork(), { ...config, secretsKeyFile });
+  const secrets = await bootstrapIdentitySecrets(statements, { ...config, secretsKeyFile });
   if (secrets.secretsKeySource === "file-created") logger.info({ file: secretsKeyFile }, "generated the secrets key (SECRETS_KEY unset) in its file, mode 0600");
   if (secrets.legacyRow === "moved") logger.warn({ file: secretsKeyFile }, "moved the secrets key of an earlier version out of the database into its file");
   if (secrets.legacyRow === "deleted") logger.warn("deleted the secrets key an earlier version kept in the database (SECRETS_KEY is set)");
@@ -240,21 +242,21 @@ interface Wiring {
 function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Db, scheduler: JobScheduler): Wiring {
   const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps });
   const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
-  const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS);
+  const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS, statements);
   const users = new UserService(secrets.box, config.userTokenTtlS);
   const ledger = new LedgerService();
   const wallets = new WalletService(provider, ledger, users, statements);
-  const mail = new MailService(orm, config.smtpUrl, config.mailFrom, logger, statements);
-  const webhooks = new WebhookService(orm, secrets.box, identity, scheduler, {
+  const mail = new MailService(statements, config.smtpUrl, config.mailFrom, logger);
+  const webhooks = new WebhookService(statements, secrets.box, identity, scheduler, {
     timeoutS: config.webhookTimeoutS,
     retryBaseS: config.webhookRetryBaseS,
     allowPrivate: config.allowPrivateNetworkTargets,
   }, logger);
-  const limits = new LimitsService({ withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
-  const allowlist = new AllowlistService({ provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
+  const limits = new LimitsService(statements, { withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
+  const allowlist = new AllowlistService(statements, { provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
   const transfers = new TransferService(ledger, statements, wallets, limits);
   const trading = new TradingService({ ledger, wallets, users, provider, statements }, { quoteTtlS: config.quoteTtlS });
-  const withdrawals = new WithdrawalService(provider, ledger, users, wallets, mail, webhooks, secrets.box, {
+  const withdrawals = new WithdrawalService(statements, provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
     maxAttempts: config.withdrawalCodeMaxAttempts,
     maxTotalAttempts: config.withdrawalCodeMaxTotalAttempts,
@@ -265,19 +267,19 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
     intervalS: config.pollerIntervalS,
     timeoutS: config.imapTimeoutS,
     allowPrivate: config.allowPrivateNetworkTargets,
-  }, logger);
+  }, logger, statements);
   const creditProducts = new CreditProductService(statements);
-  const creditDelivery = new CreditNotificationDelivery(orm, secrets.box, scheduler, {
+  const creditDelivery = new CreditNotificationDelivery(statements, secrets.box, scheduler, {
     timeoutS: config.webhookTimeoutS,
     retryBaseS: config.webhookRetryBaseS,
     allowPrivate: config.allowPrivateNetworkTargets,
   }, logger);
   // An enlist may enable a target with events waiting: release them and start a round at once.
-  const creditNotifications = new CreditNotificationService(secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
+  const creditNotifications = new CreditNotificationService(statements, secrets.box, config.allowPrivateNetworkTargets, (customerId) => creditDelivery.resumeTenant(customerId));
   // Writers of credit_event rows start their delivery after commit.
   const creditWallets = new CreditWalletService(statements, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
-  const sandboxClock = new SandboxClockService(undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
+  const sandboxClock = new SandboxClockService(statements, undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,
     authenticator,

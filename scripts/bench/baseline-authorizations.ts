@@ -1,14 +1,14 @@
 /**
  * Authorize and Capture of the benchmark's authorization rows (scripts/bench/authorizations.ts), on
  * bare `node:http` + a raw `pg.Pool`: NOT a minimum but the very statements the service runs for one
- * pair (src/modules/credit/authorizations/service.ts through ../accounts/changes.ts and ./store.ts;
+ * pair (src/modules/credit/authorizations/service.ts through ../accounts/changes.ts and ../accounts/repository/;
  * captured with `npx tsx scripts/bench/capture-authorizations.ts`, which compares the two
  * sequences), in the same order and transaction, taking the same row lock, prepared and with bound
  * parameters as the service sends them (the service's own statement texts, imported).
  *
  * Authorize (7): the owner key's credential; BEGIN; INSERT of the Idempotency-Key row (scope
  * `credit`, `on conflict do nothing`); the wallet locked and loaded with its product, the tenant's
- * clock, its open statements and holds (`LOCK_WALLET`); the step written (src/modules/credit/accounts/write.ts
+ * clock, its open statements and holds (`LOCK_WALLET`); the step written (src/modules/credit/accounts/repository/write.ts
  * `writeStatement`: the wallet, the `Autorizacion Aprobada` event, the authorization); COMMIT; then, not awaited, the delivery
  * job's kick (INSERT into `agenda_jobs` and NOTIFY), as the service's scheduler does after every
  * commit that wrote events.
@@ -23,9 +23,9 @@
 import { createHash, createHmac, createSecretKey, hkdfSync, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type pg from "pg";
-import { INSERT_KEY } from "../../src/modules/idempotency/queries.js";
-import { LOCK_WALLET } from "../../src/modules/credit/accounts/store.js";
-import { writeStatement, type WriteShape } from "../../src/modules/credit/accounts/write.js";
+import { INSERT_KEY } from "../../src/modules/idempotency/repository.js";
+import { LOCK_WALLET } from "../../src/modules/credit/accounts/repository/lock.js";
+import { writeStatement, type WriteShape } from "../../src/modules/credit/accounts/repository/write.js";
 import { first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
 
 /** The statements, as the service's (scripts/bench/capture-authorizations.ts checks their shapes). */

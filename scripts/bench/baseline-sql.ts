@@ -1,15 +1,15 @@
 /**
  * The service's statements that the baseline's write routes run (scripts/bench/baseline.ts,
  * scripts/bench/baseline-transfers.ts): the two authentication statements as main prepares them
- * (same names and texts), the withdrawals module's own statements (src/modules/withdrawals/queries.ts,
+ * (same names and texts), the withdrawals module's own statements (src/modules/withdrawals/repository.ts,
  * same texts, bound as the service binds them), the others as MikroORM sends them with each inlined
  * literal turned into a bound parameter. `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
  */
-import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/queries.js";
-import { SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
-import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/queries.js";
-import { TRANSFER_PARTIES } from "../../src/modules/transfers/queries.js";
-import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/queries.js";
+import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/repository.js";
+import { SANDBOX_MAIL_TO } from "../../src/modules/mail/repository.js";
+import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/repository.js";
+import { TRANSFER_PARTIES } from "../../src/modules/transfers/repository.js";
+import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/repository.js";
 import {
   COMPLETE_WITHDRAWAL,
   INSERT_WITHDRAWAL,
@@ -17,7 +17,7 @@ import {
   USER_WALLET_BALANCES,
   WITHDRAWAL_CAPS_USE,
   WITHDRAWAL_USER,
-} from "../../src/modules/withdrawals/queries.js";
+} from "../../src/modules/withdrawals/repository.js";
 import type { Decimal } from "decimal.js";
 import { Refusal } from "./baseline-http.js";
 
@@ -47,12 +47,12 @@ export const SQL = {
   /** The withdrawal (23 columns) and its code's email (12), in one statement. */
   insertWithdrawal: INSERT_WITHDRAWAL.text,
   /**
-   * src/modules/ledger/queries.ts `lockAndReadAccounts`: wallet accounts `$1` locked in id order,
+   * src/modules/ledger/repository.ts `lockAndReadAccounts`: wallet accounts `$1` locked in id order,
    * other accounts `$2` (the external account of a debit, the wallets' other buckets) read without
    * a lock ({@link accountsValues}); `read` is how many there are (0: the lock alone).
    */
   accountsOfPost: (read: number): string => (read === 0 ? LOCK_ACCOUNTS : LOCK_AND_READ_ACCOUNTS),
-  /** src/modules/ledger/queries.ts `writeEntry`: the entry, its postings and cached balances in one statement ({@link entryValues}). */
+  /** src/modules/ledger/repository.ts `writeEntry`: the entry, its postings and cached balances in one statement ({@link entryValues}). */
   postEntry: WRITE_ENTRY,
   webhook: `select disabled_at from webhook where customer_id = $1`,
   sandboxMail: SANDBOX_MAIL_TO,
@@ -68,7 +68,7 @@ export const TRANSFER_SQL = {
   insertKey: INSERT_KEY.text,
   /** The service's own prepared statement (same name and text): both wallets, their owners' standing and their addresses of the currency. */
   parties: TRANSFER_PARTIES,
-  /** src/modules/transfers/usage.ts: what the sender sent today and this month. */
+  /** src/modules/transfers/repository.ts `transferUsage`: what the sender sent today and this month. */
   usage: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from transfer where from_user_id = $2 and currency = $3 and created_at >= $4`,
   /** Both sides' wallet transactions, in one statement as MikroORM batches them. */
   insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${Array.from(

@@ -28,15 +28,16 @@ import type pg from "pg";
 import type { Decimal } from "decimal.js";
 import { D, first, ok, readJson, Refusal, refuse } from "./baseline-http.js";
 import { accountsValues, entryValues, KEY_CALLER, SQL } from "./baseline-sql.js";
-import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/queries.js";
-import { INSERT_QUOTE, LOCK_QUOTE, ORDER_CALLER, ORDERS_AND_ADDRESSES, QUOTE_CALLER, WRITE_ORDER } from "../../src/modules/trading/queries.js";
+import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/repository.js";
+import { OWN_PRICE } from "../../src/providers/repository.js";
+import { INSERT_QUOTE, LOCK_QUOTE, ORDER_CALLER, ORDERS_AND_ADDRESSES, QUOTE_CALLER, WRITE_ORDER } from "../../src/modules/trading/repository.js";
 
 /** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
 export const TRADING_SQL = {
   credential: SQL.authCredentialByHash,
   quoteCaller: QUOTE_CALLER.text,
-  // the sandbox provider's price read (src/providers/sandbox-trading.ts `OWN_PRICE_SQL`, which runs through the ORM), numbered
-  price: `select price from sandbox_price where customer_id = $1 and pair = $2`,
+  // the sandbox provider's price read (src/providers/repository.ts)
+  price: OWN_PRICE.text,
   insertQuote: INSERT_QUOTE.text,
   orderCaller: ORDER_CALLER.text,
   keyByAddress: SELECT_KEY.text,

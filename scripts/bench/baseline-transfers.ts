@@ -6,7 +6,7 @@
  * ({@link TRANSFER_SQL} and the shared {@link SQL}; `npx tsx scripts/bench/capture-sql.ts` compares
  * them with the service's):
  *
- * jwtVerify; `auth_user_token` (credential, customer and user in one prepared statement); the
+ * jwtVerify; `identity_user_token` (credential, customer and user in one prepared statement); the
  * key's row (scope `transfer`); `transfer_parties` (both wallets, their users' standing and their
  * addresses of the currency in one prepared statement); BEGIN; INSERT of the key row (`on conflict
  * do nothing`); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's caps
@@ -30,7 +30,7 @@ import { accountsValues, assertCaps, entryValues, KEY_CALLER, SQL, TRANSFER_SQL,
 /** What the transfer route borrows from the baseline: its pool, its user-token check and its transaction helper. */
 export interface TransferDeps {
   pool: pg.Pool;
-  /** The service's user-token authentication (`auth_user_token`). @throws Refusal 401. */
+  /** The service's user-token authentication (`identity_user_token`). @throws Refusal 401. */
   authenticate: (req: IncomingMessage) => Promise<{ userId: string; customerId: string }>;
   /** BEGIN … COMMIT on one connection (ROLLBACK on any error). */
   transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
@@ -72,7 +72,7 @@ const BTC = { code: "btc", precision: 8 };
 export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: ServerResponse, traceId: string) => Promise<void> {
   const { pool } = deps;
 
-  /** src/modules/transfers/queries.ts `transferParties`: both wallets of the customer, by id. */
+  /** src/modules/transfers/repository.ts `transferParties`: both wallets of the customer, by id. */
   async function parties(customerId: string, walletIds: string[], currency: string): Promise<Map<string, Party>> {
     const { name, text } = TRANSFER_SQL.parties;
     const rows = (await pool.query<PartyRow>({ name, text, values: [customerId, [...new Set(walletIds)], currency] })).rows;
@@ -108,7 +108,7 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
     if (amount.decimalPlaces() > BTC.precision || amount.gt("1e12")) throw new Refusal(400, "INVALID_AMOUNT", "Too many decimals.");
   }
 
-  /** src/modules/transfers/queries.ts `sideOf`: no statement, the addresses came with the parties. */
+  /** src/modules/transfers/repository.ts `sideOf`: no statement, the addresses came with the parties. */
   function sideOf(p: Party, currency: string): Side {
     const w = p.row;
     const network = w.networks.find((n) => n.currency === currency)?.name;

@@ -28,7 +28,7 @@
  * the caps of the limits service, the withdrawals module's own bound statements, the rest MikroORM 7.2's), in the same order and
  * transactions, with bound parameters where MikroORM inlines literals (scripts/bench/baseline-sql.ts; check them
  * against the service with `npx tsx scripts/bench/capture-sql.ts`, which compares both):
- * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `auth_user_token`
+ * - `POST /api/v1/users/:user/accounts/crypto/withdrawals` (user token): jwtVerify; `identity_user_token`
  *   (credential, customer and user in one prepared statement); the idempotency key's row; the
  *   user (active user); the customer's limits row (allowlist policy); BEGIN; INSERT of the key row
  *   (`on conflict do nothing`); advisory lock of kind + user + currency; the customer's limits row
@@ -36,9 +36,9 @@
  *   currency (one statement); INSERT withdrawal and its outbox_email (one statement); SELECT … FOR
  *   UPDATE of the available and held accounts by code; one statement writing the journal entry,
  *   its two postings and both cached balances; the customer's webhook; COMMIT.
- * - `GET /api/v1/sandbox/mail?to=` (owner key): `auth_credential_by_hash`; the service's outbox
+ * - `GET /api/v1/sandbox/mail?to=` (owner key): `identity_credential_by_hash`; the service's outbox
  *   query (`lower("to")` equality, newest first, limit 100) → the same JSON list.
- * - `POST …/withdrawals/:id/confirm` (user token): jwtVerify; `auth_user_token`; the user (active
+ * - `POST …/withdrawals/:id/confirm` (user token): jwtVerify; `identity_user_token`; the user (active
  *   user); BEGIN; the withdrawal FOR UPDATE with its wallet's vault and address (one statement); one
  *   statement locking the held account and reading the external and available ones; one statement
  *   writing the entry, its two postings and the held balance; UPDATE withdrawal and INSERT
@@ -258,7 +258,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
 
   // ---- withdrawals: the service's statements, faithfully ----
 
-  /** The service's authentication of a user token (`auth_user_token`) and, on a user's path, its scope. @throws Refusal 401/403. */
+  /** The service's authentication of a user token (`identity_user_token`) and, on a user's path, its scope. @throws Refusal 401/403. */
   async function authenticateUser(req: IncomingMessage, pathUserId?: string): Promise<UserClaims> {
     const claims = await userClaims(req);
     const [row] = (

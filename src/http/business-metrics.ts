@@ -17,19 +17,19 @@
  * A scrape while the database is down leaves the database-backed gauges empty; the pool gauges
  * still answer. The SQL of each figure belongs to the module owning its table (the `metrics.ts` of
  * src/modules/withdrawals, outbox (for every channel's table), credit/accounts, and
- * src/jobs/metrics.ts); this file only registers the gauges.
+ * src/jobs/repository.ts); this file holds no SQL: it only registers the gauges.
  */
 import type pg from "pg";
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/sql.js";
-import { jobLags } from "../jobs/metrics.js";
+import { jobLags } from "../jobs/repository.js";
 import { setAsideWalletCount } from "../modules/credit/accounts/metrics.js";
 import { CREDIT_EVENT_TABLE } from "../modules/credit/notifications/channel.js";
 import { MAIL_TABLE } from "../modules/mail/service.js";
 import type { OutboxTable } from "../modules/outbox/channel.js";
 import { outboxBacklog, type Backlog } from "../modules/outbox/metrics.js";
 import { WEBHOOK_TABLE } from "../modules/webhooks/channel.js";
-import { withdrawalsByStatus } from "../modules/withdrawals/metrics.js";
+import { withdrawalsByStatus } from "../modules/withdrawals/repository.js";
 
 /** Each outbox by its label, with its channel's table (counted by src/modules/outbox/metrics.ts). */
 const OUTBOXES: Record<"email" | "webhook" | "credit_notification", OutboxTable> = {

@@ -3,6 +3,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type Router } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { ping } from "../db/health.js";
+import { Db, type Sql } from "../db/sql.js";
 import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
 import { sendJson } from "./send-json.js";
 
@@ -75,15 +77,20 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  * 200, else 503 `{status: "unavailable", reason}` whose reason never carries connection details)
  * and `/metrics` (Prometheus text; with `metricsToken` (`METRICS_TOKEN`) it requires
  * `Authorization: Bearer <token>` and answers 401 with `WWW-Authenticate: Bearer` otherwise).
+ * The database is probed with src/db/health.ts `ping` on `options.statements` (the app's `Db`), or,
+ * when none is given, on the ORM's pool (the statement sent unnamed); the pending migrations are
+ * the ORM migrator's.
  */
-export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsToken?: string | undefined } = {}): Router {
+export function opsRouter(orm: MikroORM, metrics: Metrics, options: { metricsToken?: string | undefined; statements?: Sql } = {}): Router {
   const router = express.Router();
+  let probe: Sql | undefined = options.statements;
+  const database = async (): Promise<Sql> => (probe ??= new Db(await orm.em.getConnection().getNativeClient(), { named: false }));
   router.get("/healthz", (_req, res) => {
     sendJson(res, 200, HEALTHY);
   });
   router.get("/readyz", async (_req, res) => {
     try {
-      await orm.em.getConnection().execute("select 1");
+      await ping(await database());
       const pending = await orm.migrator.getPending();
       if (pending.length > 0) {
         res.status(503).json({ status: "unavailable", reason: `${pending.length} pending migration(s)` });

@@ -1,6 +1,7 @@
 /**
  * Memory-first rate-limit buckets, shared across replicas in batches (docs/decisions/
- * requests-and-validation.md "Rate limits", "Across replicas"). Each process decides on its own
+ * requests-and-validation.md "Rate limits", "Across replicas"); the shared table's statements are
+ * src/db/rate-limits.ts's. Each process decides on its own
  * memory (`rate-limiter-flexible`'s `RateLimiterMemory`), so a request costs no database round
  * trip and a full bucket refuses locally. Every `syncMs` milliseconds one statement adds what each
  * key consumed here since the last sync to the shared `rate_limit` row of its key (the fixed
@@ -22,9 +23,10 @@
  * buckets keep working from memory meanwhile, and until a sync succeeds again no request waits for
  * one.
  */
-import type pg from "pg";
 import type { Logger } from "pino";
 import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible";
+import { addPoints, fullBuckets, purgeEnded } from "../db/rate-limits.js";
+import type { Sql } from "../db/sql.js";
 
 /** How often a process purges windows ended more than an hour ago, milliseconds. */
 const PURGE_EVERY_MS = 300_000;
@@ -95,12 +97,12 @@ export class SyncedBuckets {
   reachable = true;
 
   /**
-   * @param pool the connections of the shared table (`rate_limit`: key, points, expire in epoch ms).
+   * @param sql where the shared table's statements run (src/db/rate-limits.ts; table `rate_limit`:
+   *   key, points, expire in epoch ms), each on its own.
    * @param syncMs milliseconds between two syncs (`RATE_LIMIT_SYNC_MS`).
    */
   constructor(
-    private readonly pool: pg.Pool,
-    private readonly table: string,
+    private readonly sql: Sql,
     private readonly syncMs: number,
     private readonly logger: Logger,
   ) {}
@@ -184,14 +186,10 @@ export class SyncedBuckets {
     const keys = [...batch.keys()];
     const now = Date.now();
     try {
-      const { rows } = await this.pool.query<{ key: string; points: number; expire: string }>(
-        `insert into ${this.table} (key, points, expire)
-           select u.k, u.p, $3::bigint + u.d from unnest($1::text[], $2::int[], $4::bigint[]) as u (k, p, d)
-         on conflict (key) do update set
-           points = case when ${this.table}.expire is null or ${this.table}.expire <= $3 then excluded.points else ${this.table}.points + excluded.points end,
-           expire = case when ${this.table}.expire is null or ${this.table}.expire <= $3 then excluded.expire else ${this.table}.expire end
-         returning key, points, expire`,
-        [keys, keys.map((k) => batch.get(k)!.points), now, keys.map((k) => batch.get(k)!.limiter.windowS * 1000)],
+      const rows = await addPoints(
+        this.sql,
+        keys.map((key) => ({ key, points: batch.get(key)!.points, windowMs: batch.get(key)!.limiter.windowS * 1000 })),
+        now,
       );
       for (const row of rows) {
         const sent = batch.get(row.key);
@@ -226,12 +224,7 @@ export class SyncedBuckets {
     if (this.limiters.size === 0) return true;
     const limiters = [...this.limiters.values()];
     try {
-      const { rows } = await this.pool.query<{ key: string; points: number; expire: string; prefix: string }>(
-        `select r.key, r.points, r.expire, b.prefix from ${this.table} r
-           join unnest($1::text[], $2::int[]) as b (prefix, points) on starts_with(r.key, b.prefix || ':') and r.points >= b.points
-         where r.expire > $3`,
-        [limiters.map((l) => l.name), limiters.map((l) => l.points), Date.now()],
-      );
+      const rows = await fullBuckets(this.sql, limiters, Date.now());
       for (const row of rows) {
         const limiter = this.limiters.get(row.prefix);
         const msLeft = Number(row.expire) - Date.now();
@@ -254,7 +247,7 @@ export class SyncedBuckets {
   private async purge(): Promise<void> {
     if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = Date.now();
-    await this.pool.query(`delete from ${this.table} where expire < $1`, [Date.now() - 3_600_000]).catch((error: unknown) => {
+    await purgeEnded(this.sql, Date.now() - 3_600_000).catch((error: unknown) => {
       this.logger.warn({ err: error }, "rate limits: the purge of ended windows failed");
     });
   }

@@ -28,6 +28,8 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { SyncedBuckets } from "./rate-limit-sync.js";
+import { RATE_LIMIT_TABLE } from "../db/rate-limits.js";
+import { Db } from "../db/sql.js";
 import { DomainError } from "../domain/errors.js";
 import type { Principal } from "../modules/identity/auth.js";
 
@@ -48,8 +50,8 @@ export interface RateLimitSettings {
 /** Name of a bucket, as sent in the `RateLimit` headers. */
 export type BucketName = "ip" | "credential" | "auth-failures" | "codes";
 
-/** Table of the buckets (created by a committed migration). */
-export const RATE_LIMIT_TABLE = "rate_limit";
+/** Table of the buckets (created by a committed migration; its statements: src/db/rate-limits.ts). */
+export { RATE_LIMIT_TABLE };
 
 /** What the buckets need of a limiter: count one request of a key (rejecting with a `RateLimiterRes` when full), and read a key. */
 interface Limiter {
@@ -108,7 +110,8 @@ export class RateLimits {
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 5000 });
     // once closing, a connection the server ends is part of the stop (debug only)
     this.pool.on("error", (error) => logger[this.closing ? "debug" : "warn"]({ err: error }, "rate limits: an idle database connection failed"));
-    this.synced = syncMs > 0 ? new SyncedBuckets(this.pool, RATE_LIMIT_TABLE, syncMs, logger) : undefined;
+    // sent unnamed: `databaseUrl` may be a transaction pooler's (docs/operations.md "PgBouncer"), and the sync runs once per interval
+    this.synced = syncMs > 0 ? new SyncedBuckets(new Db(this.pool, { named: false }), syncMs, logger) : undefined;
     const names: [BucketName, Quota | null][] = [
       ["ip", settings.ip],
       ["credential", settings.credential],

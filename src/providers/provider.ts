@@ -4,10 +4,11 @@
  * Customer registry, vault wallets, deposit addresses, the currency and pair catalogue, address
  * validation and withdrawal execution.
  *
- * Methods that change provider state take the caller's EntityManager: the sandbox keeps its state
- * in the service's database, in the caller's transaction; a remote provider ignores it.
+ * Methods that change provider state take the caller's transaction (src/db/sql.ts `Tx`), and the
+ * price read the pool or a transaction (`Sql`): the sandbox keeps its state in the service's
+ * database, with the caller's change; a remote provider ignores it.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Sql, Tx } from "../db/sql.js";
 import type { BusinessProfile } from "../domain/customers.js";
 import type { Money } from "../domain/money.js";
 import type { PairMarket } from "../domain/trading.js";
@@ -75,12 +76,12 @@ export interface CustodyProvider {
    * @returns the provider's id of the vault wallet.
    * @throws DomainError CLIENT_NO_SUPPLIER_ID (400) when the customer has no custody vault.
    */
-  createVaultWallet(em: EntityManager, customerId: string, walletId: string): Promise<string>;
+  createVaultWallet(tx: Tx, customerId: string, walletId: string): Promise<string>;
   /**
    * Allocates a deposit address of `network` in the vault wallet: a valid address of that network.
    * @throws DomainError ADDRESS_GENERATION_FAILED (500) when none can be made.
    */
-  createDepositAddress(em: EntityManager, vaultWalletId: string, network: string): Promise<string>;
+  createDepositAddress(tx: Tx, vaultWalletId: string, network: string): Promise<string>;
   /** Whether `address` is a valid destination on `network` (withdrawals: `INVALID_CRYPTO_ADDRESS`). */
   isValidAddress(network: string, address: string): boolean;
   /** A transaction hash in `network`'s format (the sandbox makes them up; real providers report them). */
@@ -92,7 +93,7 @@ export interface CustodyProvider {
    * @throws DomainError CRYPTO_WITHDRAWAL_FAILED (400) when the provider refuses it.
    */
   executeWithdrawal(
-    em: EntityManager,
+    tx: Tx,
     request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
   ): Promise<{ hash: string }>;
   /**
@@ -100,7 +101,7 @@ export interface CustodyProvider {
    * order of `quantity` base units: mid price, spread, fee rate and order bounds (docs/decisions/trading.md).
    * @throws DomainError MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400) when the provider cannot fill it.
    */
-  pairMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket>;
+  pairMarket(sql: Sql, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket>;
   /**
    * Checks that a listed `pair` can be traded here.
    * @throws DomainError PAIR_NOT_AVAILABLE (400) otherwise.
@@ -111,5 +112,5 @@ export interface CustodyProvider {
    * @returns when it was set.
    * @throws DomainError NOT_FOUND (404) on a provider without a test mode; PAIR_NOT_AVAILABLE (400).
    */
-  setTestPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date>;
+  setTestPrice(sql: Sql, customerId: string, pair: CataloguePair, price: Money): Promise<Date>;
 }

@@ -8,12 +8,12 @@
  * Pairs with a fiat currency answer `PAIR_NOT_AVAILABLE`: custodial wallets hold no fiat.
  * Prices are exact decimals (decimal.js); no JavaScript number touches one.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Sql } from "../db/sql.js";
+import { ownPrice, upsertPrice } from "./repository.js";
 import { DomainError } from "../domain/errors.js";
 import { money, type Money } from "../domain/money.js";
 import type { PairMarket } from "../domain/trading.js";
 import type { CatalogueCurrency, CataloguePair } from "./provider.js";
-import { SandboxPrice } from "./sandbox-entities.js";
 
 /** Mid prices of the sandbox's tradable pairs, quote currency per base unit (key `base/quote`). */
 export const SANDBOX_MID_PRICES: Readonly<Record<string, string>> = {
@@ -44,8 +44,6 @@ export interface SandboxTradingOptions {
 /** Default spread and fee rate: 20 and 10 basis points. */
 export const DEFAULT_SANDBOX_TRADING: SandboxTradingOptions = { spreadBps: 20, feeBps: 10 };
 
-/** SQL: customer `?`'s own mid price of pair `?` (key `base/quote`), if it set one (the `SandboxPrice` entity's table). */
-export const OWN_PRICE_SQL = `select price from sandbox_price where customer_id = ? and pair = ?`;
 
 /** The catalogue key of a pair. */
 const keyOf = (pair: CataloguePair): string => `${pair.base}/${pair.quote}`;
@@ -69,20 +67,19 @@ export function assertTradable(pair: CataloguePair, currencies: readonly Catalog
  * order of `quantity` base units.
  * @throws DomainError MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400, field `quantity`) for the magic quantities.
  */
-export async function sandboxMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money, options: SandboxTradingOptions): Promise<PairMarket> {
+export async function sandboxMarket(sql: Sql, customerId: string, pair: CataloguePair, quantity: Money, options: SandboxTradingOptions): Promise<PairMarket> {
   if (quantity.eq(MARKET_CLOSED_QUANTITY)) throw new DomainError("MARKET_CLOSED", "The market of this pair is closed (sandbox magic quantity 13.13131313).", "quantity");
   if (quantity.eq(LIQUIDITY_INSUFFICIENT_QUANTITY)) {
     throw new DomainError("LIQUIDITY_INSUFFICIENT", "Not enough liquidity to fill this quantity (sandbox magic quantity 66.66666666).", "quantity");
   }
   // One plain statement (no entity: Create Quote's hot path, docs/performance.md "Trading").
-  const [own] = await em.execute<{ price: string }[]>(OWN_PRICE_SQL, [customerId, keyOf(pair)]);
-  const mid = money(own?.price ?? SANDBOX_MID_PRICES[keyOf(pair)] ?? "0");
+  const mid = money((await ownPrice(sql, customerId, keyOf(pair))) ?? SANDBOX_MID_PRICES[keyOf(pair)] ?? "0");
   return { mid, spreadBps: options.spreadBps, feeBps: options.feeBps, minNotional: SANDBOX_MIN_NOTIONAL, maxNotional: SANDBOX_MAX_NOTIONAL };
 }
 
 /** Sets `customerId`'s mid price of a tradable `pair` (Set Sandbox Price). @returns when it was set (UTC). */
-export async function setSandboxPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
+export async function setSandboxPrice(sql: Sql, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
   const now = new Date();
-  await em.upsert(SandboxPrice, { customerId, pair: keyOf(pair), price: price.toFixed(), updatedAt: now });
+  await upsertPrice(sql, customerId, keyOf(pair), price.toFixed(), now);
   return now;
 }

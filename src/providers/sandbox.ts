@@ -11,12 +11,12 @@
  * magic quantities): src/providers/sandbox-trading.ts.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Sql, Tx } from "../db/sql.js";
 import { DomainError, quote } from "../domain/errors.js";
 import { NETWORKS, deriveDepositAddress, hdSeedFrom, isNetworkId, isValidAddress, transactionHash } from "./chains.js";
 import type { CatalogueCurrency, CataloguePair, CustodyProvider, UpstreamCustomer } from "./provider.js";
 import { SANDBOX_CURRENCIES, SANDBOX_PAIRS } from "./sandbox-catalogue.js";
-import { SandboxDepositAddress, SandboxVaultWallet } from "./sandbox-entities.js";
+import { insertDepositAddress, insertVaultWallet, nextDerivationIndex } from "./repository.js";
 import type { Money } from "../domain/money.js";
 import type { PairMarket } from "../domain/trading.js";
 import { DEFAULT_SANDBOX_TRADING, assertTradable, sandboxMarket, setSandboxPrice, type SandboxTradingOptions } from "./sandbox-trading.js";
@@ -67,13 +67,13 @@ export class SandboxProvider implements CustodyProvider {
     assertTradable(pair, SANDBOX_CURRENCIES);
   }
 
-  async pairMarket(em: EntityManager, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket> {
-    return sandboxMarket(em, customerId, pair, quantity, this.trading);
+  async pairMarket(sql: Sql, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket> {
+    return sandboxMarket(sql, customerId, pair, quantity, this.trading);
   }
 
-  async setTestPrice(em: EntityManager, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
+  async setTestPrice(sql: Sql, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
     assertTradable(pair, SANDBOX_CURRENCIES);
-    return setSandboxPrice(em, customerId, pair, price);
+    return setSandboxPrice(sql, customerId, pair, price);
   }
 
   async listCurrencies(): Promise<readonly CatalogueCurrency[]> {
@@ -88,29 +88,23 @@ export class SandboxProvider implements CustodyProvider {
     return NETWORKS;
   }
 
-  async createVaultWallet(em: EntityManager, customerId: string, walletId: string): Promise<string> {
+  async createVaultWallet(tx: Tx, customerId: string, walletId: string): Promise<string> {
     const upstream = await this.lookupCustomer(customerId);
     if (!upstream?.hasVault) {
       throw new DomainError("CLIENT_NO_SUPPLIER_ID", "No custody vault is configured for this client at the custody provider.");
     }
-    const vault = em.create(SandboxVaultWallet, { vaultWalletId: randomUUID(), customerId, walletId });
-    await em.flush();
-    return vault.vaultWalletId;
+    const vaultWalletId = randomUUID();
+    await insertVaultWallet(tx, vaultWalletId, customerId, walletId);
+    return vaultWalletId;
   }
 
-  async createDepositAddress(em: EntityManager, vaultWalletId: string, network: string): Promise<string> {
+  async createDepositAddress(tx: Tx, vaultWalletId: string, network: string): Promise<string> {
     if (!isNetworkId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${quote(network)}.`);
     // One derivation index after another per network: serialise allocators of the same network.
-    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`sandbox_deposit_address:${network}`]);
-    const [row] = await em.execute<{ next: number }[]>(
-      `select coalesce(max(derivation_index) + 1, 0) as next from sandbox_deposit_address where network = ?`,
-      [network],
-    );
-    const index = Number(row?.next ?? 0);
+    const index = await nextDerivationIndex(tx, network);
     this.hdSeed ??= hdSeedFrom(this.seed);
     const { address, path } = deriveDepositAddress(network, this.hdSeed, index);
-    em.create(SandboxDepositAddress, { network, derivationIndex: index, derivationPath: path, address, vaultWalletId });
-    await em.flush();
+    await insertDepositAddress(tx, { network, index, path, address, vaultWalletId });
     return address;
   }
 
@@ -121,7 +115,7 @@ export class SandboxProvider implements CustodyProvider {
   }
 
   async executeWithdrawal(
-    _em: EntityManager,
+    _tx: Tx,
     request: { vaultWalletId: string; network: string; currency: string; amount: string; address: string },
   ): Promise<{ hash: string }> {
     if (!this.validDestinations.has(`${request.network} ${request.address}`) && !this.isValidAddress(request.network, request.address)) {

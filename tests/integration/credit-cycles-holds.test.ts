@@ -1,6 +1,6 @@
 /**
  * The expiry of card authorization holds in the set-based cycle batches
- * (src/modules/credit/cycles/expiry-sql.ts, run by service.ts `runDueSteps` right after each daily
+ * (src/modules/credit/cycles/repository/expiry.ts, run by service.ts `runDueSteps` right after each daily
  * close) against the pure engine (src/domain/credit `advance`, `authorize`, `capture`,
  * `voidAuthorization`) on a real PostgreSQL (docs/credit-engine.md; docs/decisions/credit.md
  * "Authorizations"): wallets are seeded as the engine makes them (tests/support/credit-seed.ts
@@ -30,13 +30,16 @@ import {
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { expirySql } from "../../src/modules/credit/cycles/expiry-sql.js";
+import { Db } from "../../src/db/sql.js";
+import { expireHolds } from "../../src/modules/credit/cycles/repository/expiry.js";
 import { runDueSteps, type CycleScope, type DueStepsResult } from "../../src/modules/credit/cycles/service.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 let orm: MikroORM;
+/** The statements' runner on the ORM's pool, as the service builds it (src/app.ts). */
+let statements: Db;
 let drop: () => Promise<void>;
 let seq = 0;
 
@@ -44,6 +47,7 @@ beforeAll(async () => {
   const db = await createTestDatabase();
   drop = db.drop;
   orm = await initORM(db.url, ENTITIES);
+  statements = new Db(await orm.em.getConnection().getNativeClient(), { named: true });
 });
 afterAll(async () => {
   await orm?.close(true);
@@ -145,7 +149,7 @@ async function expectSame(w: Tracked): Promise<void> {
 }
 
 async function runBoth(scope: CycleScope, ws: Tracked[], until: Date): Promise<DueStepsResult> {
-  const ran = await runDueSteps(em(), scope, until);
+  const ran = await runDueSteps(statements, scope, until);
   engineAdvance(ws, until);
   for (const w of ws) await expectSame(w);
   return ran;
@@ -288,10 +292,9 @@ describe("idempotency and crashes", () => {
     await runBoth(t.scope, [w], D("2026-01-20T00:00:00Z"));
     expect(w.closed.map((c) => c.at.toISOString())).toEqual(["2026-01-06T00:00:00.000Z", "2026-01-10T00:00:00.000Z"]);
     const before = await snapshot(t.customerId);
-    expect(await runDueSteps(em(), t.scope, D("2026-01-20T00:00:00Z"))).toMatchObject({ instants: 0, events: 0, expiries: 0 });
+    expect(await runDueSteps(statements, t.scope, D("2026-01-20T00:00:00Z"))).toMatchObject({ instants: 0, events: 0, expiries: 0 });
     for (const at of ["2026-01-06T00:00:00Z", "2026-01-10T00:00:00Z", "2026-01-20T00:00:00Z"]) {
-      const step = expirySql(t.scope, D(at));
-      await em().execute(step.sql, step.params);
+      await expireHolds(statements, t.scope, D(at));
     }
     expect(await snapshot(t.customerId)).toEqual(before);
     await expectSame(w);
@@ -313,7 +316,7 @@ describe("idempotency and crashes", () => {
         if new.wallet_id = '${b.state.walletId}' and new.type = 'Autorizacion Liberada' and new.amount = 10000 then raise exception 'simulated crash'; end if;
         return new; end $$`);
     await em().execute(`create trigger ${fn} before insert on credit_event for each row execute function ${fn}()`);
-    await expect(runDueSteps(em(), t.scope, D("2026-01-12T00:00:00Z"))).rejects.toThrow(/simulated crash/);
+    await expect(runDueSteps(statements, t.scope, D("2026-01-12T00:00:00Z"))).rejects.toThrow(/simulated crash/);
     for (const w of [a, b]) {
       const stored = (await loadWallet(em(), w.state.walletId)).state;
       expect(stored).toMatchObject({ amountHeld: 30000, availableAmount: 40000, asOf: D("2026-01-09T00:00:00Z") }); // the close had committed

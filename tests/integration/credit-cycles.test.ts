@@ -29,16 +29,19 @@ import {
   type StepResult,
   type WalletState,
 } from "../../src/domain/credit/index.js";
-import { closeSql, graceSql } from "../../src/modules/credit/cycles/close-grace-sql.js";
-import { rescheduleWallets } from "../../src/modules/credit/cycles/queries.js";
+import { Db } from "../../src/db/sql.js";
+import { closeWallets, graceEnds } from "../../src/modules/credit/cycles/repository/close-grace.js";
+import { nextCutSql, rheDivSql } from "../../src/modules/credit/cycles/repository/fragments.js";
+import { rescheduleWallets } from "../../src/modules/credit/cycles/repository/schedule.js";
 import { runDueSteps, type CycleScope } from "../../src/modules/credit/cycles/service.js";
-import { nextCutSql, rheDivSql } from "../../src/modules/credit/cycles/sql.js";
 import { createTestDatabase } from "../support/app.js";
 import { eventView, insertProduct, lastCloseOf, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 import { waitFor } from "../support/wait.js";
 
 let orm: MikroORM;
+/** The statements' runner on the ORM's pool, as the service builds it (src/app.ts). */
+let statements: Db;
 let drop: () => Promise<void>;
 let seq = 0;
 
@@ -46,6 +49,7 @@ beforeAll(async () => {
   const db = await createTestDatabase();
   drop = db.drop;
   orm = await initORM(db.url, ENTITIES);
+  statements = new Db(await orm.em.getConnection().getNativeClient(), { named: true });
 });
 afterAll(async () => {
   await orm?.close(true);
@@ -116,7 +120,7 @@ async function expectSame(w: Tracked): Promise<void> {
 
 /** Runs the batches of `scope` and the engine to `until`, then compares every wallet. */
 async function runBoth(scope: CycleScope, ws: Tracked[], until: Date): Promise<void> {
-  await runDueSteps(em(), scope, until);
+  await runDueSteps(statements, scope, until);
   engineAdvance(ws, until);
   for (const w of ws) await expectSame(w);
 }
@@ -229,12 +233,11 @@ describe("idempotency", () => {
     expect(await operate(w, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-02T00:00:00Z"), 20000))).toBe(true);
     await runBoth(t.scope, [w], D("2026-03-20T00:00:00Z"));
     const before = await snapshot(t.customerId);
-    const again = await runDueSteps(em(), t.scope, D("2026-03-20T00:00:00Z"));
+    const again = await runDueSteps(statements, t.scope, D("2026-03-20T00:00:00Z"));
     expect(again).toMatchObject({ instants: 0, events: 0 });
     // a step statement run again by hand at an instant already done books nothing either
-    const e = em();
-    await e.execute(closeSql(t.scope, D("2026-03-20T00:00:00Z")).sql, [t.customerId]);
-    await e.execute(graceSql(t.scope, D("2026-03-11T00:00:00Z")).sql, [t.customerId]);
+    await closeWallets(statements, t.scope, D("2026-03-20T00:00:00Z"));
+    await graceEnds(statements, t.scope, D("2026-03-11T00:00:00Z"));
     expect(await snapshot(t.customerId)).toEqual(before);
     await expectSame(w);
   });
@@ -247,11 +250,11 @@ describe("idempotency", () => {
     expect(await operate(a, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-01T00:00:00Z"), 30000))).toBe(true);
     expect(await operate(b, (s) => charge(s, GOLDEN_PRODUCT, D("2026-01-06T00:00:00Z"), 10000))).toBe(true);
     // stops after 20 instants (mid-January)
-    const partial = await runDueSteps(em(), t.scope, D("2026-03-15T00:00:00Z"), { maxInstants: 20 });
+    const partial = await runDueSteps(statements, t.scope, D("2026-03-15T00:00:00Z"), { maxInstants: 20 });
     expect(partial.instants).toBe(20);
     // then, at the Jan 31 instant, only the close runs (a crash before the cut)
-    await runDueSteps(em(), t.scope, D("2026-01-30T23:00:00Z"));
-    await em().execute(closeSql(t.scope, D("2026-01-31T00:00:00Z")).sql, [t.customerId]);
+    await runDueSteps(statements, t.scope, D("2026-01-30T23:00:00Z"));
+    await closeWallets(statements, t.scope, D("2026-01-31T00:00:00Z"));
     await runBoth(t.scope, [a, b], D("2026-03-15T00:00:00Z"));
     expect((await loadWallet(em(), a.state.walletId)).state.statements).toHaveLength(2);
   });
@@ -269,7 +272,7 @@ describe("a crash inside a step", () => {
     await em().execute(`create function ${fn}() returns trigger language plpgsql as $$ begin
         if new.wallet_id = '${b.state.walletId}' then raise exception 'simulated crash'; end if; return new; end $$`);
     await em().execute(`create trigger ${fn} before insert on credit_event for each row execute function ${fn}()`);
-    await expect(runDueSteps(em(), t.scope, D("2026-02-05T00:00:00Z"))).rejects.toThrow(/simulated crash/);
+    await expect(runDueSteps(statements, t.scope, D("2026-02-05T00:00:00Z"))).rejects.toThrow(/simulated crash/);
     for (const w of [a, b]) {
       const stored = (await loadWallet(em(), w.state.walletId)).state;
       expect(stored.statements).toEqual([]);
@@ -299,7 +302,7 @@ describe("concurrency", () => {
       await gate;
     });
     await isLocked;
-    const run = runDueSteps(em(), t.scope, D("2026-01-31T00:00:00Z"));
+    const run = runDueSteps(statements, t.scope, D("2026-01-31T00:00:00Z"));
     // the step is blocked on the row lock the holder keeps (the only other transaction on this database)
     await waitFor("the step to wait for the wallet row's lock", async () => {
       const [waiting] = await em().execute<{ n: string }[]>(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
@@ -323,7 +326,7 @@ describe("product updates", () => {
     await runBoth(t.scope, [w], D("2026-02-14T12:00:00Z"));
     const weekly: CreditProductRules = { ...GOLDEN_PRODUCT, cutFrequency: "weekly", baseInterestRate: 24.5, gracePeriod: 3 };
     await em().execute(`update credit_product set cut_frequency = 'weekly', base_interest_rate = 24.5, grace_period = 3 where id = ?`, [id]);
-    expect(await rescheduleWallets(em(), id)).toBe(1);
+    expect(await rescheduleWallets(statements, id)).toBe(1);
     w.home = { ...w.home, product: weekly };
     await runBoth(t.scope, [w], D("2026-04-01T00:00:00Z"));
     expect((await loadWallet(em(), w.state.walletId)).state.statements[1]?.cutDate).toEqual(D("2026-02-21T00:00:00Z"));

@@ -13,13 +13,19 @@ import { describe, expect, it } from "vitest";
 import { advance, charge, createWallet, notificationPayload, type CreditProductRules, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
 import type { DomainError } from "../../src/domain/errors.js";
 import { SandboxClockService, type CreditNotificationView } from "../../src/modules/credit/clock/service.js";
-import { useTestApp } from "../support/app.js";
+import { useTestApp, type TestApp } from "../support/app.js";
+import { Db } from "../../src/db/sql.js";
 import { insertProduct, loadWallet, persistWallet } from "../support/credit-seed.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 import { Walk } from "../support/fixtures.js";
 import { waitFor } from "../support/wait.js";
 
 const t = useTestApp();
+
+/** A `Db` on the test app's pool, as src/app.ts builds the service's (src/db/sql.ts). */
+async function statementsOf(orm: TestApp["orm"]): Promise<Db> {
+  return new Db(await orm.em.getConnection().getNativeClient(), { named: true });
+}
 let seq = 0;
 
 const CLOCK = "/v2/sandbox/clock";
@@ -119,7 +125,7 @@ describe("a move bigger than its budget", () => {
       states.push(charged);
     }
     // a budget of 1 ms: each call runs one chunk of one instant
-    const clock = new SandboxClockService(undefined, undefined, { moveBudgetMs: 1 });
+    const clock = new SandboxClockService(await statementsOf(t.orm), undefined, undefined, { moveBudgetMs: 1 });
     const first = await clock.advance(em(), tn.customerId, { days: 70 });
     expect(first).toMatchObject({ now: "2026-01-02T00:00:00.000Z", target: "2026-03-12T00:00:00.000Z", complete: false, notificationsOmitted: 0 });
     expect(await consistent(tn.customerId)).toEqual({ clock: first.now, behind: 0, dueBefore: 0 });
@@ -244,7 +250,7 @@ describe("queueing without holding the pool", () => {
   it("answers 429 beyond 16 waiting calls of one tenant; the others run one after the other", async () => {
     const tn = await tenant("2026-01-01T00:00:00Z");
     await wallets(tn, GOLDEN_PRODUCT, 1);
-    const clock = new SandboxClockService();
+    const clock = new SandboxClockService(await statementsOf(t.orm));
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => clock.advance(em(), tn.customerId, { days: 1 })));
     const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason as DomainError);
     expect(refused).toHaveLength(4);

@@ -13,12 +13,18 @@ import { advance, charge, createWallet, notificationPayload, pay, type Outcome, 
 import { sandboxClockHandlers } from "../../src/http/credit/clock-handlers.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { SandboxClockService } from "../../src/modules/credit/clock/service.js";
-import { useTestApp } from "../support/app.js";
+import { useTestApp, type TestApp } from "../support/app.js";
+import { Db } from "../../src/db/sql.js";
 import { insertProduct, loadEvents, loadWallet, persistWallet, type WalletHome } from "../support/credit-seed.js";
 import { Walk } from "../support/fixtures.js";
 import { GOLDEN_PRODUCT } from "../support/credit-golden.js";
 
 const t = useTestApp();
+
+/** A `Db` on the test app's pool, as src/app.ts builds the service's (src/db/sql.ts). */
+async function statementsOf(orm: TestApp["orm"]): Promise<Db> {
+  return new Db(await orm.em.getConnection().getNativeClient(), { named: true });
+}
 let seq = 0;
 
 const CLOCK = "/v2/sandbox/clock";
@@ -184,7 +190,7 @@ describe("Advance Sandbox Clock", () => {
 
 describe("only while the provider is the sandbox", () => {
   it("answers 404 NOT_FOUND for every clock operation under another provider", async () => {
-    const handlers = sandboxClockHandlers(new SandboxClockService(), { name: "other" });
+    const handlers = sandboxClockHandlers(new SandboxClockService(await statementsOf(t.orm)), { name: "other" });
     const call = { em: em(), principal: { kind: "owner", customerId: "x" }, body: { now: "2026-01-01T00:00:00Z", days: 1 } } as never;
     for (const handler of [handlers.getSandboxClock, handlers.setSandboxClock, handlers.advanceSandboxClock]) {
       const error = await (handler as (c: never) => Promise<unknown>)(call).catch((e: unknown) => e);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
 import { ENTITIES } from "../../src/modules/entities.js";
 import { advance, charge, createWallet, type CreditEvent, type CreditProductRules, type Outcome, type WalletState } from "../../src/domain/credit/index.js";
+import { Db } from "../../src/db/sql.js";
 import { REAL_TIME, runDueSteps } from "../../src/modules/credit/cycles/service.js";
 import { createTestDatabase, useTestApp } from "../support/app.js";
 import { eventView, insertProduct, loadEvents, loadWallet, persistWallet, seedTenant, type WalletHome } from "../support/credit-seed.js";
@@ -82,11 +83,14 @@ async function largestStored(em: ReturnType<MikroORM["em"]["fork"]>, walletIds: 
 
 describe("the real-time batch (runDueSteps REAL_TIME, the credit-cycles job)", () => {
   let orm: MikroORM;
+  /** The statements' runner on the ORM's pool, as the service builds it (src/app.ts). */
+  let statements: Db;
   let drop: () => Promise<void>;
   beforeAll(async () => {
     const db = await createTestDatabase();
     drop = db.drop;
     orm = await initORM(db.url, ENTITIES);
+    statements = new Db(await orm.em.getConnection().getNativeClient(), { named: true });
   });
   afterAll(async () => {
     await orm?.close(true);
@@ -124,7 +128,7 @@ describe("the real-time batch (runDueSteps REAL_TIME, the credit-cycles job)", (
     const logged: unknown[] = [];
     const logger = { error: (obj: unknown) => void logged.push(obj) };
     const until = D("2026-08-01T00:00:00Z");
-    await expect(runDueSteps(em(), REAL_TIME, until, { logger })).resolves.toMatchObject({ cuts: expect.any(Number) });
+    await expect(runDueSteps(statements, REAL_TIME, until, { logger })).resolves.toMatchObject({ cuts: expect.any(Number) });
 
     // the ordinary wallets of both tenants: exactly the engine's months
     for (const g of golden) {
@@ -158,7 +162,7 @@ describe("the real-time batch (runDueSteps REAL_TIME, the credit-cycles job)", (
     expect(await largestStored(em(), [day170.state.walletId, ...golden.map((g) => g.state.walletId)])).toBeLessThanOrEqual(BigInt(MAX));
     // one error logged per wallet set aside, and not again on the next run
     expect(logged).toHaveLength(2);
-    await runDueSteps(em(), REAL_TIME, new Date(until.getTime() + 40 * DAY), { logger });
+    await runDueSteps(statements, REAL_TIME, new Date(until.getTime() + 40 * DAY), { logger });
     expect(logged).toHaveLength(2);
     expect((await loadWallet(em(), day170.state.walletId)).state).toEqual(engineThere.state);
     for (const g of golden) expect((await loadWallet(em(), g.state.walletId)).state.statements.length).toBeGreaterThan(6);

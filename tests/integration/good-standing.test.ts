@@ -1,5 +1,5 @@
 /**
- * One rule for "a user in good standing" (src/modules/users/queries.ts;
+ * One rule for "a user in good standing" (src/modules/users/repository.ts;
  * docs/decisions/customers-users-and-wallets.md "Users"), over HTTP on a real PostgreSQL: Create
  * Order refuses a user who has been deactivated or deleted since the quote was issued, 404
  * `USER_NOT_FOUND` (docs/decisions/trading.md "Check orders"), and fills nothing; Create Quote,

@@ -7,21 +7,24 @@
  * credit core stored before (and back on the way down), then the keys stored before keys were
  * scoped per caller (answering every caller of their tenant).
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initORM, type MikroORM } from "../../src/db/orm.js";
+import { Db, type Tx } from "../../src/db/sql.js";
 import { ENTITIES } from "../../src/modules/entities.js";
 import { claimKey, keyCaller, priorResult, releaseKey, requestFingerprint, runOnce, UNNAMED_CALLER, type IdempotencyScope, type IdempotentRequest } from "../../src/modules/idempotency/service.js";
 import { createTestDatabase } from "../support/app.js";
 
 let orm: MikroORM;
+/** The mechanism's transactions (src/db/sql.ts), on the ORM's pool. */
+let sql: Db;
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
   const db = await createTestDatabase();
   drop = db.drop;
   orm = await initORM(db.url, ENTITIES);
+  sql = new Db(await orm.em.getConnection().getNativeClient(), { named: true });
   // the effect the probes make: one row per result
   await orm.em.getConnection().execute(`create table idem_probe (id varchar(255) primary key, tenant text not null, note text not null)`, []);
 });
@@ -48,9 +51,9 @@ function probe(body: unknown[], over: Partial<Omit<IdempotentRequest, "fingerpri
 }
 
 /** Writes the probe's effect: row `resultId`, optionally after `delayS` seconds inside the transaction. */
-async function effect(tx: EntityManager, request: IdempotentRequest, resultId: string, note: string, delayS = 0): Promise<string> {
-  if (delayS > 0) await tx.execute(`select pg_sleep(?)`, [delayS]);
-  await tx.execute(`insert into idem_probe (id, tenant, note) values (?, ?, ?)`, [resultId, request.customerId, note]);
+async function effect(tx: Tx, request: IdempotentRequest, resultId: string, note: string, delayS = 0): Promise<string> {
+  if (delayS > 0) await tx.rows({ name: "probe_sleep", text: `select pg_sleep($1)` }, [delayS]);
+  await tx.run({ name: "probe_effect", text: `insert into idem_probe (id, tenant, note) values ($1, $2, $3)` }, [resultId, request.customerId, note]);
   return note;
 }
 
@@ -61,21 +64,21 @@ async function effects(tenant: string): Promise<{ id: string; note: string }[]> 
 describe("one request after another", () => {
   it("runs a new key once; a repeat with the same body gets the first result, marked duplicate, and changes nothing", async () => {
     const request = probe(["pay", 100]);
-    expect(await priorResult(orm.em.fork(), request)).toBeNull();
-    const first = await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, "first"));
+    expect(await priorResult(sql, request)).toBeNull();
+    const first = await runOnce(sql, request, (tx, id) => effect(tx, request, id, "first"));
     expect(first).toEqual({ duplicate: false, resultId: expect.any(String), value: "first" });
-    const again = await runOnce(orm.em.fork(), { ...request }, (tx, id) => effect(tx, request, id, "again"));
+    const again = await runOnce(sql, { ...request }, (tx, id) => effect(tx, request, id, "again"));
     expect(again).toEqual({ duplicate: true, resultId: first.resultId });
-    expect(await priorResult(orm.em.fork(), request)).toBe(first.resultId);
+    expect(await priorResult(sql, request)).toBe(first.resultId);
     expect(await effects(request.customerId)).toEqual([{ id: first.resultId, note: "first" }]);
   });
 
   it("answers the caller's conflict error for the same key with another body, before and inside the transaction", async () => {
     const request = probe(["pay", 100]);
-    await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, "first"));
+    await runOnce(sql, request, (tx, id) => effect(tx, request, id, "first"));
     const other = { ...request, fingerprint: requestFingerprint(["pay", 101]) };
-    await expect(priorResult(orm.em.fork(), other)).rejects.toBeInstanceOf(Reused);
-    await expect(runOnce(orm.em.fork(), other, (tx, id) => effect(tx, other, id, "other"))).rejects.toThrow(
+    await expect(priorResult(sql, other)).rejects.toBeInstanceOf(Reused);
+    await expect(runOnce(sql, other, (tx, id) => effect(tx, other, id, "other"))).rejects.toThrow(
       new Reused("This Idempotency-Key was already used with a different request."),
     );
     expect(await effects(request.customerId)).toHaveLength(1);
@@ -84,41 +87,41 @@ describe("one request after another", () => {
   it("keeps the result id the caller chose for a new key", async () => {
     const request = probe(["charge", 5]);
     const chosen = randomUUID();
-    const done = await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, "first"), chosen);
+    const done = await runOnce(sql, request, (tx, id) => effect(tx, request, id, "first"), chosen);
     expect(done.resultId).toBe(chosen);
-    expect(await priorResult(orm.em.fork(), request)).toBe(chosen);
+    expect(await priorResult(sql, request)).toBe(chosen);
   });
 
   it("leaves the key unused when the change throws (rolled back with it): a later request, even with another body, runs", async () => {
     const request = probe(["pay", 100]);
-    await expect(runOnce(orm.em.fork(), request, async (tx, id) => {
+    await expect(runOnce(sql, request, async (tx, id) => {
       await effect(tx, request, id, "refused");
       throw new Error("refused");
     })).rejects.toThrow("refused");
-    expect(await priorResult(orm.em.fork(), request)).toBeNull();
+    expect(await priorResult(sql, request)).toBeNull();
     const other = { ...request, fingerprint: requestFingerprint(["pay", 50]) };
-    expect((await runOnce(orm.em.fork(), other, (tx, id) => effect(tx, other, id, "later"))).duplicate).toBe(false);
+    expect((await runOnce(sql, other, (tx, id) => effect(tx, other, id, "later"))).duplicate).toBe(false);
     expect((await effects(request.customerId)).map((e) => e.note)).toEqual(["later"]);
   });
 
   it("releaseKey gives the key back in a transaction that commits other work", async () => {
     const request = probe(["pay", 100]);
-    await orm.em.fork().transactional(async (tx) => {
+    await sql.transaction(async (tx) => {
       const claim = await claimKey(tx, request, randomUUID());
       expect(claim.duplicate).toBe(false);
       await effect(tx, request, randomUUID(), "catch-up");
       await releaseKey(tx, request);
     });
-    expect(await priorResult(orm.em.fork(), request)).toBeNull();
+    expect(await priorResult(sql, request)).toBeNull();
     expect((await effects(request.customerId)).map((e) => e.note)).toEqual(["catch-up"]);
   });
 
   it("refuses a key outside 1–255 characters (the surfaces validate the header first)", async () => {
     for (const key of ["", "k".repeat(256)]) {
-      await expect(runOnce(orm.em.fork(), probe(["x"], { key }), async () => "never")).rejects.toBeInstanceOf(RangeError);
+      await expect(runOnce(sql, probe(["x"], { key }), async () => "never")).rejects.toBeInstanceOf(RangeError);
     }
     const longest = probe(["x"], { key: "k".repeat(255) });
-    expect((await runOnce(orm.em.fork(), longest, (tx, id) => effect(tx, longest, id, "255"))).duplicate).toBe(false);
+    expect((await runOnce(sql, longest, (tx, id) => effect(tx, longest, id, "255"))).duplicate).toBe(false);
   });
 });
 
@@ -126,8 +129,8 @@ describe("scopes", () => {
   it("isolates tenants: one key under two tenants makes two results", async () => {
     const a = probe(["pay", 1], { key: "shared" });
     const b = probe(["pay", 1], { key: "shared" });
-    const ra = await runOnce(orm.em.fork(), a, (tx, id) => effect(tx, a, id, "a"));
-    const rb = await runOnce(orm.em.fork(), b, (tx, id) => effect(tx, b, id, "b"));
+    const ra = await runOnce(sql, a, (tx, id) => effect(tx, a, id, "a"));
+    const rb = await runOnce(sql, b, (tx, id) => effect(tx, b, id, "b"));
     expect([ra.duplicate, rb.duplicate]).toEqual([false, false]);
     expect(ra.resultId).not.toBe(rb.resultId);
   });
@@ -138,7 +141,7 @@ describe("scopes", () => {
     const results = [];
     for (const [i, scope] of scopes.entries()) {
       const request = probe([scope, i], { customerId, key: "same-key", scope });
-      results.push(await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, scope)));
+      results.push(await runOnce(sql, request, (tx, id) => effect(tx, request, id, scope)));
     }
     expect(results.map((r) => r.duplicate)).toEqual([false, false]);
     expect((await effects(customerId)).map((e) => e.note)).toEqual(["credit", "withdrawal"]);
@@ -168,14 +171,14 @@ describe("callers (docs/idempotency.md \"Whose key it is\")", () => {
     ];
     const requests = callers.map((caller, i) => probe(["pay", i], { customerId, key: "same-key", caller }));
     const firsts = [];
-    for (const [i, request] of requests.entries()) firsts.push(await runOnce(orm.em.fork(), request, (tx, id) => effect(tx, request, id, `caller-${i}`)));
+    for (const [i, request] of requests.entries()) firsts.push(await runOnce(sql, request, (tx, id) => effect(tx, request, id, `caller-${i}`)));
     expect(firsts.map((f) => f.duplicate)).toEqual([false, false, false, false]);
     expect(await effects(customerId)).toHaveLength(4);
 
     const [first] = requests;
     if (!first) throw new Error("no request");
-    expect(await runOnce(orm.em.fork(), { ...first }, async () => "again")).toEqual({ duplicate: true, resultId: firsts[0]?.resultId });
-    await expect(priorResult(orm.em.fork(), { ...first, fingerprint: requestFingerprint(["pay", 1]) })).rejects.toBeInstanceOf(Reused);
+    expect(await runOnce(sql, { ...first }, async () => "again")).toEqual({ duplicate: true, resultId: firsts[0]?.resultId });
+    await expect(priorResult(sql, { ...first, fingerprint: requestFingerprint(["pay", 1]) })).rejects.toBeInstanceOf(Reused);
     expect(await effects(customerId)).toHaveLength(4);
   });
 
@@ -183,18 +186,18 @@ describe("callers (docs/idempotency.md \"Whose key it is\")", () => {
     const customerId = `release-${randomUUID()}`;
     const kept = probe(["pay", 1], { customerId, key: "k", caller: keyCaller({ kind: "user", userId: randomUUID() }) });
     const released = { ...kept, caller: keyCaller({ kind: "user", userId: randomUUID() }) };
-    await runOnce(orm.em.fork(), kept, (tx, id) => effect(tx, kept, id, "kept"));
-    await orm.em.fork().transactional(async (tx) => {
+    await runOnce(sql, kept, (tx, id) => effect(tx, kept, id, "kept"));
+    await sql.transaction(async (tx) => {
       expect((await claimKey(tx, released, randomUUID())).duplicate).toBe(false);
       await releaseKey(tx, released);
     });
-    expect(await priorResult(orm.em.fork(), released)).toBeNull();
-    expect(await priorResult(orm.em.fork(), kept)).toBe((await effects(customerId))[0]?.id);
+    expect(await priorResult(sql, released)).toBeNull();
+    expect(await priorResult(sql, kept)).toBe((await effects(customerId))[0]?.id);
   });
 
   it("refuses a caller keyCaller does not make (empty, over 64 characters, or the `*` of keys stored before callers)", async () => {
     for (const caller of ["", "c".repeat(65), "*"]) {
-      await expect(runOnce(orm.em.fork(), probe(["x"], { caller }), async () => "never")).rejects.toBeInstanceOf(RangeError);
+      await expect(runOnce(sql, probe(["x"], { caller }), async () => "never")).rejects.toBeInstanceOf(RangeError);
     }
   });
 
@@ -205,7 +208,7 @@ describe("callers (docs/idempotency.md \"Whose key it is\")", () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) => {
         const r = i % 2 === 0 ? a : b;
-        return runOnce(orm.em.fork(), { ...r }, (tx, id) => effect(tx, r, id, `run-${i}`, 0.1));
+        return runOnce(sql, { ...r }, (tx, id) => effect(tx, r, id, `run-${i}`, 0.1));
       }),
     );
     expect(await effects(customerId)).toHaveLength(2);
@@ -219,7 +222,7 @@ describe("concurrency", () => {
   it("16 concurrent identical requests: exactly one effect, one first answer, 15 duplicates, all with the same result", async () => {
     const request = probe(["pay", 100]);
     const answers = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => runOnce(orm.em.fork(), { ...request }, (tx, id) => effect(tx, request, id, `run-${i}`, 0.2))),
+      Array.from({ length: 16 }, (_, i) => runOnce(sql, { ...request }, (tx, id) => effect(tx, request, id, `run-${i}`, 0.2))),
     );
     const rows = await effects(request.customerId);
     expect(rows).toHaveLength(1);
@@ -234,7 +237,7 @@ describe("concurrency", () => {
     const settled = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) => {
         const r = i % 2 === 0 ? request : other;
-        return runOnce(orm.em.fork(), r, (tx, id) => effect(tx, r, id, `run-${i}`, 0.1));
+        return runOnce(sql, r, (tx, id) => effect(tx, r, id, `run-${i}`, 0.1));
       }),
     );
     const rows = await effects(request.customerId);
@@ -250,13 +253,13 @@ describe("concurrency", () => {
     const request = probe(["pay", 100]);
     let claimed!: () => void;
     const holdsKey = new Promise<void>((resolve) => (claimed = resolve));
-    const first = runOnce(orm.em.fork(), request, async (tx, id) => {
+    const first = runOnce(sql, request, async (tx, id) => {
       claimed(); // runOnce calls the change once its transaction holds the key
       await effect(tx, request, id, "first", 0.3);
       throw new Error("refused");
     });
     await holdsKey;
-    const twin = runOnce(orm.em.fork(), { ...request }, (tx, id) => effect(tx, request, id, "twin"));
+    const twin = runOnce(sql, { ...request }, (tx, id) => effect(tx, request, id, "twin"));
     await expect(first).rejects.toThrow("refused");
     expect(await twin).toMatchObject({ duplicate: false, value: "twin" });
     expect((await effects(request.customerId)).map((e) => e.note)).toEqual(["twin"]);
@@ -306,9 +309,9 @@ describe("Migration20261126050000_idempotency_keys", () => {
 
     const legacyW = { ...probe([], { customerId, key: "legacy-w", scope: "withdrawal" }), fingerprint: withdrawalFingerprint };
     const legacyC = { ...probe([], { customerId, key: "legacy-c", scope: "credit" }), fingerprint: creditHash };
-    expect(await priorResult(orm.em.fork(), legacyW)).toBe(withdrawalId);
-    expect(await priorResult(orm.em.fork(), legacyC)).toBe(creditResult);
-    await expect(priorResult(orm.em.fork(), { ...legacyW, fingerprint: creditHash })).rejects.toBeInstanceOf(Reused);
+    expect(await priorResult(sql, legacyW)).toBe(withdrawalId);
+    expect(await priorResult(sql, legacyC)).toBe(creditResult);
+    await expect(priorResult(sql, { ...legacyW, fingerprint: creditHash })).rejects.toBeInstanceOf(Reused);
     expect(await conn.execute(`select column_name from information_schema.columns where table_name = 'withdrawal' and column_name = 'request_fingerprint'`)).toEqual([]);
     expect(await conn.execute(`select to_regclass('credit_idempotency_key') as t`)).toEqual([{ t: null }]);
 
@@ -322,7 +325,7 @@ describe("Migration20261126050000_idempotency_keys", () => {
       [payment, wallet],
     );
     const newC = { ...probe([], { customerId, key: "new-c", scope: "credit" }), fingerprint: newHash };
-    expect((await runOnce(orm.em.fork(), newC, async () => "paid", payment)).duplicate).toBe(false);
+    expect((await runOnce(sql, newC, async () => "paid", payment)).duplicate).toBe(false);
 
     await orm.migrator.down([CALLERS]);
     await orm.migrator.down([MIGRATION]);
@@ -333,8 +336,8 @@ describe("Migration20261126050000_idempotency_keys", () => {
     ]);
     await orm.migrator.up([MIGRATION]);
     await orm.migrator.up([CALLERS]);
-    expect(await priorResult(orm.em.fork(), legacyW)).toBe(withdrawalId);
-    expect(await priorResult(orm.em.fork(), newC)).toBe(payment);
+    expect(await priorResult(sql, legacyW)).toBe(withdrawalId);
+    expect(await priorResult(sql, newC)).toBe(payment);
   });
 });
 
@@ -357,15 +360,15 @@ describe("Migration20261128000000_idempotency_caller", () => {
     const alice = probe([], { customerId, scope: "transfer", key: "old-key", caller: keyCaller({ kind: "user", userId: randomUUID() }) });
     const owner = { ...alice, caller: keyCaller({ kind: "owner", credentialId: randomUUID() }) };
     for (const caller of [{ ...alice, fingerprint }, { ...owner, fingerprint }]) {
-      expect(await priorResult(orm.em.fork(), caller)).toBe(stored);
-      expect(await runOnce(orm.em.fork(), caller, async () => "booked again")).toEqual({ duplicate: true, resultId: stored });
+      expect(await priorResult(sql, caller)).toBe(stored);
+      expect(await runOnce(sql, caller, async () => "booked again")).toEqual({ duplicate: true, resultId: stored });
     }
-    await expect(runOnce(orm.em.fork(), { ...owner, fingerprint: requestFingerprint(["transfer", 2]) }, async () => "other")).rejects.toBeInstanceOf(Reused);
+    await expect(runOnce(sql, { ...owner, fingerprint: requestFingerprint(["transfer", 2]) }, async () => "other")).rejects.toBeInstanceOf(Reused);
 
     // a key used after the upgrade is per caller: two callers, two rows
     const fresh = { ...alice, key: "new-key", fingerprint };
-    const first = await runOnce(orm.em.fork(), fresh, async () => "alice");
-    const second = await runOnce(orm.em.fork(), { ...fresh, caller: owner.caller }, async () => "owner");
+    const first = await runOnce(sql, fresh, async () => "alice");
+    const second = await runOnce(sql, { ...fresh, caller: owner.caller }, async () => "owner");
     expect([first.duplicate, second.duplicate]).toEqual([false, false]);
     expect(await conn.execute(`select count(*)::int as n from idempotency_key where customer_id = ?`, [customerId])).toEqual([{ n: 3 }]);
 
@@ -375,7 +378,7 @@ describe("Migration20261128000000_idempotency_caller", () => {
       { key: "old-key", result_id: stored },
     ]);
     await orm.migrator.up([MIGRATION]);
-    expect(await priorResult(orm.em.fork(), { ...owner, fingerprint })).toBe(stored);
-    expect(await priorResult(orm.em.fork(), { ...fresh, caller: owner.caller })).toBe(first.resultId);
+    expect(await priorResult(sql, { ...owner, fingerprint })).toBe(stored);
+    expect(await priorResult(sql, { ...fresh, caller: owner.caller })).toBe(first.resultId);
   });
 });

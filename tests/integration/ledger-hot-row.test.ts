@@ -141,7 +141,7 @@ describe("no shared hot row in a withdrawal or a deposit (docs/decisions/custome
 
     const statuses = await t.orm.em.fork().execute<{ id: string; status: string }[]>(`select id, status from withdrawal where id in (?, ?)`, [wa, wb]);
     expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({ [wa]: "COMPLETED", [wb]: "COMPLETED" });
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("a deposit held open on its ledger posting blocks neither another wallet's deposit nor a withdrawal confirm on the same network", { timeout: 60_000 }, async () => {
@@ -165,7 +165,7 @@ describe("no shared hot row in a withdrawal or a deposit (docs/decisions/custome
       hold.restore();
     }
     expect((await first).status).toBe(201);
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("never rewrites the external row: no cached balance on it, and deposits and confirms leave it untouched", async () => {
@@ -183,12 +183,12 @@ describe("no shared hot row in a withdrawal or a deposit (docs/decisions/custome
     const [inCustody] = await t.orm.em.fork().execute<{ total: string }[]>(
       `select coalesce(sum(balance), 0)::text as total from ledger_account where bucket in ('available', 'held') and currency = 'btc'`,
     );
-    const external = (await ledger.externalBalances(t.orm.em.fork())).find((b) => b.code === EXTERNAL_BTC);
+    const external = (await ledger.externalBalances(t.db)).find((b) => b.code === EXTERNAL_BTC);
     expect(external).toMatchObject({ network: "networks/bitcoin", currency: "btc" });
     expect(external?.balance.neg().toFixed()).toBe(money(inCustody?.total ?? "0").toFixed());
-    expect(await ledger.externalBalances(t.orm.em.fork(), { network: "networks/bitcoin", currency: "btc" })).toEqual([external]);
-    expect(await ledger.externalBalances(t.orm.em.fork(), { network: "networks/bitcoin", currency: "eth" })).toEqual([]);
-    expect(await ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await ledger.externalBalances(t.db, { network: "networks/bitcoin", currency: "btc" })).toEqual([external]);
+    expect(await ledger.externalBalances(t.db, { network: "networks/bitcoin", currency: "eth" })).toEqual([]);
+    expect(await ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("npm run ledger:check prints the derived external balances, reports a value cached on an external account, and --rebuild clears it", { timeout: 120_000 }, async () => {
@@ -201,7 +201,7 @@ describe("no shared hot row in a withdrawal or a deposit (docs/decisions/custome
           (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
         );
       });
-    const [external] = await t.services.ledger.externalBalances(t.orm.em.fork(), { network: "networks/bitcoin", currency: "btc" });
+    const [external] = await t.services.ledger.externalBalances(t.db, { network: "networks/bitcoin", currency: "btc" });
     expect(external?.balance.isNegative()).toBe(true);
 
     const clean = await check();

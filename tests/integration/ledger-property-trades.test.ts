@@ -48,7 +48,7 @@ const orderArb = (wallets: number): fc.Arbitrary<Order> =>
 /** Posts one order; true when accepted, false when INSUFFICIENT_BALANCE refused it. */
 async function place(walletId: string, o: Order): Promise<boolean> {
   try {
-    await t.orm.em.fork().transactional((tx) =>
+    await t.db.transaction((tx) =>
       t.services.ledger.trade(tx, {
         walletId,
         spent: { currency: o.spent, amount: units(o.spentUnits) },
@@ -90,7 +90,7 @@ describe("trade entries under random load", () => {
         async (sequential, concurrentPairs) => {
           const wallets = [randomUUID(), randomUUID(), randomUUID()];
           const model = new Map<string, Money>();
-          await t.orm.em.fork().transactional(async (tx) => {
+          await t.db.transaction(async (tx) => {
             for (const [i, w] of wallets.entries()) {
               await ledger.openWalletAccounts(tx, w, CURRENCIES);
               for (const c of CURRENCIES) {
@@ -108,7 +108,7 @@ describe("trade entries under random load", () => {
             if (okB) apply(model, second, feesTotal);
           }
           for (const [i, w] of wallets.entries()) {
-            const balances = await ledger.walletBalances(t.orm.em.fork(), w);
+            const balances = await ledger.walletBalances(t.db, w);
             for (const b of balances) {
               expect(b.available.gte(0)).toBe(true);
               expect(b.available.toFixed(), `${i}:${b.currency}`).toBe((model.get(`${i}:${b.currency}`) ?? money(0)).toFixed());
@@ -118,7 +118,7 @@ describe("trade entries under random load", () => {
       ),
       { numRuns: 15, seed: 20261126, endOnFailure: true },
     );
-    expect(await ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await ledger.verify(t.db)).toEqual(CLEAN);
     for (const c of CURRENCIES) {
       const [row] = await t.orm.em.fork().execute<{ s: string | null }[]>(`select sum(p.amount)::text as s from ledger_posting p join ledger_account a on a.id = p.account_id where a.code = ?`, [`fees:${c}`]);
       expect(money(row?.s ?? 0).minus(feeBaseline.get(c) ?? 0).toFixed(), `fees:${c}`).toBe((feesTotal.get(c) ?? money(0)).toFixed());

@@ -14,6 +14,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Tx } from "../../src/db/sql.js";
 import { DomainError } from "../../src/domain/errors.js";
 import type { EntryKind } from "../../src/domain/ledger.js";
 import { Money, money, type Money as MoneyValue } from "../../src/domain/money.js";
@@ -37,9 +38,14 @@ const CLEAN = { unbalancedEntries: [], cacheMismatches: [], negativeAccounts: []
 /** `units` of 10⁻⁸, exactly. */
 const fromUnits = (units: number): MoneyValue => money(units).times(UNIT);
 
-/** Runs `fn` in its own transaction on a fresh fork of the ORM's entity manager. */
-function inTransaction<T>(fn: (tx: EntityManager) => Promise<T>): Promise<T> {
-  return t.orm.em.fork().transactional((tx) => fn(tx));
+/** Runs `fn` in its own transaction (src/db/sql.ts `Db.transaction`). */
+function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return t.db.transaction((tx) => fn(tx));
+}
+
+/** Runs this test's own `text` (`$1…`) with `values` in `tx`, unnamed. */
+function exec<Row extends object>(tx: Tx, text: string, values: unknown[] = []): Promise<Row[]> {
+  return tx.rows<Row>({ name: "", text }, values);
 }
 
 /** Runs `fn` on a fresh fork of the ORM's entity manager, outside any transaction. */
@@ -389,7 +395,7 @@ class Run {
   /** The balance cache of every wallet of the run equals the model, for every currency. */
   async expectBalances(): Promise<void> {
     for (const walletId of this.walletIds) {
-      const balances = await withEm((em) => ledger.walletBalances(em, walletId));
+      const balances = await ledger.walletBalances(t.db, walletId);
       const byCurrency = (a: { currency: string }, b: { currency: string }): number => (a.currency < b.currency ? -1 : 1);
       expect(balances.map(balanceStrings).sort(byCurrency)).toEqual(
         this.currencies.map((c) => modelStrings(c, this.buckets(walletId, c))).sort(byCurrency),
@@ -399,7 +405,7 @@ class Run {
 
   /** What verify() finds about this run's currencies (every list should be empty). */
   async verifyOwn(): Promise<LedgerCheck> {
-    const check = await withEm((em) => ledger.verify(em));
+    const check = await ledger.verify(t.db);
     const own = (currency: string): boolean => this.currencies.includes(currency);
     const ownCode = (code: string): boolean => this.currencies.some((c) => code.endsWith(`:${c}`));
     return {
@@ -482,7 +488,7 @@ describe("ledger invariants under random operations (property, real PostgreSQL)"
       { numRuns: 100 },
     );
     // Every run's own checks passed; the whole ledger is consistent too.
-    expect(await withEm((em) => ledger.verify(em))).toEqual(CLEAN);
+    expect(await ledger.verify(t.db)).toEqual(CLEAN);
     // The generator exercised both outcomes, sequentially and concurrently.
     expect(totals.accepted).toBeGreaterThan(0);
     expect(totals.refused).toBeGreaterThan(0);
@@ -545,7 +551,7 @@ describe("verify() and rebuildBalanceCache()", () => {
       await em.execute(`update ledger_account set balance = 7 where code = ?`, [code("external")]);
     });
 
-    const check = await withEm((em) => ledger.verify(em));
+    const check = await ledger.verify(t.db);
     expect(check.unbalancedEntries).toEqual([]);
     expect(check.negativeAccounts).toEqual([]);
     expect(check.unbalancedCurrencies).toEqual([]);
@@ -560,12 +566,12 @@ describe("verify() and rebuildBalanceCache()", () => {
       ].sort((a, b) => a.code.localeCompare(b.code)),
     );
     // Balances are read from the cache, so the corruption is visible until the rebuild.
-    expect((await withEm((em) => ledger.walletBalances(em, walletId, [currency]))).map(balanceStrings)).toEqual([
+    expect((await ledger.walletBalances(t.db, walletId, [currency])).map(balanceStrings)).toEqual([
       { currency, available: "3.00000001", held: "0.00000000", balance: "3.00000001" },
     ]);
 
     expect(await inTransaction((tx) => ledger.rebuildBalanceCache(tx))).toBe(3);
-    expect(await withEm((em) => ledger.verify(em))).toEqual(CLEAN);
+    expect(await ledger.verify(t.db)).toEqual(CLEAN);
     await run.expectConsistent();
     expect(await inTransaction((tx) => ledger.rebuildBalanceCache(tx))).toBe(0);
   });
@@ -575,20 +581,21 @@ describe("verify() and rebuildBalanceCache()", () => {
     const rollback = new Error("rollback");
     await expect(
       inTransaction(async (tx) => {
-        const [account] = await tx.execute<{ id: string }[]>(`select id from ledger_account where code = ?`, [code("available")]);
-        const [entry] = await tx.execute<{ id: string }[]>(
-          `insert into journal_entry (kind, wallet_id, network, currency, amount, created_at) values ('deposit', ?, 'networks/forged', ?, 1, now()) returning id`,
+        const [account] = await exec<{ id: string }>(tx, `select id from ledger_account where code = $1`, [code("available")]);
+        const [entry] = await exec<{ id: string }>(
+          tx,
+          `insert into journal_entry (kind, wallet_id, network, currency, amount, created_at) values ('deposit', $1, 'networks/forged', $2, 1, now()) returning id`,
           [walletId, currency],
         );
-        await tx.execute(`insert into ledger_posting (entry_id, account_id, currency, amount) values (?, ?, ?, 1)`, [entry?.id, account?.id, currency]);
+        await exec(tx, `insert into ledger_posting (entry_id, account_id, currency, amount) values ($1, $2, $3, 1)`, [entry?.id, account?.id, currency]);
         // The CHECK constraint refuses a negative wallet bucket…
-        await expect(tx.execute(`savepoint s`).then(() => tx.execute(`update ledger_account set balance = -1 where code = ?`, [code("held")]))).rejects.toThrow(
+        await expect(exec(tx, `savepoint s`).then(() => exec(tx, `update ledger_account set balance = -1 where code = $1`, [code("held")]))).rejects.toThrow(
           /ledger_account_balance_check/,
         );
-        await tx.execute(`rollback to savepoint s`);
+        await exec(tx, `rollback to savepoint s`);
         // …so verify()'s own check of it is exercised with the constraint dropped (inside this transaction).
-        await tx.execute(`alter table ledger_account drop constraint ledger_account_balance_check`);
-        await tx.execute(`update ledger_account set balance = -1 where code = ?`, [code("held")]);
+        await exec(tx, `alter table ledger_account drop constraint ledger_account_balance_check`);
+        await exec(tx, `update ledger_account set balance = -1 where code = $1`, [code("held")]);
 
         const check = await ledger.verify(tx);
         expect(check.unbalancedEntries.map((e) => ({ ...e, sum: money(e.sum).toFixed() }))).toEqual([
@@ -602,7 +609,7 @@ describe("verify() and rebuildBalanceCache()", () => {
         throw rollback;
       }),
     ).rejects.toBe(rollback);
-    expect(await withEm((em) => ledger.verify(em))).toEqual(CLEAN);
+    expect(await ledger.verify(t.db)).toEqual(CLEAN);
   });
 });
 
@@ -635,10 +642,10 @@ describe("regressions", () => {
     const rebuild = inTransaction((tx) => ledger.rebuildBalanceCache(tx)).finally(() => (rebuildEnded = true));
     await waitFor("the rebuild to wait for the hold's locks", async () => (rebuildEnded || (await lockWaiters()) > 0 ? true : undefined), 10_000).finally(release);
     await settleAll<unknown>([hold, rebuild]);
-    const [after] = await withEm((em) => ledger.walletBalances(em, walletId, [currency]));
+    const [after] = await ledger.walletBalances(t.db, walletId, [currency]);
     expect(after?.available.toFixed()).toBe("5");
     expect(after?.held.toFixed()).toBe("5");
-    const check = await withEm((em) => ledger.verify(em));
+    const check = await ledger.verify(t.db);
     expect(check.cacheMismatches.filter((m) => m.code.includes(walletId))).toEqual([]);
     // and the following hold of 10 is refused, not overdrawn
     const second = await attempt({ kind: "hold", walletId, network, currency, amount: money(10) });
@@ -647,7 +654,8 @@ describe("regressions", () => {
 
   it("refuses to post outside a transaction", async () => {
     const { walletId, currency, network } = fresh();
-    await expect(withEm((em) => ledger.post(em, { kind: "deposit", walletId, network, currency, amount: money(1) }))).rejects.toThrow(
+    // a Db is no transaction: the post's locks would be released at once (the types forbid it; the ledger checks it too)
+    await expect(ledger.post(t.db as unknown as Tx, { kind: "deposit", walletId, network, currency, amount: money(1) })).rejects.toThrow(
       /inside a transaction/,
     );
   });
@@ -661,7 +669,7 @@ describe("regressions", () => {
       expect(error).toBeInstanceOf(DomainError);
       expect((error as DomainError).code).toBe("INVALID_AMOUNT");
     }
-    const check = await withEm((em) => ledger.verify(em));
+    const check = await ledger.verify(t.db);
     expect(check).toEqual(CLEAN);
   });
 

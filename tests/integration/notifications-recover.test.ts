@@ -8,7 +8,9 @@
  * delivery log (List Credit Notification Deliveries) with its paging and attempts.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { Db } from "../../src/db/sql.js";
 import { WAITING_AT, type CreditNotificationBody } from "../../src/modules/credit/notifications/delivery.js";
 import { CreditWallet } from "../../src/modules/credit/accounts/entities.js";
 import { requeueFailed } from "../../src/modules/outbox/recover.js";
@@ -209,11 +211,13 @@ describe("RecoverCreditNotifications", () => {
     const em = t.orm.em.fork();
     await em.execute(`update credit_event set delivery_status = 'failed', next_attempt_at = null where id in (?, ?)`, [e1, e2]);
     await em.execute(`update credit_event set next_attempt_at = null where id = ?`, [e3]);
-    await em.transactional(async (tx) => {
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    onTestFinished(() => pool.end());
+    await new Db(pool, { named: true }).transaction(async (tx) => {
       // e1 and e2 failed for good, e3 pending after failed attempts; e4 never attempted
       expect(await requeueFailed(tx, t.services.creditDelivery.channel, s.customerId, new Date(Date.now() - HOUR))).toBe(3);
-      const rows = await tx.execute<{ id: string; delivery_status: string; attempt_count: number; next_attempt_at: Date | null }[]>(
-        `select id, delivery_status, attempt_count, next_attempt_at from credit_event where wallet_id = ? order by sequence`, [w]);
+      const rows = await tx.rows<{ id: string; delivery_status: string; attempt_count: number; next_attempt_at: Date | null }>(
+        { name: "test_wallet_events", text: `select id, delivery_status, attempt_count, next_attempt_at from credit_event where wallet_id = $1 order by sequence` }, [w]);
       expect(rows.map((r) => [r.id, r.delivery_status, r.attempt_count])).toEqual([[e1, "pending", 0], [e2, "pending", 0], [e3, "pending", 0], [e4, "pending", 0]]);
       expect(rows.map((r) => (r.next_attempt_at === null ? null : new Date(r.next_attempt_at).getTime())))
         .toEqual([null, WAITING_AT.getTime(), WAITING_AT.getTime(), WAITING_AT.getTime()]);
@@ -260,12 +264,11 @@ const recoverHooks = (hook: { customerId: string; token: string }, since: Date) 
 describe("Recover Webhook Deliveries", () => {
   /** Writes `count` `address.added` notifications marked with the customer, one attempt short of the last. */
   async function enqueue(customerId: string, count: number): Promise<void> {
-    await t.orm.em.fork().transactional(async (tx) => {
+    await t.db.transaction(async (tx) => {
       for (let n = 1; n <= count; n++) {
         await t.services.webhooks.enqueueEvent(tx, { customerId, type: "address.added", data: { marker: customerId, n }, reference: `test:${n}` });
       }
-      await tx.flush();
-      await tx.execute(`update webhook_delivery set attempt_count = ? where customer_id = ?`, [LAST_BUT_ONE, customerId]);
+      await tx.run({ name: "", text: `update webhook_delivery set attempt_count = $1 where customer_id = $2` }, [LAST_BUT_ONE, customerId]);
     });
     t.services.webhooks.kick();
   }
@@ -315,11 +318,10 @@ describe("recovering messages still waiting for a retry (pending after failed at
 
   /** Writes a `withdrawal.pin` of a new withdrawal for `customerId`, DEEP attempts already failed, and starts a round. @returns its delivery. */
   async function failingPin(customerId: string): Promise<{ id: string; webhookId: string }> {
-    await t.orm.em.fork().transactional(async (tx) => {
+    await t.db.transaction(async (tx) => {
       const pin = { withdrawalId: randomUUID(), userId: randomUUID(), customerId, code: "246810", expiresAt: new Date(Date.now() + 600_000) };
       expect(await t.services.webhooks.enqueuePin(tx, pin)).toBe(true);
-      await tx.flush();
-      await tx.execute(`update webhook_delivery set attempt_count = ? where customer_id = ?`, [DEEP, customerId]);
+      await tx.run({ name: "", text: `update webhook_delivery set attempt_count = $1 where customer_id = $2` }, [DEEP, customerId]);
     });
     t.services.webhooks.kick();
     const [row] = await t.orm.em.fork().execute<{ id: string; webhook_message_id: string }[]>(

@@ -1,6 +1,6 @@
 /**
  * The outbox's claim stays cheap however large the backlog is (docs/outbox.md "The claim's plan";
- * src/modules/outbox/claim.ts): with 200 000 pending messages in a channel's table, the claim
+ * src/modules/outbox/repository/claim.ts): with 200 000 pending messages in a channel's table, the claim
  * statement of every branch is an index scan over the due messages only, bounded by
  * `next_attempt_at`, that removes no row by a filter, and it takes well under 50 ms. The credit
  * backlog is the hard case: 200 wallets of 1 000 pending events each, every wallet's head in
@@ -15,9 +15,10 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { PARKED_AT, WAITING_AT } from "../../src/domain/outbox.js";
-import { claimStatement, type ClaimBranch } from "../../src/modules/outbox/claim.js";
+import { Db } from "../../src/db/sql.js";
+import { claimStatement, type ClaimBranch } from "../../src/modules/outbox/repository/claim.js";
 import type { OutboxChannel } from "../../src/modules/outbox/channel.js";
 import { Outbox } from "../../src/modules/outbox/outbox.js";
 import { CreditWallet } from "../../src/modules/credit/accounts/entities.js";
@@ -49,15 +50,13 @@ interface PlanNode {
 
 const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
 
-/** `EXPLAIN (ANALYZE, FORMAT JSON)` of a statement written with `?` placeholders, rolled back. */
-async function explain(sql: string, params: unknown[]): Promise<{ nodes: PlanNode[]; executionMs: number }> {
-  let n = 0;
-  const numbered = sql.replace(/\?/g, () => `$${++n}`);
+/** `EXPLAIN (ANALYZE, FORMAT JSON)` of a statement (`$n` placeholders), rolled back. */
+async function explain(text: string, params: unknown[]): Promise<{ nodes: PlanNode[]; executionMs: number }> {
   const client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
   try {
     await client.query("begin");
-    const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode; "Execution Time": number }] }>(`explain (analyze, format json) ${numbered}`, params);
+    const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode; "Execution Time": number }] }>(`explain (analyze, format json) ${text}`, params);
     const [result] = rows[0]!["QUERY PLAN"];
     return { nodes: flatten(result.Plan), executionMs: result["Execution Time"] };
   } finally {
@@ -71,8 +70,8 @@ async function explain(sql: string, params: unknown[]): Promise<{ nodes: PlanNod
  * returned `claimed` rows, no node removing rows by a filter, and a time under the bound.
  */
 async function expectIndexClaim<M>(channel: OutboxChannel<M>, branch: ClaimBranch, table: string, index: string, claimed: number): Promise<number> {
-  const { sql, params } = claimStatement(channel, branch);
-  const { nodes, executionMs } = await explain(sql, params);
+  const { statement, values } = claimStatement(channel, branch);
+  const { nodes, executionMs } = await explain(statement.text, values);
   const scan = nodes.find((node) => node["Relation Name"] === table && node["Index Name"] === index);
   expect(scan, `an index scan of ${index} in ${JSON.stringify(nodes.map((node) => [node["Node Type"], node["Index Name"] ?? node["Relation Name"]]))}`).toBeDefined();
   expect(scan!["Node Type"]).toMatch(/^Index (Only )?Scan$/);
@@ -234,7 +233,9 @@ describe("the order of a stream under concurrency", () => {
 
   it("an event written while a round sends its wallet's head: the round's record waits for the writer, then makes the event due", async () => {
     const { walletId, e1 } = await walletWithHead();
-    const outbox = new Outbox(t.orm, t.logger);
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
+    onTestFinished(() => pool.end());
+    const outbox = new Outbox(new Db(pool, { named: true }), t.logger);
     const channel = t.services.creditDelivery.channel;
     const claimed = await outbox.claim(channel);
     expect(claimed).toMatchObject({ id: e1 });

@@ -153,7 +153,7 @@ describe("DATABASE_POOL_MODE=transaction behind PgBouncer (pool_mode = transacti
     expect((JSON.parse(payment.body) as { amount: number }).amount).toBe(5000);
 
     // the ledger is clean
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
 
     // PgBouncer carried the traffic: its pool of the test database has clients and server
     // connections, and its counters show the transactions and queries of the workload

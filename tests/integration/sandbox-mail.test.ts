@@ -6,7 +6,7 @@
  * withdrawal walk-through makes between initiate and confirm does not grow with the outbox (docs/performance.md).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_MAIL, SANDBOX_MAIL_TO } from "../../src/modules/mail/service.js";
+import { SANDBOX_MAIL, SANDBOX_MAIL_TO } from "../../src/modules/mail/repository.js";
 import type { PreparedStatement } from "../../src/db/sql.js";
 import { useTestApp } from "../support/app.js";
 import { BASE, Walk } from "../support/fixtures.js";
@@ -16,10 +16,8 @@ let key: string;
 
 /** Writes one sandbox email of `customerId` to `to`, committed, `order` milliseconds after a fixed instant. */
 async function email(customerId: string, to: string, subject: string, order: number): Promise<void> {
-  const em = t.orm.em.fork();
-  t.services.mail.enqueue(em, { customerId, to, subject, text: `about ${subject}` });
-  await em.flush();
-  await em.execute(`update outbox_email set created_at = ? where subject = ?`, [new Date(Date.UTC(2026, 10, 23, 12, 0, 0, order)), subject]);
+  await t.services.mail.enqueue(t.db, { customerId, to, subject, text: `about ${subject}` });
+  await t.orm.em.fork().execute(`update outbox_email set created_at = ? where subject = ?`, [new Date(Date.UTC(2026, 10, 23, 12, 0, 0, order)), subject]);
 }
 
 beforeAll(async () => {

@@ -58,7 +58,7 @@ const balances = async (s: Scene): Promise<Record<string, string>> => {
   expect(res.status).toBe(200);
   return Object.fromEntries((res.body.data.balance as { currency: string; available: string }[]).map((b) => [b.currency, b.available]));
 };
-const verify = () => t.services.ledger.verify(t.orm.em.fork());
+const verify = () => t.services.ledger.verify(t.db);
 
 describe("quote and order", () => {
   it("a buy: the quote's terms, the order, the balances, both trade transactions, and a balanced ledger", async () => {

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { money } from "../../src/domain/money.js";
 import { windowsAt } from "../../src/domain/limits.js";
-import { transferUsage } from "../../src/modules/transfers/usage.js";
+import { transferUsage } from "../../src/modules/transfers/repository.js";
 import { useTestApp } from "../support/app.js";
 import { BASE, expectPlatformError, Walk } from "../support/fixtures.js";
 
@@ -63,7 +63,7 @@ async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
   return t.orm.em.fork().execute<T[]>(text, params);
 }
 
-const verify = () => t.services.ledger.verify(t.orm.em.fork());
+const verify = () => t.services.ledger.verify(t.db);
 
 describe("Idempotency-Key", () => {
   it("a repeat with the same body answers the first transfer, is_duplicate true, booked once; another body is 409", async () => {
@@ -217,10 +217,10 @@ describe("transfer caps (the sender's, checked after the amount and before the b
     // one of A's transfers moved to the first instant of the month (still this month, not today unless today is the 1st)
     const windows = windowsAt(now);
     await sql(`update transfer set created_at = ? where from_user_id = ? and amount = 2`, [windows.monthStart, users.a!.userId]);
-    const usage = await transferUsage(t.orm.em.fork(), users.a!.userId, "usdt", windows);
+    const usage = await transferUsage(t.db, users.a!.userId, "usdt", windows);
     const today = windows.dayStart.getTime() === windows.monthStart.getTime() ? "3.25" : "1.25";
     expect([money(usage.today).toFixed(), money(usage.month).toFixed()]).toEqual([today, "3.25"]);
-    const none = await transferUsage(t.orm.em.fork(), users.a!.userId, "btc", windows);
+    const none = await transferUsage(t.db, users.a!.userId, "btc", windows);
     expect(none).toEqual({ today: "0", month: "0" });
   });
 });

@@ -121,7 +121,7 @@ describe("Create Transfer", () => {
       wallet_id: aliceMain.wallet_id,
       postings: [`wallet:${aliceMain.wallet_id}:available:btc -0.100000000000000000`, `wallet:${bobMain.wallet_id}:available:btc 0.100000000000000000`],
     }]);
-    expect(await scene.t.services.ledger.verify(scene.t.orm.em.fork())).toEqual(CLEAN);
+    expect(await scene.t.services.ledger.verify(scene.t.db)).toEqual(CLEAN);
 
     // Get and List answer the same record
     expect((await getTransfer(apiKey(key), t.transfer_id.toUpperCase())).body.data).toEqual(t);

@@ -76,11 +76,10 @@ async function deliveries(customerId: string): Promise<Record<string, unknown>[]
  */
 async function writePin(customerId: string, hold?: string): Promise<string> {
   const withdrawalId = randomUUID();
-  await t.orm.em.fork().transactional(async (tx) => {
+  await t.db.transaction(async (tx) => {
     const pin = { withdrawalId, userId: randomUUID(), customerId, code: "246810", expiresAt: new Date(Date.now() + 600_000) };
     expect(await t.services.webhooks.enqueuePin(tx, pin)).toBe(true);
-    await tx.flush();
-    if (hold) await tx.execute(`update webhook_delivery set ${hold} where customer_id = ?`, [customerId]);
+    if (hold) await tx.run({ name: "", text: `update webhook_delivery set ${hold} where customer_id = $1` }, [customerId]);
   });
   if (!hold) t.services.webhooks.kick();
   return withdrawalId;

@@ -37,7 +37,7 @@ describe("concurrency on the real database (docs/decisions/withdrawals.md)", () 
       { kind: "debit", n: "1" },
       { kind: "hold", n: "1" },
     ]);
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("50 parallel wrong codes: exactly 5 answer CONFIRMATION_CODE_INVALID, the rest WITHDRAWAL_BLOCKED (the counter loses no attempt)", async () => {
@@ -72,7 +72,7 @@ describe("concurrency on the real database (docs/decisions/withdrawals.md)", () 
       expect(status).toBe("CANCELLED");
       expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
     }
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("20 parallel initiates of 0.1 btc against a balance of 1: exactly 10 accepted, available never below zero, held 1", async () => {
@@ -89,7 +89,7 @@ describe("concurrency on the real database (docs/decisions/withdrawals.md)", () 
     const list = await api.list(apiKey(s.key), s.userId, { "filter[where][status]": "PENDING" });
     expect(list.body.meta.pagination.records.total).toBe(10);
     expect(await api.mails(s.key, s.email)).toHaveLength(10);
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
   });
 
   it("50 parallel initiates with one Idempotency-Key: one withdrawal, one hold, one email; every answer is that withdrawal", async () => {
@@ -154,7 +154,7 @@ describe("concurrency on the real database (docs/decisions/withdrawals.md)", () 
   });
 
   it("leaves the whole ledger consistent after every test of this file", async () => {
-    expect(await t.services.ledger.verify(t.orm.em.fork())).toEqual(CLEAN);
-    expect(await tc.services.ledger.verify(tc.orm.em.fork())).toEqual(CLEAN);
+    expect(await t.services.ledger.verify(t.db)).toEqual(CLEAN);
+    expect(await tc.services.ledger.verify(tc.db)).toEqual(CLEAN);
   });
 });

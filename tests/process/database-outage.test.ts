@@ -172,7 +172,7 @@ describe("the database goes down under load and comes back", () => {
       const res = await fetch(`${base}/api/v1/users/${funded.userId}/accounts/crypto/withdrawals/${id}`, { headers });
       expect(res.status, `withdrawal ${id} answered 201`).toBe(200);
     }
-    const check = await app.services.ledger.verify(app.orm.em.fork());
+    const check = await app.services.ledger.verify(app.db);
     for (const list of Object.values(check)) expect(list).toEqual([]);
     // the balance is the first deposit plus every deposit booked (pending withdrawals only hold)
     const balance = ((await (await fetch(`${base}/api/v1/wallets/${funded.walletId}/balance`, { headers })).json()) as {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { initORM } from "../../src/db/orm.js";
+import { Db } from "../../src/db/sql.js";
 import { ENTITIES } from "../../src/modules/entities.js";
 import { bootstrapIdentitySecrets } from "../../src/modules/identity/bootstrap.js";
 import { SecretFileError } from "../../src/db/secret-file.js";
@@ -166,8 +167,9 @@ describe("the secrets key with an external database", () => {
     try {
       const em = orm.em.fork();
       const conn = em.getConnection();
+      const statements = new Db(await conn.getNativeClient(), { named: true });
       await conn.execute(`insert into service_setting (key, value, created_at) values ('secrets_key', ?, now())`, ["legacy-key-".padEnd(48, "x")]);
-      const withEnv = await bootstrapIdentitySecrets(em, { secretsKey: TEST_SECRETS_KEY, masterApiKey: TEST_MASTER_KEY });
+      const withEnv = await bootstrapIdentitySecrets(statements, { secretsKey: TEST_SECRETS_KEY, masterApiKey: TEST_MASTER_KEY });
       expect(withEnv.legacyRow).toBe("deleted");
       expect(withEnv.secretsKeySource).toBe("env");
       expect(await conn.execute(`select key from service_setting where key = 'secrets_key'`)).toEqual([]);
@@ -175,18 +177,18 @@ describe("the secrets key with an external database", () => {
       const dir = dataDir();
       const file = join(dir, "secrets.key");
       writeFileSync(file, "too-short\n", { mode: 0o600 });
-      await expect(bootstrapIdentitySecrets(em, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file })).rejects.toThrow(
+      await expect(bootstrapIdentitySecrets(statements, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file })).rejects.toThrow(
         new SecretFileError(`${file} holds 9 characters; at least 32 are needed`),
       );
       unlinkSync(file);
-      const created = await bootstrapIdentitySecrets(em, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file });
+      const created = await bootstrapIdentitySecrets(statements, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file });
       expect(created.secretsKeySource).toBe("file-created");
-      const again = await bootstrapIdentitySecrets(em, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file });
+      const again = await bootstrapIdentitySecrets(statements, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file });
       expect(again.secretsKeySource).toBe("file");
       expect(again.box.hash("x")).toBe(created.box.hash("x"));
       // a row that disagrees with an existing file: refused, nothing deleted
       await conn.execute(`insert into service_setting (key, value, created_at) values ('secrets_key', ?, now())`, ["another-key-".padEnd(48, "y")]);
-      await expect(bootstrapIdentitySecrets(em, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file })).rejects.toThrow(/holds another key than the secrets_key row/);
+      await expect(bootstrapIdentitySecrets(statements, { secretsKey: undefined, masterApiKey: TEST_MASTER_KEY, secretsKeyFile: file })).rejects.toThrow(/holds another key than the secrets_key row/);
       expect(await conn.execute(`select key from service_setting where key = 'secrets_key'`)).toHaveLength(1);
     } finally {
       await orm.close(true);

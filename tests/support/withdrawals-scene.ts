@@ -275,7 +275,7 @@ export function useWithdrawalsApp(kind: WithdrawalsAppKind): { app: TestAppHandl
   const app = useTestApp(APP_ENV[kind]);
   afterAll(async () => {
     if (!app.express) return; // the app did not start: its own hook reported why
-    expect(await app.services.ledger.verify(app.orm.em.fork())).toEqual(CLEAN);
+    expect(await app.services.ledger.verify(app.db)).toEqual(CLEAN);
   });
   return { app, api: () => new Api(app) };
 }

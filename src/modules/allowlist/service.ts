@@ -12,12 +12,14 @@ import { isUuid } from "../../domain/ids.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { unsafeNameProblems } from "../../domain/text.js";
 import type { CustodyProvider } from "../../providers/provider.js";
+import type { Db, Sql } from "../../db/sql.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import type { WebhookEvent } from "../webhooks/service.js";
 import { destinationNetworks, withdrawableCurrency } from "../withdrawals/destination.js";
 import type { DestinationPolicy } from "../withdrawals/types.js";
 import { AllowlistAddress } from "./entities.js";
+import { activationOf as storedActivation, insertAddress } from "./repository.js";
 import { addressAddedData, allowlistAddressView, type AddAddressInput, type AllowlistAddressView } from "./views.js";
 
 export type { AddAddressInput, AllowlistAddressView } from "./views.js";
@@ -37,18 +39,20 @@ export interface AllowlistDeps {
   wallets: Pick<WalletService, "currency">;
   users: Pick<UserService, "find" | "findLive">;
   /** The customer's `allowlist_required` (src/modules/limits/service.ts). */
-  policy: { allowlistRequired(em: EntityManager, customerId: string): Promise<boolean> };
+  policy: { allowlistRequired(customerId: string): Promise<boolean> };
   /**
    * The customer's webhook (src/modules/webhooks/service.ts): `enqueueEvent` writes a notification
    * in the caller's transaction when the customer has an enabled webhook; `kick` starts its
    * delivery after commit.
    */
-  notifier: { enqueueEvent(tx: EntityManager, event: WebhookEvent): Promise<boolean>; kick(): void };
+  notifier: { enqueueEvent(tx: Sql, event: WebhookEvent): Promise<boolean>; kick(): void };
 }
 
 /** Users' withdrawal allowlists. */
 export class AllowlistService implements DestinationPolicy {
   constructor(
+    /** Where the entries are written and checked (src/db/sql.ts). */
+    private readonly db: Db,
     private readonly deps: AllowlistDeps,
     private readonly settings: AllowlistSettings,
   ) {}
@@ -81,13 +85,8 @@ export class AllowlistService implements DestinationPolicy {
       createdAt,
       activatesAt: activationOf(createdAt, this.settings.cooldownS),
     };
-    const outcome = await em.transactional(async (tx) => {
-      const inserted = await tx.execute<{ id: string }[]>(
-        `insert into allowlist_address (id, customer_id, user_id, currency, address, address_key, label, created_at, activates_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (user_id, currency, address_key) do nothing returning id`,
-        [entry.id, customerId, entry.userId, entry.currency, entry.address, entry.addressKey, entry.label, entry.createdAt, entry.activatesAt],
-      );
-      if (inserted.length === 0) return "exists" as const;
+    const outcome = await this.db.transaction(async (tx) => {
+      if (!(await insertAddress(tx, entry))) return "exists" as const;
       const data = addressAddedData(entry);
       return (await this.deps.notifier.enqueueEvent(tx, { customerId, type: ADDRESS_ADDED, data, reference: `address:${entry.id}` })) ? "pushed" : "added";
     });
@@ -125,12 +124,9 @@ export class AllowlistService implements DestinationPolicy {
    * `addressKey`) must be on the user's list of `currency` and `ACTIVE` at `now`.
    * @throws DomainError INVALID_ADDRESS (400) saying whether it is absent or cooling down, and until when.
    */
-  async assertDestinationAllowed(em: EntityManager, d: { customerId: string; userId: string; currency: string; address: string; now: Date }): Promise<void> {
-    if (!(await this.deps.policy.allowlistRequired(em, d.customerId))) return;
-    const [row] = await em.execute<{ activates_at: Date }[]>(
-      `select activates_at from allowlist_address where user_id = ? and currency = ? and address_key = ?`,
-      [d.userId.toLowerCase(), d.currency.toLowerCase(), addressKey(d.address)],
-    );
-    assertAllowlisted(row ? { activatesAt: new Date(row.activates_at) } : null, d.currency.toLowerCase(), d.address, d.now);
+  async assertDestinationAllowed(d: { customerId: string; userId: string; currency: string; address: string; now: Date }): Promise<void> {
+    if (!(await this.deps.policy.allowlistRequired(d.customerId))) return;
+    const activatesAt = await storedActivation(this.db, d.userId.toLowerCase(), d.currency.toLowerCase(), addressKey(d.address));
+    assertAllowlisted(activatesAt ? { activatesAt } : null, d.currency.toLowerCase(), d.address, d.now);
   }
 }

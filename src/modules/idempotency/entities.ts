@@ -1,6 +1,6 @@
 /**
  * Storage of the one Idempotency-Key mechanism (docs/idempotency.md): table `idempotency_key`.
- * The mechanism reads and writes it with raw SQL (src/modules/idempotency/queries.ts); the entity
+ * The mechanism reads and writes it with raw SQL (src/modules/idempotency/repository.ts); the entity
  * exists so that the schema check (tests/integration/schema.test.ts) covers the table.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";

@@ -19,9 +19,8 @@
  * committed before it began, so the select after a conflicting insert sees the winner's row.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Db, Tx } from "../../db/sql.js";
-import { ANY_CALLER, deleteKey, insertKey, selectKey, type KeyAddress, type KeyRunner } from "./queries.js";
+import type { Db, Sql, Tx } from "../../db/sql.js";
+import { ANY_CALLER, deleteKey, insertKey, selectKey, type KeyAddress } from "./repository.js";
 
 /**
  * The key spaces. A scope is one operation, or a family of operations whose keys must not collide:
@@ -120,8 +119,8 @@ export function requestFingerprint(parts: readonly unknown[]): string {
  * @returns the first result's id when the key was used with the same fingerprint; null when unused.
  * @throws `request.reused()` when the key was used with another fingerprint.
  */
-export async function priorResult(em: KeyRunner, request: IdempotentRequest): Promise<string | null> {
-  const stored = await selectKey(em, address(request));
+export async function priorResult(sql: Sql, request: IdempotentRequest): Promise<string | null> {
+  const stored = await selectKey(sql, address(request));
   if (!stored) return null;
   if (stored.requestFingerprint !== request.fingerprint) throw request.reused();
   return stored.resultId;
@@ -129,8 +128,7 @@ export async function priorResult(em: KeyRunner, request: IdempotentRequest): Pr
 
 /**
  * Claims `request`'s key for a new result `resultId`. Must be the first statement on the key in the
- * transaction `tx` (an EntityManager's, or a plain-SQL one: src/modules/idempotency/queries.ts
- * `KeyRunner`) that makes the change (and before the change's own locks), so that the key row
+ * transaction `tx` (src/db/sql.ts `Tx`) that makes the change (and before the change's own locks), so that the key row
  * commits or rolls back with the change. While another transaction holds the same key uncommitted,
  * this waits for it to end. A conflicting row that vanished before it could be read (deleted by its
  * own transaction after the insert saw it: not done by this module) is tried again, at most
@@ -142,7 +140,7 @@ export async function priorResult(em: KeyRunner, request: IdempotentRequest): Pr
  *   outside 1–255 characters (the surface validates the header first) or a caller not made by
  *   {@link keyCaller}; Error when the key row kept vanishing.
  */
-export async function claimKey(tx: KeyRunner, request: IdempotentRequest, resultId: string): Promise<IdempotencyClaim> {
+export async function claimKey(tx: Sql, request: IdempotentRequest, resultId: string): Promise<IdempotencyClaim> {
   if (request.key.length === 0 || request.key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     throw new RangeError(`an Idempotency-Key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters, not ${request.key.length}`);
   }
@@ -165,38 +163,24 @@ export async function claimKey(tx: KeyRunner, request: IdempotentRequest, result
  * still commits other work (e.g. the credit core's catch-up steps): the key stays unused. A
  * refusal that throws out of the transaction needs no release (the key row rolls back).
  */
-export async function releaseKey(tx: KeyRunner, request: IdempotentRequest): Promise<void> {
+export async function releaseKey(tx: Sql, request: IdempotentRequest): Promise<void> {
   await deleteKey(tx, address(request));
 }
 
 /**
- * Runs `change` once per key, in one transaction of `em` that first claims the key
- * ({@link claimKey}): a new key runs `change(tx, resultId)` and commits the key with it; a repeat
- * (concurrent or later) runs nothing and gets the first `resultId`. Whatever `change` throws rolls
- * the key back with the transaction and is thrown as it is.
+ * Runs `change` once per key, in one transaction of `db` (src/db/sql.ts `Db.transaction`) that
+ * first claims the key ({@link claimKey}): a new key runs `change(tx, resultId)` and commits the key
+ * with it; a repeat (concurrent or later) runs nothing and gets the first `resultId`. Whatever
+ * `change` throws rolls the key back with the transaction and is thrown as it is.
  * @param resultId the id of the result a new key produces (default: a random UUID).
  * @throws `request.reused()` when the key was used with another fingerprint; what `change` throws.
  */
-export async function runOnce<T>(
-  em: EntityManager,
-  request: IdempotentRequest,
-  change: (tx: EntityManager, resultId: string) => Promise<T>,
-  resultId: string = randomUUID(),
-): Promise<OnceOutcome<T>> {
-  return em.transactional((tx) => claimThenChange(tx, request, resultId, change));
-}
-
-/**
- * {@link runOnce} in a transaction of `db` (src/db/sql.ts `Db.transaction`) instead of the ORM's:
- * the key claimed and `change` run on it.
- * @throws `request.reused()` when the key was used with another fingerprint; what `change` throws.
- */
-export async function runOnceIn<T>(db: Db, request: IdempotentRequest, change: (tx: Tx, resultId: string) => Promise<T>, resultId: string = randomUUID()): Promise<OnceOutcome<T>> {
+export async function runOnce<T>(db: Db, request: IdempotentRequest, change: (tx: Tx, resultId: string) => Promise<T>, resultId: string = randomUUID()): Promise<OnceOutcome<T>> {
   return db.transaction((tx) => claimThenChange(tx, request, resultId, change));
 }
 
-/** In `tx`: the key claimed, then `change` when the key is new ({@link runOnce}, {@link runOnceIn}). */
-async function claimThenChange<Tx extends KeyRunner, T>(tx: Tx, request: IdempotentRequest, resultId: string, change: (tx: Tx, resultId: string) => Promise<T>): Promise<OnceOutcome<T>> {
+/** In `tx`: the key claimed, then `change` when the key is new ({@link runOnce}). */
+async function claimThenChange<Tx extends Sql, T>(tx: Tx, request: IdempotentRequest, resultId: string, change: (tx: Tx, resultId: string) => Promise<T>): Promise<OnceOutcome<T>> {
   const claim = await claimKey(tx, request, resultId);
   if (claim.duplicate) return { duplicate: true, resultId: claim.resultId };
   return { duplicate: false, resultId, value: await change(tx, resultId) };

@@ -4,13 +4,13 @@
  * deactivated user loses access at once.
  *
  * Hot path (docs/performance.md "What keeps the request path cheap"): one prepared statement per request re-checks credential, customer and (for a
- * user token) user together, with the API key's hash as a bound parameter (src/db/statements.ts);
+ * user token) user together, with the API key's hash as a bound parameter (./repository.ts);
  * no ORM entity is loaded, and an API key is hashed once.
  */
 import type { Db } from "../../db/sql.js";
 import { isUuid } from "../../domain/ids.js";
 import type { SecretBox } from "./secrets.js";
-import { CREDENTIAL_BY_HASH, CREDENTIAL_BY_ID, USER_TOKEN, type CredentialRow, type UserTokenRow } from "./queries.js";
+import { credentialByHash, credentialById, userTokenStatus, type CredentialRow } from "./repository.js";
 
 /** A resolved caller. */
 export type Principal =
@@ -144,7 +144,7 @@ export class Authenticator {
   }
 
   private async credentialByHash(secretHash: string): Promise<{ credential: { credentialId: string; customerId: string } } | { reason: string }> {
-    const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_HASH, [secretHash]);
+    const row = await credentialByHash(this.statements, secretHash);
     if (!row) return { reason: UNKNOWN_API_KEY };
     if (!row.credential_active) return { reason: "API key has been revoked." };
     if (row.customer_active !== true) return { reason: "Inactive client: the customer has been deleted." };
@@ -177,7 +177,7 @@ export class Authenticator {
           : { ok: false, reason: "Session was opened with a master key that is no longer valid." };
       }
       if (!claims.customerId || !claims.credentialId || !isUuid(claims.credentialId)) return { ok: false, reason: "Invalid token." };
-      const [row] = await this.statements.rows<CredentialRow>(CREDENTIAL_BY_ID, [claims.credentialId]);
+      const row = await credentialById(this.statements, claims.credentialId);
       const problem = credentialProblem(row, claims.customerId);
       if (problem) return { ok: false, reason: problem };
       return { ok: true, principal: { kind: "customer-session", customerId: claims.customerId, credentialId: claims.credentialId } };
@@ -186,10 +186,9 @@ export class Authenticator {
     if (!isUuid(claims.credentialId) || !isUuid(claims.userId)) return { ok: false, reason: "Invalid token." };
     const version = claims.tokenVersion ?? 0;
     if (!Number.isSafeInteger(version) || version < 0 || version > TOKEN_VERSION_MAX) return { ok: false, reason: "Invalid token." };
-    const [row] = await this.statements.rows<UserTokenRow>(USER_TOKEN, [claims.credentialId, claims.userId, claims.customerId, version]);
-    const problem = credentialProblem(row, claims.customerId);
-    if (problem) return { ok: false, reason: problem };
-    const user = row as UserTokenRow;
+    const user = await userTokenStatus(this.statements, claims.credentialId, claims.userId, claims.customerId, version);
+    const problem = credentialProblem(user, claims.customerId);
+    if (problem || !user) return { ok: false, reason: problem ?? "Invalid token." };
     if (!user.user_exists || user.user_deleted) return { ok: false, reason: "The token's user no longer exists." };
     if (!user.user_active || user.user_status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
     if (user.token_revoked) return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };

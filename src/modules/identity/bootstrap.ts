@@ -11,11 +11,10 @@
  *   stored; the clear key is returned once so the caller can print it.
  */
 import { randomBytes } from "node:crypto";
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { ServiceSetting } from "./entities.js";
+import type { Sql } from "../../db/sql.js";
 import { SecretBox, generateMasterKey } from "./secrets.js";
 import { SecretFileError, readSecretFile, writeSecretFileIfAbsent } from "../../db/secret-file.js";
-import { deleteSetting, insertSettingIfAbsent, settingValue, upsertSetting } from "./queries.js";
+import { deleteSetting, insertSettingIfAbsent, settingValue, upsertSetting } from "./repository.js";
 
 /** Key of the row where earlier versions kept the generated secrets key (now in a file under `DATA_DIR`). */
 export const LEGACY_SECRETS_KEY_ROW = "secrets_key";
@@ -42,8 +41,8 @@ export interface IdentitySecrets {
  *   or it holds another key than the legacy row (the file was replaced: refuse rather than
  *   invalidate every stored hash).
  */
-async function keyFromFile(em: EntityManager, file: string): Promise<{ key: string; created: boolean; legacy: boolean }> {
-  const legacy = await settingValue(em, LEGACY_SECRETS_KEY_ROW);
+async function keyFromFile(sql: Sql, file: string): Promise<{ key: string; created: boolean; legacy: boolean }> {
+  const legacy = await settingValue(sql, LEGACY_SECRETS_KEY_ROW);
   let created = false;
   if (readSecretFile(file, MIN_SECRETS_KEY) === undefined) {
     created = writeSecretFileIfAbsent(file, legacy ?? randomBytes(48).toString("base64url"));
@@ -55,27 +54,29 @@ async function keyFromFile(em: EntityManager, file: string): Promise<{ key: stri
         `${file} holds another key than the secrets_key row of service_setting (kept by an earlier version); remove the file to move the row's key into it, or delete the row to keep the file's key`,
       );
     }
-    await deleteSetting(em, LEGACY_SECRETS_KEY_ROW);
+    await deleteSetting(sql, LEGACY_SECRETS_KEY_ROW);
   }
   return { key, created, legacy: legacy !== undefined };
 }
 
 /** Inserts `key` = `value` unless present; returns the stored value (race-safe across replicas). */
-async function insertIfAbsent(em: EntityManager, key: string, value: string): Promise<{ value: string; inserted: boolean }> {
-  if (await insertSettingIfAbsent(em, key, value)) return { value, inserted: true };
-  const existing = await em.findOneOrFail(ServiceSetting, { key });
-  return { value: existing.value, inserted: false };
+async function insertIfAbsent(sql: Sql, key: string, value: string): Promise<{ value: string; inserted: boolean }> {
+  if (await insertSettingIfAbsent(sql, key, value)) return { value, inserted: true };
+  const existing = await settingValue(sql, key);
+  if (existing === undefined) throw new Error(`the service setting ${key} was neither inserted nor found`);
+  return { value: existing, inserted: false };
 }
 
 /**
- * Loads or creates the secrets key and the master key hash.
+ * Loads or creates the secrets key and the master key hash, reading and writing `service_setting`
+ * through the statements of ./repository.ts on `sql` (the pool: each statement on its own).
  * @param config.secretsKey `SECRETS_KEY`; when set, a legacy `secrets_key` row is deleted.
  * @param config.secretsKeyFile the key file to use when `secretsKey` is unset (`DATA_DIR/secrets.key`).
  * @throws SecretFileError when the key file cannot be used (see {@link readSecretFile}); Error when
  *   neither `secretsKey` nor `secretsKeyFile` is given.
  */
 export async function bootstrapIdentitySecrets(
-  em: EntityManager,
+  sql: Sql,
   config: { secretsKey: string | undefined; masterApiKey: string | undefined; secretsKeyFile?: string },
 ): Promise<IdentitySecrets> {
   let secretsKey: string;
@@ -83,9 +84,9 @@ export async function bootstrapIdentitySecrets(
   let legacyRow: IdentitySecrets["legacyRow"] = "none";
   if (config.secretsKey !== undefined) {
     secretsKey = config.secretsKey;
-    if (await deleteSetting(em, LEGACY_SECRETS_KEY_ROW)) legacyRow = "deleted";
+    if (await deleteSetting(sql, LEGACY_SECRETS_KEY_ROW)) legacyRow = "deleted";
   } else if (config.secretsKeyFile !== undefined) {
-    const fromFile = await keyFromFile(em, config.secretsKeyFile);
+    const fromFile = await keyFromFile(sql, config.secretsKeyFile);
     secretsKey = fromFile.key;
     secretsKeySource = fromFile.created ? "file-created" : "file";
     if (fromFile.legacy) legacyRow = "moved";
@@ -96,11 +97,11 @@ export async function bootstrapIdentitySecrets(
   const common = { box, secretsKeySource, legacyRow };
   if (config.masterApiKey) {
     const masterHash = box.hash(config.masterApiKey);
-    // Bound parameters: the master key's hash never appears in SQL text (src/db/statements.ts).
-    await upsertSetting(em, MASTER_KEY_HASH, masterHash);
+    // Bound parameters: the master key's hash never appears in SQL text (./repository.ts).
+    await upsertSetting(sql, MASTER_KEY_HASH, masterHash);
     return { ...common, masterHash };
   }
   const candidate = generateMasterKey();
-  const stored = await insertIfAbsent(em, MASTER_KEY_HASH, box.hash(candidate));
+  const stored = await insertIfAbsent(sql, MASTER_KEY_HASH, box.hash(candidate));
   return stored.inserted ? { ...common, masterHash: stored.value, generatedMasterKey: candidate } : { ...common, masterHash: stored.value };
 }

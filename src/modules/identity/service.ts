@@ -15,7 +15,8 @@ import type { components } from "../../../generated/types/platform.js";
 import { Credential, Customer } from "./entities.js";
 import type { Authenticator, Principal } from "./auth.js";
 import { generateApiSecret, maskSecret, type SecretBox } from "./secrets.js";
-import { insertOwnerCredential } from "./queries.js";
+import { insertOwnerCredential } from "./repository.js";
+import type { Sql } from "../../db/sql.js";
 import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
@@ -63,13 +64,18 @@ export function credentialView(c: Credential): CredentialView {
   };
 }
 
-/** Sessions, customers and credentials. */
+/**
+ * Sessions, customers and credentials. The plain CRUD of customers and credentials runs in the
+ * EntityManager of each call; the insert of a credential, which carries a secret's hash, is a
+ * statement of ./repository.ts run on `statements` (the pool).
+ */
 export class IdentityService {
   constructor(
     private readonly box: SecretBox,
     private readonly authenticator: Authenticator,
     private readonly provider: CustodyProvider,
     private readonly sessionTtlS: number,
+    private readonly statements: Sql,
   ) {}
 
   /**
@@ -229,8 +235,8 @@ export class IdentityService {
     const customer = await this.getActiveCustomer(em, customerId);
     const secret = generateApiSecret();
     const credentialId = randomUUID();
-    // Bound parameters: the secret's hash never appears in SQL text (MikroORM inlines values; src/db/statements.ts).
-    await insertOwnerCredential(em, {
+    // A statement with bound parameters: the secret's hash never appears in SQL text (MikroORM inlines values).
+    await insertOwnerCredential(this.statements, {
       credentialId,
       customerId,
       secretHash: this.box.hash(secret),

@@ -12,9 +12,7 @@
  * posting's foreign key takes only PostgreSQL's `FOR KEY SHARE` lock on the external row, which
  * other postings share; nothing in the service locks that row more strongly.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { type Runner } from "../../db/statements.js";
-import { Tx } from "../../db/sql.js";
+import { Tx, type Sql } from "../../db/sql.js";
 import { DomainError } from "../../domain/errors.js";
 import {
   accountCode,
@@ -43,7 +41,7 @@ import {
   walletAccountRows,
   writeEntry,
   type AccountRow,
-} from "./queries.js";
+} from "./repository.js";
 
 /** A wallet's balance of one currency; amounts as exact decimal strings. */
 export interface WalletCurrencyBalance {
@@ -136,13 +134,13 @@ export function currencyBalances(rows: readonly BalanceCacheRow[]): WalletCurren
   return [...byCurrency.values()];
 }
 
-/** Posts and reads the ledger. Every method runs in the transaction of the `em` it is given. */
+/** Posts and reads the ledger. A post runs in the caller's transaction (src/db/sql.ts `Tx`), so it commits or rolls back with the caller's other writes; a read runs where it is given. */
 export class LedgerService {
   /** Creates the `available` and `held` accounts of `walletId` for each currency (idempotent). */
-  async openWalletAccounts(em: EntityManager, walletId: string, currencies: readonly string[]): Promise<void> {
+  async openWalletAccounts(tx: Sql, walletId: string, currencies: readonly string[]): Promise<void> {
     for (const currency of new Set(currencies)) {
       for (const bucket of ["available", "held"] as const) {
-        await this.ensureAccount(em, { bucket, walletId, currency });
+        await this.ensureAccount(tx, { bucket, walletId, currency });
       }
     }
   }
@@ -151,23 +149,23 @@ export class LedgerService {
    * Posts one operation: locks its wallet accounts (in id order), checks that no wallet bucket
    * would go below zero, writes the entry and its postings and updates the wallet accounts' cached
    * balances. The external account of a deposit or debit only gets its posting: its row is neither
-   * locked nor updated (docs/decisions/customers-users-and-wallets.md "The custody ledger"). Must run inside a transaction (`em.transactional`); the caller's
-   * other writes commit or roll back with it.
+   * locked nor updated (docs/decisions/customers-users-and-wallets.md "The custody ledger"). Runs in the caller's transaction
+   * `tx`; the caller's other writes commit or roll back with it.
    *
    * Two statements when the accounts exist (docs/performance.md "What keeps the request path cheap": fewer round trips on the withdrawal path):
    * one locks the wallet accounts and reads the entry's other accounts and the wallet's other bucket
-   * of the currency (queries.ts `lockAndReadAccounts`); one writes the entry, its postings and the new cached
+   * of the currency (repository.ts `lockAndReadAccounts`); one writes the entry, its postings and the new cached
    * balances (data-modifying CTEs). A missing account is created first (race-safe, in code order).
    * @returns the new entry's id and the wallet's balance of the currency after it (the other bucket
    *   as read at the lock, the posted ones as written).
    * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; INSUFFICIENT_BALANCE (400) when the
    *   wallet's available (or, for a debit or release, held) money does not cover the amount;
-   *   Error when called outside a transaction (the row locks would be released at once).
+   *   Error when `tx` is no transaction (its locks would be released at once).
    */
-  async post(em: EntityManager, request: PostRequest): Promise<{ entryId: number; after: WalletCurrencyBalance }> {
-    if (!em.isInTransaction()) throw new Error("LedgerService.post must run inside a transaction (em.transactional)");
+  async post(tx: Tx, request: PostRequest): Promise<{ entryId: number; after: WalletCurrencyBalance }> {
+    if (!(tx instanceof Tx)) throw new Error("LedgerService.post must run inside a transaction (src/db/sql.ts Db.transaction)");
     const postings = postingsFor(request.kind, request.walletId, request.network, request.currency, request.amount);
-    const { entryId, after } = await this.book(em, request, postings, [request.walletId]);
+    const { entryId, after } = await this.book(tx, request, postings, [request.walletId]);
     return { entryId, after: after[0] as WalletCurrencyBalance };
   }
 
@@ -176,18 +174,16 @@ export class LedgerService {
    * `transfer` (its `wallet_id` the source, its `reference` e.g. `transfer:<id>`) moves `amount`
    * from the source's available account to the destination's. Locks exactly those two accounts
    * (`FOR UPDATE`, in id order, in one statement, so two opposite transfers never deadlock) and
-   * reads both wallets' held accounts; no external account, no other row. Must run inside a
+   * reads both wallets' held accounts; no external account, no other row. Runs in the caller's
    * transaction, as {@link post}.
    * @returns the entry's id and each wallet's balance of the currency after it.
    * @throws DomainError AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; INSUFFICIENT_BALANCE (400) when the
-   *   source's available money does not cover the amount; Error outside a transaction, or when
-   *   both wallets are one.
+   *   source's available money does not cover the amount; Error when both wallets are one.
    */
-  async transfer(em: EntityManager, request: TransferPostRequest): Promise<{ entryId: number; from: WalletCurrencyBalance; to: WalletCurrencyBalance }> {
-    if (!em.isInTransaction()) throw new Error("LedgerService.transfer must run inside a transaction (em.transactional)");
+  async transfer(tx: Tx, request: TransferPostRequest): Promise<{ entryId: number; from: WalletCurrencyBalance; to: WalletCurrencyBalance }> {
     const postings = transferPostings(request.fromWalletId, request.toWalletId, request.currency, request.amount);
     const entry = { kind: "transfer" as const, walletId: request.fromWalletId, network: request.network, currency: request.currency, amount: request.amount, reference: request.reference };
-    const { entryId, after } = await this.book(em, entry, postings, [request.fromWalletId, request.toWalletId]);
+    const { entryId, after } = await this.book(tx, entry, postings, [request.fromWalletId, request.toWalletId]);
     return { entryId, from: after[0] as WalletCurrencyBalance, to: after[1] as WalletCurrencyBalance };
   }
 
@@ -196,20 +192,19 @@ export class LedgerService {
    * `tradePostings`), kind `trade`, network `trading`, `reference` e.g. `order:<id>`: one per
    * currency, the wallet's available accounts of both currencies locked together (`FOR UPDATE`, in
    * id order, in one statement, so two opposite orders of one wallet never deadlock), the liquidity
-   * and fees accounts only appended to. Must run inside a transaction, as {@link post}.
+   * and fees accounts only appended to. Runs in the caller's transaction, as {@link post}.
    * @returns the two entries' ids and the wallet's balances of the spent and received currencies after them.
    * @throws DomainError INSUFFICIENT_BALANCE (400) when the wallet's available balance of the spent
-   *   currency does not cover it; AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT; Error outside a transaction.
+   *   currency does not cover it; AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT.
    */
   async trade(
-    em: EntityManager | Tx,
+    tx: Tx,
     request: { walletId: string; spent: { currency: string; amount: Money }; received: { currency: string; amount: Money }; fees: Money; feeCurrency: string; reference: string },
   ): Promise<{ entryIds: [number, number]; spent: WalletCurrencyBalance; received: WalletCurrencyBalance }> {
-    if (!(em instanceof Tx) && !em.isInTransaction()) throw new Error("LedgerService.trade must run inside a transaction (em.transactional, or a plain-SQL one)");
     const legs = tradePostings(request.walletId, request.spent, request.received, request.fees, request.feeCurrency);
     const entry = (currency: string, amount: Money) => ({ kind: "trade" as const, walletId: request.walletId, network: "trading", currency, amount, reference: request.reference });
     const { entryIds, after } = await this.bookEntries(
-      em,
+      tx,
       [
         { entry: entry(request.spent.currency, request.spent.amount), postings: legs.spent },
         { entry: entry(request.received.currency, request.received.amount), postings: legs.received },
@@ -221,12 +216,12 @@ export class LedgerService {
 
   /** Books `postings` as one entry ({@link bookEntries}); `wallets` are read in the entry's currency. */
   private async book(
-    em: EntityManager,
+    tx: Tx,
     entry: EntryRecord,
     postings: Posting[],
     wallets: readonly string[],
   ): Promise<{ entryId: number; after: WalletCurrencyBalance[] }> {
-    const { entryIds, after } = await this.bookEntries(em, [{ entry, postings }], wallets.map((walletId) => ({ walletId, currency: entry.currency })));
+    const { entryIds, after } = await this.bookEntries(tx, [{ entry, postings }], wallets.map((walletId) => ({ walletId, currency: entry.currency })));
     return { entryId: entryIds[0] as number, after };
   }
 
@@ -237,7 +232,7 @@ export class LedgerService {
    * postings and the new cached balances. @returns the entries' ids and each of `balances` after them, in order.
    */
   private async bookEntries(
-    em: Runner,
+    em: Tx,
     entries: readonly { entry: EntryRecord; postings: Posting[] }[],
     balances: readonly { walletId: string; currency: string }[],
   ): Promise<{ entryIds: number[]; after: WalletCurrencyBalance[] }> {
@@ -296,8 +291,8 @@ export class LedgerService {
    * The cached balances of a wallet, per currency (all its currencies, or those given), read
    * from the balance cache (reference: "Balances are read from an internal balance cache").
    */
-  async walletBalances(em: EntityManager, walletId: string, currencies?: readonly string[]): Promise<WalletCurrencyBalance[]> {
-    const rows = await walletAccountRows(em, walletId);
+  async walletBalances(sql: Sql, walletId: string, currencies?: readonly string[]): Promise<WalletCurrencyBalance[]> {
+    const rows = await walletAccountRows(sql, walletId);
     return currencyBalances(currencies ? rows.filter((row) => currencies.includes(row.currency)) : rows);
   }
 
@@ -306,17 +301,17 @@ export class LedgerService {
    * (they keep no cache, docs/decisions/customers-users-and-wallets.md "The custody ledger"), by account code; only those of `network` and `currency` when
    * given. Reads every posting of those accounts: for checks and reports, not for a request path.
    */
-  async externalBalances(em: EntityManager, filter: { network?: string; currency?: string } = {}): Promise<ExternalBalance[]> {
-    const rows = await externalBalanceRows(em, filter);
+  async externalBalances(sql: Sql, filter: { network?: string; currency?: string } = {}): Promise<ExternalBalance[]> {
+    const rows = await externalBalanceRows(sql, filter);
     return rows.map((r) => ({ code: r.code, network: r.network, currency: r.currency, balance: money(r.balance) }));
   }
 
   /** Checks the ledger's invariants from the postings (read-only). */
-  async verify(em: EntityManager): Promise<LedgerCheck> {
-    const unbalancedEntries = await unbalancedEntryRows(em);
-    const cacheMismatches = await cacheMismatchRows(em);
-    const negativeAccounts = await negativeAccountRows(em);
-    const unbalancedCurrencies = await unbalancedCurrencyRows(em);
+  async verify(sql: Sql): Promise<LedgerCheck> {
+    const unbalancedEntries = await unbalancedEntryRows(sql);
+    const cacheMismatches = await cacheMismatchRows(sql);
+    const negativeAccounts = await negativeAccountRows(sql);
+    const unbalancedCurrencies = await unbalancedCurrencyRows(sql);
     return {
       unbalancedEntries: unbalancedEntries.map((r) => ({ entryId: Number(r.entry_id), currency: r.currency, sum: r.sum })),
       cacheMismatches: cacheMismatches.map((r) => ({ code: r.code, cached: r.cached, fromPostings: r.from_postings })),
@@ -327,24 +322,22 @@ export class LedgerService {
 
   /**
    * Rebuilds every wallet account's cached balance from the postings, and clears any value found
-   * on an external account (they keep no cache), in the caller's transaction. Safe while the
+   * on an external account (they keep no cache), in the caller's transaction `tx`. Safe while the
    * service runs: every wallet account is locked first (in id order, as posts lock them), so the
    * sums include every committed posting of those accounts and no post runs in between. External
    * rows are not locked `FOR UPDATE`: a post holding its wallet locks takes a `FOR KEY SHARE` lock on
    * its external row (the posting's foreign key), and waiting for it here would deadlock.
    * @returns accounts changed.
-   * @throws Error when called outside a transaction.
    */
-  async rebuildBalanceCache(em: EntityManager): Promise<number> {
-    if (!em.isInTransaction()) throw new Error("LedgerService.rebuildBalanceCache must run inside a transaction");
-    return rebuildCacheRows(em);
+  async rebuildBalanceCache(tx: Tx): Promise<number> {
+    return rebuildCacheRows(tx);
   }
 
   /**
    * The id of the account `ref`, creating it if needed (race-safe): a wallet bucket with a zero
    * cached balance, an external account with none.
    */
-  private async ensureAccount(em: Runner, ref: AccountRef): Promise<string> {
+  private async ensureAccount(em: Sql, ref: AccountRef): Promise<string> {
     const code = accountCode(ref);
     const found = await accountId(em, code);
     if (found !== undefined) return found;

@@ -16,16 +16,18 @@ import {
 } from "../../domain/limits.js";
 import { format8, money } from "../../domain/money.js";
 import type { CustodyProvider } from "../../providers/provider.js";
+import type { Db, Sql } from "../../db/sql.js";
 import type { IdentityService } from "../identity/service.js";
 import type { UserService } from "../users/service.js";
+import { lockMovement, selectLimits, upsertLimits } from "./repository.js";
 import { capSetView, customerLimitsView, type CustomerLimitsView, type SetLimitsInput, type UserLimitsView } from "./views.js";
 
 export type { CustomerLimitsView, SetLimitsInput, UserLimitsView } from "./views.js";
 
-/** The use of each kind of movement, read by the module that owns it (src/modules/withdrawals/queries.ts, src/modules/transfers/usage.ts). */
+/** The use of each kind of movement, read by the module that owns it (src/modules/withdrawals/repository.ts, src/modules/transfers/repository.ts), in the movement's transaction or on the pool. */
 export interface UsageReaders {
-  withdrawal: UsageReader<EntityManager>;
-  transfer: UsageReader<EntityManager>;
+  withdrawal: UsageReader<Sql>;
+  transfer: UsageReader<Sql>;
 }
 
 /** The service's default caps per kind (`WITHDRAWAL_CAPS`, `TRANSFER_CAPS`; src/config.ts). */
@@ -61,6 +63,8 @@ const NO_OVERRIDES: Overrides = { allowlistRequired: false, caps: { withdrawal: 
 /** Caps, their use and the allowlist policy. */
 export class LimitsService {
   constructor(
+    /** Where the customer's row is read and written (src/db/sql.ts). */
+    private readonly db: Db,
     private readonly readers: UsageReaders,
     private readonly defaults: DefaultCaps,
     private readonly deps: LimitsDeps,
@@ -78,11 +82,12 @@ export class LimitsService {
    *   over `per_transaction`), DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, with messages naming
    *   the cap, the amount used and the remainder until the window resets.
    */
-  async checkMovement(tx: EntityManager, m: MovementCheck): Promise<void> {
+  async checkMovement(tx: Sql, m: MovementCheck): Promise<void> {
     const userId = m.userId.toLowerCase();
     const currency = m.currency.toLowerCase();
-    await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`${m.kind}:${userId}:${currency}`]);
-    const caps = (await this.capsOf(tx, m.customerId, m.kind))[currency];
+    await lockMovement(tx, `${m.kind}:${userId}:${currency}`);
+    // read in `tx`: a second connection while this one is held could wait on a pool the held ones fill
+    const caps = effectiveCaps(this.defaults[m.kind], (await this.overrides(m.customerId, tx)).caps[m.kind])[currency];
     if (!caps) return;
     const windows = windowsAt(m.now);
     const usage = await this.readers[m.kind](tx, userId, currency, windows);
@@ -90,19 +95,19 @@ export class LimitsService {
   }
 
   /** Whether customer `customerId` requires `ACTIVE` allowlist addresses for withdrawals (default false). */
-  async allowlistRequired(em: EntityManager, customerId: string): Promise<boolean> {
-    return (await this.overrides(em, customerId)).allowlistRequired;
+  async allowlistRequired(customerId: string): Promise<boolean> {
+    return (await this.overrides(customerId)).allowlistRequired;
   }
 
   /** The caps of `kind` in force for the customer's users, by lowercase currency code. */
-  async capsOf(em: EntityManager, customerId: string, kind: MovementKind): Promise<Record<string, CapSet>> {
-    return effectiveCaps(this.defaults[kind], (await this.overrides(em, customerId)).caps[kind]);
+  async capsOf(customerId: string, kind: MovementKind): Promise<Record<string, CapSet>> {
+    return effectiveCaps(this.defaults[kind], (await this.overrides(customerId)).caps[kind]);
   }
 
   /** Get Limits: the caps in force and the policy. @throws DomainError CUSTOMER_NOT_FOUND (404). */
   async get(em: EntityManager, customerId: string): Promise<CustomerLimitsView> {
     await this.deps.identity.getActiveCustomer(em, customerId);
-    const overrides = await this.overrides(em, customerId);
+    const overrides = await this.overrides(customerId);
     return customerLimitsView(customerId, overrides.allowlistRequired, this.defaults, overrides.caps);
   }
 
@@ -119,13 +124,7 @@ export class LimitsService {
     const withdrawal = checkCapInputs("withdrawal", input.withdrawal, known);
     const transfer = checkCapInputs("transfer", input.transfer, known);
     const policy = input.allowlist_required ?? null;
-    await em.execute(
-      `insert into customer_limits (customer_id, allowlist_required, withdrawal_caps, transfer_caps, updated_at)
-         values (?, coalesce(?::boolean, false), ?::jsonb, ?::jsonb, ?)
-       on conflict (customer_id) do update set allowlist_required = coalesce(?::boolean, customer_limits.allowlist_required),
-         withdrawal_caps = excluded.withdrawal_caps, transfer_caps = excluded.transfer_caps, updated_at = excluded.updated_at`,
-      [customerId, policy, JSON.stringify(withdrawal), JSON.stringify(transfer), new Date(), policy],
-    );
+    await upsertLimits(this.db, customerId, policy, withdrawal, transfer, new Date());
     return this.get(em, customerId);
   }
 
@@ -136,14 +135,14 @@ export class LimitsService {
    */
   async forUser(em: EntityManager, customerId: string, userId: string, now = new Date()): Promise<UserLimitsView> {
     const user = await this.deps.users.find(em, customerId, userId);
-    const overrides = await this.overrides(em, customerId);
+    const overrides = await this.overrides(customerId);
     const windows = windowsAt(now);
     const view: UserLimitsView = { user_id: user.userId, withdrawal: {}, transfer: {} };
     for (const kind of MOVEMENT_KINDS) {
       const caps = effectiveCaps(this.defaults[kind], overrides.caps[kind]);
       for (const currency of Object.keys(caps).sort()) {
         const set = caps[currency] as CapSet;
-        const standing = capStanding(set, await this.readers[kind](em, user.userId, currency, windows));
+        const standing = capStanding(set, await this.readers[kind](this.db, user.userId, currency, windows));
         view[kind][currency] = {
           ...capSetView(set),
           used: { today: format8(standing.usedToday), this_month: format8(standing.usedThisMonth) },
@@ -157,11 +156,8 @@ export class LimitsService {
   }
 
   /** The customer's stored row, or none of its own (read, never locked). */
-  private async overrides(em: EntityManager, customerId: string): Promise<Overrides> {
-    const [row] = await em.execute<{ allowlist_required: boolean; withdrawal_caps: CapTable; transfer_caps: CapTable }[]>(
-      `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = ?`,
-      [customerId],
-    );
+  private async overrides(customerId: string, on: Sql = this.db): Promise<Overrides> {
+    const row = await selectLimits(on, customerId);
     if (!row) return NO_OVERRIDES;
     return { allowlistRequired: row.allowlist_required, caps: { withdrawal: row.withdrawal_caps, transfer: row.transfer_caps } };
   }

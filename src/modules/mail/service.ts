@@ -6,21 +6,20 @@
  * crash left pending; else the email stays in the sandbox outbox that `GET /api/v1/sandbox/mail`
  * lists. Delivery is the outbox's `mail` channel (docs/outbox.md): its claim, lease, attempt record
  * and retry policy ({@link MAIL_RETRY_POLICY}). nodemailer is imported with the first send, so a
- * process without `SMTP_URL`, or one that has nothing to send yet, does not load it.
+ * process without `SMTP_URL`, or one that has nothing to send yet, does not load it. Its SQL is
+ * ./repository.ts.
  */
 import { randomUUID } from "node:crypto";
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import { MAIL_LEASE_MS, MAIL_RETRY_POLICY } from "../../domain/outbox.js";
 import type { JobSpec } from "../../jobs/port.js";
+import type { Db, Sql } from "../../db/sql.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutboxTable, OutcomeKind, Prepared } from "../outbox/channel.js";
 import { Outbox } from "../outbox/outbox.js";
-import { OutboxEmail } from "./entities.js";
-import type { Db, PreparedStatement } from "../../db/sql.js";
+import { insertEmail, sandboxMail, type SandboxMailView } from "./repository.js";
 
-/** The columns of an `outbox_email` row, in the order of {@link MailService.outboxValues}. */
-export const OUTBOX_EMAIL_COLUMNS = ["id", "customer_id", "to", "subject", "text", "status", "attempts", "next_attempt_at", "last_error", "reference", "created_at", "sent_at"] as const;
+export { OUTBOX_EMAIL_COLUMNS, type SandboxMailView } from "./repository.js";
 
 /** An email to send: plain text. */
 export interface EmailMessage {
@@ -29,14 +28,6 @@ export interface EmailMessage {
   subject: string;
   text: string;
   reference?: string;
-}
-
-/** A sandbox outbox email as `GET /sandbox/mail` shows it (schema `SandboxMail`). */
-export interface SandboxMailView {
-  to: string;
-  subject: string;
-  text: string;
-  sent_at: string;
 }
 
 /** Name of the email delivery job (retries of the outbox; the first attempt follows the commit). */
@@ -52,26 +43,6 @@ interface ClaimedEmail {
   text: string;
 }
 
-/** `sent_at` as `Date.prototype.toISOString` writes it (UTC, milliseconds). */
-const SENT_AT = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at`;
-
-/** A customer's sandbox outbox (`$1` customer id), newest first, at most 100: Sandbox Mail's rows. */
-export const SANDBOX_MAIL: PreparedStatement = {
-  name: "sandbox_mail",
-  text: `select "to", subject, text, ${SENT_AT} from outbox_email
-          where customer_id = $1 and status = 'sandbox' order by created_at desc, id asc limit 100`,
-};
-
-/**
- * {@link SANDBOX_MAIL} for one address (`$2`), compared case-insensitively as `lower()` of both sides:
- * the form index `outbox_email_sandbox_to_index` answers in order.
- */
-export const SANDBOX_MAIL_TO: PreparedStatement = {
-  name: "sandbox_mail_to",
-  text: `select "to", subject, text, ${SENT_AT} from outbox_email
-          where customer_id = $1 and status = 'sandbox' and lower("to") = lower($2) order by created_at desc, id asc limit 100`,
-};
-
 /** The outbox and its delivery. */
 export class MailService {
   /** The SMTP transport, created with the first send (`SMTP_URL` only). */
@@ -83,14 +54,13 @@ export class MailService {
   readonly channel: OutboxChannel<ClaimedEmail>;
 
   constructor(
-    orm: MikroORM,
+    /** Runs the statements of ./repository.ts and of the outbox. */
+    private readonly statements: Db,
     private readonly smtpUrl: string | undefined,
     private readonly from: string,
     private readonly logger: Logger,
-    /** Prepared statements of the reads ({@link listSandbox}). */
-    private readonly statements: Db,
   ) {
-    this.outbox = new Outbox(orm, logger);
+    this.outbox = new Outbox(statements, logger);
     this.channel = mailChannel((email) => this.sendEmail(email));
   }
 
@@ -118,15 +88,19 @@ export class MailService {
     }
   }
 
-  /** Writes `message` to the outbox in the caller's transaction. */
-  enqueue(em: EntityManager, message: EmailMessage): void {
-    em.create(OutboxEmail, this.outboxRow(message));
+  /**
+   * Writes `message` to the outbox on `on`: the caller's transaction (a `Tx` of src/db/sql.ts
+   * `Db.transaction`), or the pool, a statement of its own. One statement (./repository.ts `insertEmail`);
+   * call {@link kick} after the commit.
+   */
+  async enqueue(on: Sql, message: EmailMessage): Promise<void> {
+    await insertEmail(on, this.outboxValues(message));
   }
 
   /**
    * The values of `message`'s outbox row in {@link OUTBOX_EMAIL_COLUMNS} order, exactly the row
    * {@link enqueue} writes (status `pending` with SMTP, else `sandbox`), for a change that inserts
-   * it in a statement of its own, in its transaction (src/modules/withdrawals/queries.ts).
+   * it in a statement of its own, in its transaction (src/modules/withdrawals/repository.ts).
    */
   outboxValues(message: EmailMessage): unknown[] {
     const row = this.outboxRow(message);
@@ -205,10 +179,8 @@ export class MailService {
    * (case-insensitive). One prepared statement, rows read as they are (no entity hydration: the
    * withdrawal walk-through reads it between initiate and confirm; docs/performance.md "What keeps the request path cheap").
    */
-  async listSandbox(customerId: string, to?: string): Promise<SandboxMailView[]> {
-    return to === undefined
-      ? this.statements.rows<SandboxMailView>(SANDBOX_MAIL, [customerId])
-      : this.statements.rows<SandboxMailView>(SANDBOX_MAIL_TO, [customerId, to]);
+  listSandbox(customerId: string, to?: string): Promise<SandboxMailView[]> {
+    return sandboxMail(this.statements, customerId, to);
   }
 
   /** Closes the SMTP transport, if one was created. */
@@ -241,7 +213,7 @@ function mailChannel(send: (email: ClaimedEmail) => Promise<AttemptResult>): Out
     table: MAIL_TABLE,
     policy: { retry: MAIL_RETRY_POLICY, leaseMs: MAIL_LEASE_MS, onGone: "disable", stopRoundOnFailure: true },
     returning: ['"to"', "subject", "text"],
-    async prepare(_em: EntityManager, claimed: Claimed): Promise<Prepared<ClaimedEmail>> {
+    async prepare(_sql: Sql, claimed: Claimed): Promise<Prepared<ClaimedEmail>> {
       const { to, subject, text } = claimed.row as unknown as ClaimedEmail;
       return { message: { to, subject, text } };
     },

@@ -2,9 +2,11 @@
  * What a channel of the outbox supplies (docs/outbox.md "Channels"): its table and how its rows
  * record status and attempts, its delivery policy (retry, lease, what a 410 does), the order of its
  * streams if any, and how to load, build, sign and send one message. The mechanism itself (claim,
- * lease, attempt record, retry, disable, stream order) is src/modules/outbox/outbox.ts.
+ * lease, attempt record, retry, disable, stream order) is src/modules/outbox/outbox.ts, and its
+ * statements over a channel's table (src/modules/outbox/repository/) are built once per channel
+ * from the fixed identifiers below.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Sql, Tx } from "../../db/sql.js";
 import type { RetryPolicy } from "../../domain/outbox.js";
 import type { ChannelName } from "./entities.js";
 
@@ -112,19 +114,26 @@ export interface OutboxChannel<M> {
   readonly policy: DeliveryPolicy;
   /** Ordered streams, if the channel has them. */
   readonly stream?: StreamOrder;
-  /** A further SQL condition on the claimed row (alias `m`), e.g. that its tenant has an enabled target. */
+  /**
+   * A further SQL condition on the claimed row (alias `m`), e.g. that its tenant has an enabled
+   * target: a constant fragment from the channel module's repository, no value in it.
+   */
   readonly claimable?: string;
   /** Columns of the row the claim returns besides `id` and the attempts counter (the stream key is added). */
   readonly returning?: readonly string[];
   /**
-   * Loads what to send for a claimed message (no transaction held). `manual`: an attempt asked for
-   * by a caller (a retry endpoint), not a round.
+   * Loads what to send for a claimed message on `sql` (the pool: no transaction held), through the
+   * channel module's repository. `manual`: an attempt asked for by a caller (a retry endpoint), not a round.
    */
-  prepare(em: EntityManager, claimed: Claimed, manual: boolean): Promise<Prepared<M>>;
+  prepare(sql: Sql, claimed: Claimed, manual: boolean): Promise<Prepared<M>>;
   /** Builds, signs and sends the message. Never throws: a failure is in the result. */
   send(message: M): Promise<AttemptResult>;
-  /** After HTTP 410, in the transaction that records the attempt: disables the message's target. */
-  disableTarget?(tx: EntityManager, claimed: Claimed, message: M): Promise<void>;
-  /** Further columns written with an outcome (mail: the text dropped, `sent_at`, `last_error`). */
+  /** After HTTP 410, in the transaction `tx` that records the attempt: disables the message's target (repository statements). */
+  disableTarget?(tx: Tx, claimed: Claimed, message: M): Promise<void>;
+  /**
+   * Further columns written with an outcome (mail: the text dropped, `sent_at`, `last_error`), by
+   * column name. Its keys depend on `outcome` only: the outcome statements are built once from
+   * `settledColumns(outcome, null)`.
+   */
   settledColumns?(outcome: OutcomeKind, error: string | null): Record<string, unknown>;
 }

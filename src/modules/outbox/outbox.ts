@@ -6,7 +6,7 @@
  * (src/modules/outbox/channel.ts); the outbox owns the rest:
  *
  * - the claim: one statement, `FOR UPDATE SKIP LOCKED` plus a lease on `next_attempt_at`
- *   (src/modules/outbox/claim.ts), so concurrent rounds on any number of workers never send one
+ *   (src/modules/outbox/repository/claim.ts), so concurrent rounds on any number of workers never send one
  *   message at the same time;
  * - the send with no database connection held, then the attempt record (`delivery_attempt`) and
  *   the message's new state in one transaction;
@@ -22,14 +22,19 @@
  *
  * At least once: a round that dies mid-send leaves the lease to expire, and a later round sends the
  * message again (the same `webhook-id` for the notifications).
+ *
+ * Every statement is the outbox repository's (src/modules/outbox/repository/), run on the `Db`;
+ * the attempt record is one `db.transaction`.
  */
 import { randomUUID } from "node:crypto";
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
+import type { Db, Tx } from "../../db/sql.js";
 import { PARKED_AT, WAITING_AT, givesUp, judgeAttempt, retryDelayMs } from "../../domain/outbox.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutcomeKind } from "./channel.js";
-import { claimBranches, claimStatement, mayHoldLease } from "./claim.js";
 import { DeliveryAttempt, type ChannelName } from "./entities.js";
+import { claimBranches, claimNext, leaseMessage, lockMessage } from "./repository/claim.js";
+import { COUNTED, insertAttempt, promoteNext, releaseLease, restartedCount, settleMessage } from "./repository/record.js";
 
 /** Options of a delivery round. */
 export interface RoundOptions {
@@ -63,13 +68,11 @@ export type MessageClaim = { claimed: Claimed } | { busy: true } | { missing: tr
 
 /** Outcomes after which a message is no longer pending: its stream's next message becomes due. */
 const ENDS: ReadonlySet<OutcomeKind> = new Set(["succeeded", "failed", "disabled"]);
-/** Outcomes whose verdict depends on the attempts counter: their record checks it did not move during the send. */
-const COUNTED: ReadonlySet<OutcomeKind> = new Set(["retry", "failed"]);
 
 /** The delivery mechanism of the outbox channels (see the module docs). */
 export class Outbox {
   constructor(
-    private readonly orm: MikroORM,
+    private readonly db: Db,
     private readonly logger: Logger,
   ) {}
 
@@ -80,8 +83,7 @@ export class Outbox {
    */
   async claim<M>(channel: OutboxChannel<M>): Promise<Claimed | undefined> {
     for (const branch of claimBranches(channel)) {
-      const { sql, params } = claimStatement(channel, branch);
-      const [row] = await this.orm.em.fork().execute<Record<string, unknown>[]>(sql, params);
+      const row = await claimNext(this.db, channel, branch);
       if (row) {
         const { id, attempts, ...rest } = row;
         return { id: String(id), attempts: Number(attempts), row: rest };
@@ -94,7 +96,7 @@ export class Outbox {
    * Claims message `id` of tenant `customerId` for one attempt by hand (a retry endpoint;
    * docs/outbox.md "Retry and disable"), whatever its status: in one short transaction, locks its
    * row (`FOR UPDATE`: concurrent claims of it wait for each other a moment, on any replica), and
-   * unless it may be under a live lease ({@link mayHoldLease}: a round or another caller is sending
+   * unless it may be under a live lease (`mayHoldLease`, ./repository/claim.ts: a round or another caller is sending
    * it, or a pending message is due within a lease anyway), leases it as a round's claim does:
    * `next_attempt_at` = now + `policy.leaseMs`. Rounds then skip it, and every other claim of it
    * answers `busy` until {@link deliver} ends the attempt and gives the message its schedule back.
@@ -105,29 +107,20 @@ export class Outbox {
    *   ended messages keep a `next_attempt_at` (mail).
    */
   async claimMessage<M>(channel: OutboxChannel<M>, id: string, customerId: string): Promise<MessageClaim> {
-    const { table, policy } = channel;
+    const { table } = channel;
     if (channel.stream || !table.clearsNextAttempt) throw new Error(`channel ${channel.name} has no attempts by hand`);
-    const columns = [...new Set(channel.returning ?? [])];
-    return this.orm.em.fork().transactional(async (tx) => {
-      const [row] = await tx.execute<Record<string, unknown>[]>(
-        `select ${table.attempts} as attempts, next_attempt_at, ${mayHoldLease(table, "", policy.leaseMs)} as busy${columns.map((c) => `, ${c}`).join("")}
-           from ${table.name} where id = ? and customer_id = ? for update`,
-        [id, customerId],
-      );
+    return this.db.transaction(async (tx) => {
+      const row = await lockMessage(tx, channel, id, customerId);
       if (!row) return { missing: true };
       if (row.busy) return { busy: true };
-      const [leased] = await tx.execute<{ next_attempt_at: Date | string }[]>(
-        `update ${table.name} set next_attempt_at = date_trunc('milliseconds', clock_timestamp()) + (? * interval '1 millisecond')${table.touched ? `, ${table.touched} = now()` : ""}
-          where id = ? returning next_attempt_at`,
-        [policy.leaseMs, id],
-      );
+      const until = await leaseMessage(tx, channel, id);
       const { attempts, next_attempt_at: previous, busy: _busy, ...rest } = row;
       return {
         claimed: {
           id,
           attempts: Number(attempts),
           row: rest,
-          lease: { until: new Date(leased!.next_attempt_at), previous: previous === null || previous === undefined ? null : new Date(previous as Date | string) },
+          lease: { until, previous: previous === null || previous === undefined ? null : new Date(previous as Date | string) },
         },
       };
     });
@@ -163,7 +156,7 @@ export class Outbox {
    * the attempt and the message's new state are recorded in one transaction (see the module docs).
    * `manual` (a retry endpoint: one attempt now, whatever the message's status) leaves the status
    * and the schedule of a message that was not delivered as they were; a message claimed by
-   * {@link claimMessage} then gets its schedule back ({@link releaseLease}), also when nothing was sent.
+   * {@link claimMessage} then gets its schedule back ({@link endLease}), also when nothing was sent.
    *
    * The attempts counter of a pending message can move during the send only by a recover
    * (src/modules/outbox/recover.ts restarts it): a `retry` or `failed` outcome is recorded only if
@@ -178,25 +171,24 @@ export class Outbox {
       attempted = manual && kind !== undefined; // a manual attempt answers undefined exactly when it sent nothing
       return kind;
     } finally {
-      if (claimed.lease) await this.releaseLease(channel, claimed, attempted);
+      if (claimed.lease) await this.endLease(channel, claimed, attempted);
     }
   }
 
   /** {@link deliver} but the release of a by-hand lease. */
   private async attempt<M>(channel: OutboxChannel<M>, claimed: Claimed, manual: boolean): Promise<OutcomeKind | undefined> {
-    const em = this.orm.em.fork();
-    const prepared = await channel.prepare(em, claimed, manual);
+    const prepared = await channel.prepare(this.db, claimed, manual);
     if ("skip" in prepared) {
       if (manual) return undefined;
       const kind = prepared.skip === "disable" ? "disabled" : "parked";
-      await em.transactional((tx) => this.settle(tx, channel, claimed, kind, { attempted: false, error: null, guarded: true }));
+      await this.db.transaction((tx) => this.settle(tx, channel, claimed, kind, { attempted: false, error: null, guarded: true }));
       return kind;
     }
     const attemptedAt = new Date();
     const result = await channel.send(prepared.message);
     const judged = this.judge(channel, claimed, result, manual);
-    await em.transactional(async (tx) => {
-      tx.create(DeliveryAttempt, {
+    await this.db.transaction(async (tx) => {
+      await insertAttempt(tx, {
         id: randomUUID(),
         channel: channel.name,
         messageId: claimed.id,
@@ -205,11 +197,10 @@ export class Outbox {
         durationMs: result.durationMs,
         error: judged.error,
       });
-      await tx.flush();
       if (judged.gone) await channel.disableTarget?.(tx, claimed, prepared.message);
       const how = { attempted: true, error: judged.error, guarded: !manual && !judged.gone };
       if (await this.settle(tx, channel, claimed, judged.kind, how) || !COUNTED.has(judged.kind)) return;
-      const restarted = await this.restartedCount(tx, channel, claimed);
+      const restarted = await restartedCount(tx, channel, claimed.id, claimed.attempts);
       if (restarted === undefined) return;
       const again = { ...claimed, attempts: restarted };
       await this.settle(tx, channel, again, this.judge(channel, again, result, false).kind, how);
@@ -248,82 +239,32 @@ export class Outbox {
   }
 
   /**
-   * Writes an outcome to the message's row in `tx`: status, attempts counter, next attempt, and the
-   * channel's further columns. `guarded`: only while the message is still pending (a target deleted
-   * during the send keeps the message as the deletion left it) and, for the outcomes judged from the
-   * counter (`retry`, `failed`), while the counter is still the claimed one. An outcome that ends the
-   * message makes its stream's next message due.
+   * Writes an outcome to the message's row in `tx` (./repository/record.ts `settleMessage`):
+   * status, attempts counter, next attempt, and the channel's further columns. `guarded`: only
+   * while the message is still pending (a target deleted during the send keeps the message as the
+   * deletion left it) and, for the outcomes judged from the counter (`retry`, `failed`), while the
+   * counter is still the claimed one. An outcome that ends the message makes its stream's next
+   * message due.
    * @returns whether the row was written (false: a guard did not hold).
    */
   private async settle<M>(
-    tx: EntityManager,
+    tx: Tx,
     channel: OutboxChannel<M>,
     claimed: Claimed,
     kind: OutcomeKind,
     how: { attempted: boolean; error: string | null; guarded: boolean },
   ): Promise<boolean> {
-    const t = channel.table;
-    const attempts = claimed.attempts + (how.attempted ? 1 : 0);
-    const sets: string[] = [];
-    const params: unknown[] = [];
-    const set = (column: string, value: unknown): void => {
-      sets.push(`${column} = ?`);
-      params.push(value);
-    };
-    // outcomes not judged from the counter add this attempt to it as it is now
-    const count = (): void => {
-      if (how.attempted) sets.push(`${t.attempts} = ${t.attempts} + 1`);
-    };
-    const stop = (): void => {
-      if (t.clearsNextAttempt) sets.push(`next_attempt_at = case when ${t.status} = 'pending' then null else next_attempt_at end`);
-    };
-    if (kind === "succeeded") {
-      set(t.status, t.statuses.succeeded);
-      if (t.countsSuccess) count();
-      if (t.clearsNextAttempt) sets.push("next_attempt_at = null");
-    } else if (kind === "failed") {
-      stop();
-      set(t.status, t.statuses.failed);
-      set(t.attempts, attempts);
-    } else if (kind === "disabled") {
-      stop();
-      sets.push(`${t.status} = case when ${t.status} = 'pending' then ? else ${t.status} end`);
-      params.push(t.statuses.disabled);
-      count();
-    } else if (kind === "parked") {
-      set("next_attempt_at", PARKED_AT);
-      count();
-    } else if (kind === "retry") {
-      set(t.attempts, attempts);
-      set("next_attempt_at", new Date(Date.now() + retryDelayMs(channel.policy.retry, attempts, Math.random())));
-    } else {
-      count();
-    }
-    for (const [column, value] of Object.entries(channel.settledColumns?.(kind, how.error) ?? {})) set(column, value);
-    const where = ["id = ?"];
-    params.push(claimed.id);
-    if (how.guarded) where.push(`${t.status} = 'pending'`);
-    if (how.guarded && COUNTED.has(kind)) {
-      where.push(`${t.attempts} = ?`);
-      params.push(claimed.attempts);
-    }
-    const written = await tx.execute<{ id: string }[]>(`update ${t.name} set ${sets.join(", ")} where ${where.join(" and ")} returning id`, params);
-    if (channel.stream && ENDS.has(kind)) await this.promote(tx, channel, claimed);
-    return written.length > 0;
-  }
-
-  /**
-   * The attempts counter of the claimed message when a recover restarted it during the send: the
-   * message is still pending and its counter is no longer the claimed one (locked in `tx` until the
-   * record commits). Undefined otherwise (the message ended meanwhile, or nothing moved).
-   */
-  private async restartedCount<M>(tx: EntityManager, channel: OutboxChannel<M>, claimed: Claimed): Promise<number | undefined> {
-    const t = channel.table;
-    const [row] = await tx.execute<{ attempts: number }[]>(
-      `select ${t.attempts} as attempts from ${t.name} where id = ? and ${t.status} = 'pending' and ${t.attempts} <> ? for update`,
-      [claimed.id, claimed.attempts],
-    );
-    return row ? Number(row.attempts) : undefined;
+    const inc = how.attempted ? 1 : 0;
+    const attempts = claimed.attempts + inc;
+    const next = kind === "parked"
+      ? PARKED_AT
+      : kind === "retry" ? new Date(Date.now() + retryDelayMs(channel.policy.retry, attempts, Math.random())) : null;
+    const settled = channel.settledColumns?.(kind, how.error) ?? {};
+    const written = await settleMessage(tx, channel, kind, { id: claimed.id, guarded: how.guarded, claimed: claimed.attempts, inc, attempts, next, settled });
+    // the next message of its stream: the lowest pending one, if it waits (a message written
+    // concurrently behind it is ordered by the stream table's insert trigger, which locks the head)
+    if (channel.stream && ENDS.has(kind)) await promoteNext(tx, channel, claimed.row[channel.stream.key], WAITING_AT);
+    return written;
   }
 
   /**
@@ -335,35 +276,13 @@ export class Outbox {
    * expires by itself, `policy.leaseMs` after the claim).
    * @param attempted whether an attempt was recorded (it added 1 to the counter).
    */
-  private async releaseLease<M>(channel: OutboxChannel<M>, claimed: Claimed, attempted: boolean): Promise<void> {
-    const { table: t } = channel;
+  private async endLease<M>(channel: OutboxChannel<M>, claimed: Claimed, attempted: boolean): Promise<void> {
     const lease = claimed.lease;
     if (!lease) return;
     try {
-      await this.orm.em.fork().execute(
-        `update ${t.name} set next_attempt_at = case when ${t.status} <> 'pending' then null when ${t.attempts} = ? then ?::timestamptz else ${t.nullIsDue ? "null" : "now()"} end
-          where id = ? and next_attempt_at = ?`,
-        [claimed.attempts + (attempted ? 1 : 0), lease.previous, claimed.id, lease.until],
-      );
+      await releaseLease(this.db, channel, claimed.id, claimed.attempts + (attempted ? 1 : 0), lease.previous, lease.until);
     } catch (error) {
       this.logger.warn({ err: error, channel: channel.name, messageId: claimed.id }, "could not end a retry's lease (it expires by itself)");
     }
-  }
-
-  /**
-   * Makes the next message of the claimed message's stream due (its lowest pending message, if it
-   * waits with {@link WAITING_AT}), in the transaction that ended the claimed one. A message written
-   * concurrently behind it is ordered by the insert trigger of the stream's table, which locks the
-   * stream's head (docs/outbox.md "Order within a stream").
-   */
-  private async promote<M>(tx: EntityManager, channel: OutboxChannel<M>, claimed: Claimed): Promise<void> {
-    const { table, stream } = channel;
-    if (!stream) return;
-    await tx.execute(
-      `update ${table.name} set next_attempt_at = ${table.nullIsDue ? "null" : "now()"}
-        where id = (select h.id from ${table.name} h where h.${stream.key} = ? and h.${table.status} = 'pending' order by h.${stream.order} limit 1)
-          and next_attempt_at = ?`,
-      [claimed.row[stream.key], WAITING_AT],
-    );
   }
 }

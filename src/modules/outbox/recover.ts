@@ -8,22 +8,22 @@
  * in `delivery_attempt`. A message never attempted, or delivered, is not touched.
  *
  * Nothing is sent twice at once: a message that may be in flight at that moment (under a live
- * lease, src/modules/outbox/claim.ts `mayHoldLease`) keeps its `next_attempt_at`, so no second
+ * lease, src/modules/outbox/repository/claim.ts `mayHoldLease`) keeps its `next_attempt_at`, so no second
  * round can claim it; its counter is restarted all the same, and the outbox records the attempt
  * in flight against the restarted counter (src/modules/outbox/outbox.ts `deliver`): if it fails, the
  * next attempt follows the schedule's first wait, not the old one.
  *
  * A stream channel (credit: per wallet, by `sequence`) keeps its order: after the re-queue, one
  * set-based statement marks every pending message of the touched streams that has a lower pending
- * message with `WAITING_AT` (the insert trigger's rule, src/modules/outbox/stream-order.ts), so
+ * message with `WAITING_AT` (the insert trigger's rule, src/modules/outbox/repository/stream-order.ts), so
  * only each stream's head is due. The claim only ever takes a stream's lowest pending message
  * anyway; the mark keeps the claim's index scan off the later ones.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Tx } from "../../db/sql.js";
 import { ValidationFailed } from "../../domain/errors.js";
 import { PARKED_AT, WAITING_AT } from "../../domain/outbox.js";
 import type { OutboxChannel } from "./channel.js";
-import { mayHoldLease } from "./claim.js";
+import { markStreamsWaiting, requeueRows } from "./repository/recover.js";
 
 /** How far back `since` may go, days (docs/outbox.md "Recovering missed notifications"). */
 export const RECOVER_WINDOW_DAYS = 30;
@@ -55,32 +55,12 @@ export function recoverSince(since: string, now: Date = new Date()): Date {
  * flight (see the module docs), and an ended message being retried by hand at that moment (under a
  * lease) is left to that attempt. Never-attempted and succeeded messages are left alone. For a
  * stream channel, then marks the touched streams' pending non-heads `WAITING_AT` (see the module
- * docs). The caller starts a delivery round after the commit.
+ * docs; the statements: ./repository/recover.ts). Run in the caller's `db.transaction`; the caller
+ * starts a delivery round after the commit.
  * @returns how many messages were re-queued (their counters restarted).
  */
-export async function requeueFailed<M>(tx: EntityManager, channel: OutboxChannel<M>, customerId: string, since: Date): Promise<number> {
-  const { table, stream } = channel;
-  const keyColumn = stream ? `, ${stream.key} as stream_key` : "";
-  const leased = mayHoldLease(table, "", channel.policy.leaseMs);
-  const rows = await tx.execute<{ id: string; stream_key?: unknown }[]>(
-    `update ${table.name} set ${table.status} = 'pending', ${table.attempts} = 0,
-        next_attempt_at = case when next_attempt_at in (?, ?) or ${leased} then next_attempt_at else ${table.nullIsDue ? "null" : "now()"} end${table.touched ? `, ${table.touched} = now()` : ""}
-      where customer_id = ? and created_at >= ?
-        and (${table.status} in (?, ?) and not ${leased} or ${table.status} = 'pending' and ${table.attempts} > 0)
-      returning id${keyColumn}`,
-    [PARKED_AT, WAITING_AT, customerId, since, table.statuses.failed, table.statuses.disabled],
-  );
-  if (stream && rows.length > 0) {
-    const keys = [...new Set(rows.map((r) => String(r.stream_key)))];
-    await tx.execute(
-      `update ${table.name} e set next_attempt_at = ?
-        where e.${stream.key} in (${keys.map(() => "?").join(", ")})
-          and e.${table.status} = 'pending'
-          and e.next_attempt_at is distinct from ?
-          and exists (select 1 from ${table.name} p
-                       where p.${stream.key} = e.${stream.key} and p.${table.status} = 'pending' and p.${stream.order} < e.${stream.order})`,
-      [WAITING_AT, ...keys, WAITING_AT],
-    );
-  }
+export async function requeueFailed<M>(tx: Tx, channel: OutboxChannel<M>, customerId: string, since: Date): Promise<number> {
+  const rows = await requeueRows(tx, channel, { customerId, since, parkedAt: PARKED_AT, waitingAt: WAITING_AT });
+  if (channel.stream) await markStreamsWaiting(tx, channel, [...new Set(rows.map((r) => String(r.stream_key)))], WAITING_AT);
   return rows.length;
 }

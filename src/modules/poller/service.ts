@@ -25,7 +25,8 @@ import { TargetRefused, assertPublicHost } from "../net/targets.js";
 import type { WithdrawalService } from "../withdrawals/service.js";
 import { EmailPoller } from "./entities.js";
 import { ImapFailure, verifyLogin, withMailbox, type ImapSettings } from "./imap.js";
-import { countProcessedMessage, recordPollFailure, recordPollSuccess } from "./queries.js";
+import { countProcessedMessage, recordPollFailure, recordPollSuccess } from "./repository.js";
+import type { Sql } from "../../db/sql.js";
 
 type Schemas = components["schemas"];
 /** Body of Create Email Poller. */
@@ -74,6 +75,8 @@ export class EmailPollerService {
     private readonly withdrawals: WithdrawalService,
     private readonly settings: PollerSettings,
     private readonly logger: Logger,
+    /** Where the poll's statistics are recorded (./repository.ts): the pool, each statement on its own. */
+    private readonly statements: Sql,
   ) {}
 
   /** The polling job for the registry (src/jobs/registry.ts): one run polls the mailbox of the poller in its data (`{ pollerId }`). */
@@ -225,17 +228,17 @@ export class EmailPollerService {
             await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
             outcome.processed += 1;
             // counted as it goes, so a poll cut short still counts what it read
-            await countProcessedMessage(em, pollerId);
+            await countProcessedMessage(this.statements, pollerId);
           }
         } finally {
           lock.release();
         }
       });
-      await recordPollSuccess(em, pollerId, startedAt, outcome.pinsApplied);
+      await recordPollSuccess(this.statements, pollerId, startedAt, outcome.pinsApplied);
     } catch (error) {
       const message = error instanceof ImapFailure ? error.message : `poll failed: ${(error as Error).message}`.slice(0, 500);
       this.logger.warn({ pollerId, customerId: poller.customerId, reason: message }, "email poll failed");
-      await recordPollFailure(em, pollerId, startedAt, message, outcome.pinsApplied);
+      await recordPollFailure(this.statements, pollerId, startedAt, message, outcome.pinsApplied);
     }
     return outcome;
   }
@@ -250,7 +253,7 @@ export class EmailPollerService {
       const text = parsed.text ?? (typeof parsed.html === "string" ? htmlToText(parsed.html) : "");
       const found = extractPin(parsed.subject ?? "", text);
       if (!found) return false;
-      const applied = await this.withdrawals.applyMailboxPin(this.orm.em.fork(), poller.customerId, found.withdrawalId, found.pin);
+      const applied = await this.withdrawals.applyMailboxPin(poller.customerId, found.withdrawalId, found.pin);
       this.logger.info({ pollerId: poller.pollerId, withdrawalId: found.withdrawalId, outcome: applied }, "mailbox PIN read");
       return applied === "applied";
     } catch (error) {

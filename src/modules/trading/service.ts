@@ -12,7 +12,7 @@
  * quote's row and the wallet's two available accounts.
  * Amounts are exact decimals (decimal.js) end to end; they leave as 8-decimal strings.
  *
- * The hot path runs plain SQL, not entities (src/modules/trading/queries.ts; docs/performance.md
+ * The hot path runs plain SQL, not entities (src/modules/trading/repository.ts; docs/performance.md
  * "Trading"): a quote is its caller's read (user and wallet together), the provider's price and one
  * INSERT; an order is its user's read, the key, then in its transaction the quote's lock, its
  * orders and addresses, the ledger's `trade` and one INSERT of the order with its two wallet
@@ -29,13 +29,13 @@ import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
 import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
-import { keyCaller, priorResult, requestFingerprint, runOnceIn, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
+import { keyCaller, priorResult, requestFingerprint, runOnce, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
-import { assertGoodStanding } from "../users/queries.js";
+import { assertGoodStanding } from "../users/repository.js";
 import type { UserService } from "../users/service.js";
 import type { WalletService } from "../wallets/service.js";
 import { TradeOrder } from "./entities.js";
-import { insertQuote, lockQuote, orderCaller, ordersAndAddresses, quoteCaller, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./queries.js";
+import { insertQuote, lockQuote, orderCaller, ordersAndAddresses, quoteCaller, writeOrder, type OrderRecord, type QuoteCaller, type QuoteRecord } from "./repository.js";
 import { orderView, quoteView, tradeTransactions } from "./views.js";
 
 type Schemas = components["schemas"];
@@ -52,7 +52,7 @@ export const DEFAULT_QUOTE_TTL_S = 15;
 /** Quotes and orders of the customers' users. */
 export class TradingService {
   /**
-   * @param deps.statements the prepared statements' runner on the ORM's pool (src/db/statements.ts:
+   * @param deps.statements where the statements and the orders' transactions run (src/db/sql.ts `Db`:
    *   named, or unnamed with `DATABASE_POOL_MODE=transaction`).
    */
   constructor(
@@ -84,7 +84,7 @@ export class TradingService {
     }
     const currencies = await this.currencies(pair);
     const quantity = checkQuantity(input.quantity === undefined ? undefined : money(input.quantity), currencies.base.precision);
-    const market = await this.deps.provider.pairMarket(em, customerId, pair, quantity);
+    const market = await this.deps.provider.pairMarket(this.deps.statements, customerId, pair, quantity);
     const terms = quoteTerms(side, quantity, market, currencies);
     const createdAt = new Date();
     const row: QuoteRecord = {
@@ -110,7 +110,7 @@ export class TradingService {
    * `is_duplicate: true` (docs/idempotency.md; absent, the tenant's key space of callers not named:
    * src/modules/idempotency/service.ts `keyCaller`).
    * @throws DomainError USER_NOT_FOUND (404: unknown, deleted, or not `VERIFIED` and active: the
-   *   users module's rule of a user in good standing, src/modules/users/queries.ts), QUOTE_NOT_FOUND
+   *   users module's rule of a user in good standing, src/modules/users/repository.ts), QUOTE_NOT_FOUND
    *   (404: unknown, or another customer's); QUOTE_INVALID (400: another user's, or already
    *   executed), QUOTE_EXPIRED (400: at or after `expires_at`), INSUFFICIENT_BALANCE (400);
    *   IDEMPOTENCY_KEY_REUSED (409).
@@ -133,7 +133,7 @@ export class TradingService {
     const prior = await priorResult(statements, request);
     if (prior) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: prior }), true);
     // The order's transaction runs on a connection of its own, its statements named (docs/performance.md "Trading").
-    const outcome = await runOnceIn(statements, request, (tx, orderId) => this.execute(tx, customerId, user.userId, quoteId, orderId, key));
+    const outcome = await runOnce(statements, request, (tx, orderId) => this.placeOrder(tx, customerId, user.userId, quoteId, orderId, key));
     if (outcome.duplicate) return orderView(await em.fork().findOneOrFail(TradeOrder, { orderId: outcome.resultId }), true);
     return orderView(outcome.value, false);
   }
@@ -162,15 +162,15 @@ export class TradingService {
     const pair = await this.pair(symbol);
     const value = money(price);
     if (value.decimalPlaces() > PRICE_DECIMALS) throw new DomainError("INVALID_AMOUNT", `price has more than ${PRICE_DECIMALS} decimals.`, "price");
-    const at = await this.deps.provider.setTestPrice(em, customerId, pair, value);
+    const at = await this.deps.provider.setTestPrice(this.deps.statements, customerId, pair, value);
     return { symbol: symbolOf(pair), price: format8(value), updated_at: at.toISOString() };
   }
 
   /**
    * In `tx`, after the key was claimed: the checks on the locked quote, the ledger, then the order
-   * and its two wallet transactions in one statement (src/modules/trading/queries.ts).
+   * and its two wallet transactions in one statement (src/modules/trading/repository.ts).
    */
-  private async execute(tx: Tx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
+  private async placeOrder(tx: Tx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
     const q = await this.lockedQuote(tx, customerId, quoteId);
     if (q.userId !== userId) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} belongs to another user.`, "quote_id");
     const { orders, addresses } = await ordersAndAddresses(tx, q);
@@ -233,7 +233,7 @@ export function symbolOf(pair: CataloguePair): string {
 
 /**
  * The caller of a Create Quote: the user in good standing (the users module's rule,
- * src/modules/users/queries.ts), then the wallet as `WalletService.visibleWallet` checks it.
+ * src/modules/users/repository.ts), then the wallet as `WalletService.visibleWallet` checks it.
  * @throws DomainError USER_NOT_FOUND (404: unknown, or not VERIFIED and active), RESOURCE_NOT_FOUND
  *   (404: deleted), WALLET_NOT_FOUND (404: not the customer's, or not this user's).
  */

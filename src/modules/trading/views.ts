@@ -6,7 +6,7 @@ import type { components } from "../../../generated/types/platform.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { QuoteTerms } from "../../domain/trading.js";
 import type { WalletCurrencyBalance } from "../ledger/service.js";
-import type { OrderRecord, QuoteRecord, TradeAddress, TradeTransaction } from "./queries.js";
+import type { OrderRecord, QuoteRecord, TradeAddress, TradeTransaction } from "./repository.js";
 
 type Schemas = components["schemas"];
 
@@ -54,7 +54,7 @@ export function orderView(o: OrderRecord, isDuplicate: boolean): Schemas["Order"
 
 /**
  * An order's two wallet transactions (action `trade`, status `done`, `order_id`, `trade_id`, `symbol`
- * the pair, `price`; written by src/modules/trading/queries.ts `writeOrder`), base currency first,
+ * the pair, `price`; written by src/modules/trading/repository.ts `writeOrder`), base currency first,
  * each with the wallet's balance of that currency after the order and the first network (by name)
  * on which the wallet has an address of the currency, and that address (none: empty strings):
  * `amount` and `net_proceeds` are what moved in that currency (the quote currency: the total paid

@@ -15,7 +15,7 @@ export type TransferStatus = "COMPLETED";
  * created with (sent or generated); the key's uniqueness per customer and caller and the request's
  * fingerprint live in `idempotency_key`, scope `transfer` (docs/idempotency.md). The indexes serve
  * List Wallet Transfers (both directions, newest first) and the sender's cap sums
- * (src/modules/transfers/usage.ts).
+ * (src/modules/transfers/repository.ts `transferUsage`).
  */
 export const Transfer = defineEntity({
   name: "Transfer",

@@ -14,7 +14,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
-import type { Db } from "../../db/sql.js";
+import type { Db, Tx, Sql } from "../../db/sql.js";
 import { isUuid, isUuidV4 } from "../../domain/ids.js";
 import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
@@ -22,11 +22,10 @@ import type { PageRequest } from "../../domain/paging.js";
 import { checkTransfer } from "../../domain/transfers.js";
 import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
-import { assertGoodStanding } from "../users/queries.js";
-import { WalletTransaction } from "../wallets/entities.js";
+import { assertGoodStanding } from "../users/repository.js";
 import type { WalletCaller, WalletService } from "../wallets/service.js";
 import { Transfer } from "./entities.js";
-import { sideOf, transferParties, walletTransfers, type TransferParty, type TransferSide } from "./queries.js";
+import { insertTransfer, sideOf, transferParties, walletTransfers, type TransferParty } from "./repository.js";
 import { transferRequest } from "./request-key.js";
 import { transferView, type CreateTransferInput, type TransferView } from "./views.js";
 
@@ -41,7 +40,7 @@ export interface MovementLimits {
    * per-transaction, daily and monthly caps at `now` (UTC).
    * @throws DomainError TRANSFER_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400).
    */
-  checkMovement(tx: EntityManager, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
+  checkMovement(tx: Sql, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
 }
 
 /** A Create Transfer that passed the checks made before its transaction. */
@@ -60,7 +59,7 @@ interface CheckedTransfer {
 export class TransferService {
   constructor(
     private readonly ledger: LedgerService,
-    /** Prepared statements of the hot read ({@link check}: both parties in one round trip). */
+    /** Where the hot read ({@link check}: both parties in one round trip) and the booking run (src/db/sql.ts). */
     private readonly statements: Db,
     private readonly wallets: WalletService,
     private readonly limits: MovementLimits,
@@ -87,11 +86,11 @@ export class TransferService {
   async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<TransferView> {
     const key = idempotencyKey ?? randomUUID();
     const request = transferRequest(caller.customerId, input, key, keyCaller(by));
-    const prior = await priorResult(em, request);
+    const prior = await priorResult(this.statements, request);
     if (prior) return this.duplicate(em, caller, prior);
 
     const checked = await this.check(caller, input, key);
-    const outcome = await runOnce(em, request, (tx, id) => this.book(tx, checked, id));
+    const outcome = await runOnce(this.statements, request, (tx, id) => this.book(tx, checked, id));
     if (outcome.duplicate) return this.duplicate(em, caller, outcome.resultId);
     return transferView(outcome.value, false);
   }
@@ -125,7 +124,7 @@ export class TransferService {
   /**
    * The checks made before the transaction, in the order of {@link create}. Both wallets, their
    * owners and their addresses of the currency come from one prepared statement
-   * (src/modules/transfers/queries.ts `transferParties`); the checks on them are those of
+   * (src/modules/transfers/repository.ts `transferParties`); the checks on them are those of
    * `WalletService.visibleWallet` and `UserService.find`, in the order they ran one read at a time.
    */
   private async check(caller: WalletCaller, input: CreateTransferInput, key: string): Promise<CheckedTransfer> {
@@ -168,7 +167,7 @@ export class TransferService {
    * the ledger entry (which refuses an uncovered amount), the transfer and both sides' wallet
    * transactions. @returns the stored transfer.
    */
-  private async book(tx: EntityManager, c: CheckedTransfer, id: string): Promise<Transfer> {
+  private async book(tx: Tx, c: CheckedTransfer, id: string): Promise<Transfer> {
     const now = new Date();
     await this.limits.checkMovement(tx, { customerId: c.customerId, userId: c.from.userId, kind: "transfer", currency: c.currency, amount: c.amount.toFixed(), now });
     const source = sideOf(c.from, c.currency);
@@ -181,7 +180,7 @@ export class TransferService {
       amount: c.amount,
       reference: `transfer:${id}`,
     });
-    const transfer = tx.create(Transfer, {
+    const transfer: Transfer = {
       id,
       customerId: c.customerId,
       fromWalletId: c.from.walletId,
@@ -195,47 +194,13 @@ export class TransferService {
       idempotencyKey: c.key,
       journalEntryId: entryId,
       createdAt: now,
-    });
+    };
     const what = `${format8(c.amount)} ${c.currency.toUpperCase()}`;
-    this.record(tx, c, transfer, entryId, source, "transfer_out", from.balance, `Transfer of ${what} to wallet ${c.to.walletId}`);
-    this.record(tx, c, transfer, entryId, destination, "transfer_in", to.balance, `Transfer of ${what} from wallet ${c.from.walletId}`);
-    await tx.flush();
+    await insertTransfer(tx, { ...transfer, memo: c.memo }, [
+      { side: source, action: "transfer_out", balanceAfter: from.balance.toFixed(), description: `Transfer of ${what} to wallet ${c.to.walletId}` },
+      { side: destination, action: "transfer_in", balanceAfter: to.balance.toFixed(), description: `Transfer of ${what} from wallet ${c.from.walletId}` },
+    ], c.customerId);
     return transfer;
-  }
-
-  /** Adds one side's wallet transaction (status `done`, `order_id` the transfer's id) to `tx`'s unit of work. */
-  private record(
-    tx: EntityManager,
-    c: CheckedTransfer,
-    transfer: Transfer,
-    entryId: number,
-    side: TransferSide,
-    action: "transfer_out" | "transfer_in",
-    balanceAfter: Money,
-    description: string,
-  ): void {
-    tx.create(WalletTransaction, {
-      walletId: side.walletId,
-      customerId: c.customerId,
-      network: side.network,
-      address: side.address,
-      action,
-      status: "done",
-      currency: c.currency,
-      amount: c.amount.toFixed(),
-      fees: "0",
-      netProceeds: c.amount.toFixed(),
-      price: "0",
-      balanceAfter: balanceAfter.toFixed(),
-      hash: "",
-      memo: c.memo ?? "",
-      description,
-      orderId: transfer.id,
-      tradeId: "",
-      idempotencyId: c.key,
-      journalEntryId: entryId,
-      createdAt: transfer.createdAt,
-    });
   }
 
   /**
@@ -269,7 +234,7 @@ function found(parties: ReadonlyMap<string, TransferParty>, walletId: string): T
 
 /**
  * The party's owner is in good standing (as `UserService.find` reads a user, then the users
- * module's rule, src/modules/users/queries.ts; docs/decisions/limits-and-allowlist.md "Transfers").
+ * module's rule, src/modules/users/repository.ts; docs/decisions/limits-and-allowlist.md "Transfers").
  * @throws DomainError USER_NOT_FOUND (404): "not found", "has been deleted" or "is not active".
  */
 function assertVerified(party: TransferParty): void {

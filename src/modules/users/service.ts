@@ -3,7 +3,7 @@
  * sees only the users of its own customer: another customer's user id answers 404.
  */
 import { randomUUID } from "node:crypto";
-import { UniqueConstraintViolationException, raw, type FilterQuery } from "@mikro-orm/core";
+import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, clip, quote, type FieldProblem } from "../../domain/errors.js";
 import {
@@ -23,7 +23,7 @@ import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 import { isUuidV4 } from "../../domain/ids.js";
-import { userDeleted, userNotFound } from "./queries.js";
+import { nextTokenVersion, userDeleted, userNotFound } from "./repository.js";
 import { unsafeNameProblem } from "../../domain/text.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
@@ -280,7 +280,7 @@ export class UserService {
     if (!wasSuspended) {
       user.tokensRevokedAt = new Date();
       // In SQL, so two concurrent deactivations both count (the version only has to change).
-      user.tokenVersion = raw<number>("token_version + 1");
+      user.tokenVersion = nextTokenVersion();
     }
     await em.flush();
     return { message: wasSuspended ? "User is already inactive." : "User deactivated." };

@@ -6,7 +6,7 @@
  * user's wallets. Another customer's or user's wallet id answers 404 `WALLET_NOT_FOUND`.
  */
 import { randomUUID } from "node:crypto";
-import { UniqueConstraintViolationException, type FilterQuery } from "@mikro-orm/core";
+import type { FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, assertNoProblems, quote } from "../../domain/errors.js";
 import { nameKey, unsafeNameProblems } from "../../domain/text.js";
@@ -18,7 +18,7 @@ import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { isUuid } from "../../domain/ids.js";
 import type { Db } from "../../db/sql.js";
-import { walletBalanceRows } from "./queries.js";
+import { addressHolder, insertTransaction, insertWallet, insertWalletAddress, walletBalanceRows, type TransactionWrite, type WalletWrite } from "./repository.js";
 import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
 
 /** Who is asking: the customer, and for a user token the user it is limited to. */
@@ -65,7 +65,7 @@ export class WalletService {
     private readonly provider: CustodyProvider,
     private readonly ledger: LedgerService,
     private readonly users: UserService,
-    /** Prepared statements of the hot reads ({@link balance}). */
+    /** Where the hot reads ({@link balance}) and the changes (a new wallet, a deposit) run (src/db/sql.ts). */
     private readonly statements: Db,
   ) {}
 
@@ -98,9 +98,10 @@ export class WalletService {
     }
     const walletId = randomUUID();
     try {
-      return await em.transactional(async (tx) => {
+      const wallet = await this.statements.transaction(async (tx) => {
         const vaultWalletId = await this.provider.createVaultWallet(tx, customerId, walletId);
-        const wallet = tx.create(Wallet, {
+        const createdAt = new Date();
+        const written: WalletWrite = {
           walletId,
           customerId,
           userId: user.userId,
@@ -111,20 +112,22 @@ export class WalletService {
           walletType: input.wallet_type ?? "virtual",
           networks,
           isActive: true,
-        });
-        await tx.flush();
+          createdAt,
+        };
+        await insertWallet(tx, written);
         const byNetwork = new Map<string, string>();
         for (const entry of networks) {
           const address = byNetwork.get(entry.name) ?? (await this.provider.createDepositAddress(tx, vaultWalletId, entry.name));
           byNetwork.set(entry.name, address);
-          tx.create(WalletAddress, { addressId: randomUUID(), walletId, network: entry.name, currency: entry.currency, address });
+          await insertWalletAddress(tx, { addressId: randomUUID(), walletId, network: entry.name, currency: entry.currency, address, createdAt: new Date() });
         }
-        await tx.flush();
         await this.ledger.openWalletAccounts(tx, walletId, networks.map((n) => n.currency));
-        return walletView(tx, wallet);
+        return { ...written, updatedAt: createdAt } as Wallet;
       });
+      return await walletView(em, wallet);
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException && (error as { constraint?: string }).constraint === "wallet_user_name_key_unique") {
+      // the driver's unique violation (SQLSTATE 23505) on the user's name keys
+      if ((error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === "wallet_user_name_key_unique") {
         throw new DomainError("RESOURCE_CONFLICT", `The user already has a wallet named ${quote(name)}.`, "name");
       }
       throw error;
@@ -231,10 +234,9 @@ export class WalletService {
   async recordConfirmedDeposit(em: EntityManager, deposit: DepositNotification): Promise<WalletTransactionView> {
     const currency = await this.currency(deposit.currency);
     checkAmount(deposit.amount, currency);
-    return em.transactional(async (tx) => {
-      const target = await tx.findOne(WalletAddress, { network: deposit.network, address: deposit.address, currency: currency.code });
-      if (!target) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${quote(deposit.address)} on ${quote(deposit.network)}.`);
-      const wallet = await tx.findOneOrFail(Wallet, { walletId: target.walletId });
+    return this.statements.transaction(async (tx) => {
+      const wallet = await addressHolder(tx, deposit.network, deposit.address, currency.code);
+      if (!wallet) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${quote(deposit.address)} on ${quote(deposit.network)}.`);
       const { entryId, after } = await this.ledger.post(tx, {
         kind: "deposit",
         walletId: wallet.walletId,
@@ -244,7 +246,7 @@ export class WalletService {
         reference: `deposit:${deposit.network}:${deposit.hash}`,
       });
       const amount = deposit.amount.toFixed();
-      const transaction = tx.create(WalletTransaction, {
+      const transaction: TransactionWrite = {
         walletId: wallet.walletId,
         customerId: wallet.customerId,
         network: deposit.network,
@@ -265,9 +267,9 @@ export class WalletService {
         idempotencyId: null,
         journalEntryId: entryId,
         createdAt: new Date(),
-      });
-      await tx.flush();
-      return transactionView(transaction);
+      };
+      const id = await insertTransaction(tx, transaction);
+      return transactionView({ ...transaction, id, symbol: null } as WalletTransaction);
     });
   }
 

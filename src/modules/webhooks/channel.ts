@@ -5,14 +5,13 @@
  * customer; a deleted or disabled webhook, or a deleted customer, makes a claimed delivery
  * `disabled` without an attempt.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
+import type { Sql, Tx } from "../../db/sql.js";
 import { deliveryLeaseMs, notificationRetryPolicy } from "../../domain/outbox.js";
 import type { SecretBox } from "../identity/secrets.js";
-import type { IdentityService } from "../identity/service.js";
 import type { Claimed, OutboxChannel, OutboxTable, Prepared } from "../outbox/channel.js";
 import { attemptResult, type NotificationSettings } from "../outbox/http-sender.js";
-import { Webhook, WebhookDelivery } from "./entities.js";
+import { disablePendingDeliveries, disableWebhook, pinMessage, type DeliveryToSend, type WebhookTarget } from "./repository.js";
 import { openTarget, sendTo, webhookContexts } from "./target.js";
 
 /** Why a webhook is disabled after a 410 (`webhook.disabled_reason`). */
@@ -20,14 +19,13 @@ export const GONE_REASON = "the receiver answered HTTP 410 Gone";
 
 /** A delivery loaded for one attempt, with its webhook. */
 export interface PinMessage {
-  webhook: Webhook;
-  delivery: WebhookDelivery;
+  webhook: WebhookTarget;
+  delivery: DeliveryToSend;
 }
 
 /** What the channel needs from the service. */
 export interface WebhookChannelDeps {
   box: SecretBox;
-  identity: IdentityService;
   settings: NotificationSettings;
   logger: Logger;
 }
@@ -46,7 +44,7 @@ export const WEBHOOK_TABLE: OutboxTable = {
 
 /** The `webhook` channel of the outbox (see the module docs). */
 export function webhookChannel(deps: WebhookChannelDeps): OutboxChannel<PinMessage> {
-  const { box, identity, settings, logger } = deps;
+  const { box, settings, logger } = deps;
   return {
     name: "webhook",
     table: WEBHOOK_TABLE,
@@ -57,11 +55,9 @@ export function webhookChannel(deps: WebhookChannelDeps): OutboxChannel<PinMessa
       stopRoundOnFailure: false,
     },
     returning: ["customer_id"],
-    async prepare(em: EntityManager, claimed: Claimed): Promise<Prepared<PinMessage>> {
-      const customerId = String(claimed.row.customer_id);
-      const delivery = await em.findOneOrFail(WebhookDelivery, { id: claimed.id });
-      const customerActive = await identity.getActiveCustomer(em, customerId).then(() => true, () => false);
-      const webhook = customerActive ? await em.findOne(Webhook, { customerId }) : null;
+    async prepare(sql: Sql, claimed: Claimed): Promise<Prepared<PinMessage>> {
+      // the delivery, and its customer's webhook unless the customer is inactive or has none
+      const { delivery, webhook } = await pinMessage(sql, claimed.id);
       if (!webhook || webhook.disabledAt) return { skip: "disable" };
       return { message: { webhook, delivery } };
     },
@@ -82,10 +78,10 @@ export function webhookChannel(deps: WebhookChannelDeps): OutboxChannel<PinMessa
       }
       return attemptResult(await sendTo(target, settings, delivery.webhookMessageId, body));
     },
-    async disableTarget(tx: EntityManager, claimed: Claimed) {
+    async disableTarget(tx: Tx, claimed: Claimed) {
       const customerId = String(claimed.row.customer_id);
-      await tx.nativeUpdate(Webhook, { customerId }, { disabledAt: new Date(), disabledReason: GONE_REASON });
-      await tx.nativeUpdate(WebhookDelivery, { customerId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
+      await disableWebhook(tx, customerId, new Date(), GONE_REASON);
+      await disablePendingDeliveries(tx, customerId);
     },
   };
 }

@@ -10,11 +10,15 @@
  * recorded. Concurrent rounds on any number of workers never send one delivery at the same time;
  * a worker that dies mid-send leaves the lease to expire, and the next round sends it again with
  * the same `webhook-id`, so receivers can drop duplicates.
+ *
+ * Every write of `webhook` and `webhook_delivery` is a statement of ./repository.ts; a change of
+ * more than one runs in `db.transaction`. The ORM reads the webhook and the delivery log.
  */
 import { randomUUID } from "node:crypto";
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
 import type { components } from "../../../generated/types/platform.js";
+import type { Db, Sql } from "../../db/sql.js";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid } from "../../domain/ids.js";
 import { judgeAttempt } from "../../domain/outbox.js";
@@ -32,6 +36,7 @@ import type { OutboxChannel } from "../outbox/channel.js";
 import type { PinEvent, PinPush } from "../withdrawals/service.js";
 import { webhookChannel, type PinMessage } from "./channel.js";
 import { Webhook, WebhookDelivery, type WebhookDeliveryStatus } from "./entities.js";
+import { deleteWebhook, disablePendingDeliveries, enqueueDelivery, lockSecret, rotateSecret, upsertWebhook } from "./repository.js";
 import { openTarget, sendTo, webhookContexts as ctx } from "./target.js";
 
 type Schemas = components["schemas"];
@@ -75,16 +80,17 @@ export class WebhookService implements PinPush {
   /** The outbox channel `webhook` (src/modules/webhooks/channel.ts). */
   readonly channel: OutboxChannel<PinMessage>;
 
+  /** @param db runs the statements of ./repository.ts and of the outbox. */
   constructor(
-    orm: MikroORM,
+    private readonly db: Db,
     private readonly box: SecretBox,
     private readonly identity: IdentityService,
     private readonly queue: JobQueue,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {
-    this.outbox = new Outbox(orm, logger);
-    this.channel = webhookChannel({ box, identity, settings, logger });
+    this.outbox = new Outbox(db, logger);
+    this.channel = webhookChannel({ box, settings, logger });
   }
 
   /**
@@ -122,15 +128,8 @@ export class WebhookService implements PinPush {
     }
     const secret = newSigningSecret();
     const secretSealed = this.box.seal(secret, ctx.secret(customerId));
-    const now = new Date();
     // One statement: concurrent creates of one customer both succeed, the last one wins.
-    await em.execute(
-      `insert into webhook (customer_id, url, headers_sealed, secret_sealed, previous_secret_sealed, previous_secret_expires_at, disabled_at, disabled_reason, created_at, updated_at)
-         values (?, ?, ?, ?, null, null, null, null, ?, ?)
-       on conflict (customer_id) do update set url = excluded.url, headers_sealed = excluded.headers_sealed, secret_sealed = excluded.secret_sealed,
-         previous_secret_sealed = null, previous_secret_expires_at = null, disabled_at = null, disabled_reason = null, updated_at = excluded.updated_at`,
-      [customerId, url.href, headersSealed, secretSealed, now, now],
-    );
+    await upsertWebhook(this.db, { customerId, url: url.href, headersSealed, secretSealed, now: new Date() });
     return { message: "Webhook registered. Store the signing secret now: it is not shown again.", url: url.href, signing_secret: secret };
   }
 
@@ -152,10 +151,9 @@ export class WebhookService implements PinPush {
    */
   async delete(em: EntityManager, customerId: string): Promise<void> {
     await this.identity.getActiveCustomer(em, customerId);
-    await em.transactional(async (tx) => {
-      const deleted = await tx.nativeDelete(Webhook, { customerId });
-      if (deleted === 0) throw this.notFound(customerId);
-      await tx.nativeUpdate(WebhookDelivery, { customerId, status: "pending" }, { status: "disabled", nextAttemptAt: null });
+    await this.db.transaction(async (tx) => {
+      if (!(await deleteWebhook(tx, customerId))) throw this.notFound(customerId);
+      await disablePendingDeliveries(tx, customerId);
     });
   }
 
@@ -167,15 +165,16 @@ export class WebhookService implements PinPush {
     await this.identity.getActiveCustomer(em, customerId);
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-    return em.transactional(async (tx) => {
-      const [row] = await tx.execute<{ secret_sealed: string }[]>(`select secret_sealed from webhook where customer_id = ? for update`, [customerId]);
-      if (!row) throw this.notFound(customerId);
-      const current = this.box.open(row.secret_sealed, ctx.secret(customerId));
-      await tx.nativeUpdate(Webhook, { customerId }, {
+    return this.db.transaction(async (tx) => {
+      const sealed = await lockSecret(tx, customerId);
+      if (sealed === undefined) throw this.notFound(customerId);
+      const current = this.box.open(sealed, ctx.secret(customerId));
+      await rotateSecret(tx, {
+        customerId,
         secretSealed: this.box.seal(secret, ctx.secret(customerId)),
-        previousSecretSealed: this.box.seal(current, ctx.previousSecret(customerId)),
-        previousSecretExpiresAt: expiresAt,
-        updatedAt: new Date(),
+        previousSealed: this.box.seal(current, ctx.previousSecret(customerId)),
+        previousExpiresAt: expiresAt,
+        now: new Date(),
       });
       return {
         message: "Signing secret rotated. Store the new secret now: it is not shown again. Both secrets sign until previous_secret_expires_at.",
@@ -216,9 +215,10 @@ export class WebhookService implements PinPush {
   /**
    * Writes a `withdrawal.pin` notification to the outbox in `tx` when the customer has an enabled
    * webhook (docs/decisions/withdrawals.md "How a code reaches the user": every new code is pushed too); nothing otherwise.
+   * `tx`: the caller's transaction (a `Tx` of src/db/sql.ts `Db.transaction`).
    * @returns whether it wrote one.
    */
-  async enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean> {
+  async enqueuePin(tx: Sql, pin: PinEvent): Promise<boolean> {
     const data: PinNotification["data"] = {
       withdrawal_id: pin.withdrawalId,
       user_id: pin.userId,
@@ -234,27 +234,23 @@ export class WebhookService implements PinPush {
    * `tx` when the customer has an enabled webhook; nothing otherwise. Its body is `{type,
    * timestamp, data}` (timestamp: now, ISO 8601 UTC), sealed at rest, and it is delivered and
    * signed like every notification of the channel (docs/decisions/notifications.md "The PIN
-   * webhook"). Call {@link kick} after the commit when it returns true.
+   * webhook"). Call {@link kick} after the commit when it returns true. One statement
+   * (./repository.ts `enqueueDelivery`: the insert only when the webhook is enabled), on `tx`: a
+   * `Tx` (or an EntityManager in its ORM transaction, as {@link enqueuePin}).
    * @returns whether it wrote one.
    */
-  async enqueueEvent(tx: EntityManager, event: WebhookEvent): Promise<boolean> {
-    const [webhook] = await tx.execute<{ disabled_at: Date | null }[]>(`select disabled_at from webhook where customer_id = ?`, [event.customerId]);
-    if (!webhook || webhook.disabled_at !== null) return false;
+  async enqueueEvent(tx: Sql, event: WebhookEvent): Promise<boolean> {
     const payload = { type: event.type, timestamp: new Date().toISOString(), data: event.data };
     const id = randomUUID();
-    tx.create(WebhookDelivery, {
+    return enqueueDelivery(tx, {
       id,
       customerId: event.customerId,
       webhookMessageId: newMessageId(),
       eventType: event.type,
       payloadSealed: this.box.seal(JSON.stringify(payload), ctx.payload(id)),
-      status: "pending",
-      attemptCount: 0,
-      nextAttemptAt: new Date(),
       reference: event.reference,
-      createdAt: new Date(),
+      now: new Date(),
     });
-    return true;
   }
 
   /** Starts a delivery round on a worker, after commit (the recurring round catches up if this is lost). */
@@ -327,7 +323,7 @@ export class WebhookService implements PinPush {
     if (webhook.disabledAt) {
       throw new DomainError("BAD_REQUEST", "The webhook is disabled after its receiver answered HTTP 410 Gone; update the webhook to enable it, then recover.");
     }
-    const recovered = await em.transactional((tx) => requeueFailed(tx, this.channel, customerId, from));
+    const recovered = await this.db.transaction((tx) => requeueFailed(tx, this.channel, customerId, from));
     if (recovered > 0) this.kick();
     return { recovered };
   }

@@ -8,7 +8,7 @@ import { DomainError } from "../../domain/errors.js";
 import { checkTargetUrl, checkWebhookHeaders, type WebhookHeaderInput } from "../../domain/webhooks.js";
 import type { SecretBox } from "../identity/secrets.js";
 import { postSigned, type NotificationSettings, type SendResult } from "../outbox/http-sender.js";
-import type { Webhook } from "./entities.js";
+import type { WebhookTarget } from "./repository.js";
 
 /** Sealing contexts: a sealed value opens only in its own row and role. */
 export const webhookContexts = {
@@ -41,7 +41,7 @@ export interface TargetProblem {
  * configuration stored before them may break them), its sealed parts opened (the previous secret
  * while its rotation overlap lasts). Never throws.
  */
-export function openTarget(box: SecretBox, logger: Logger, webhook: Webhook): Target | TargetProblem {
+export function openTarget(box: SecretBox, logger: Logger, webhook: Omit<WebhookTarget, "disabledAt">): Target | TargetProblem {
   const customerId = webhook.customerId;
   let headers: WebhookHeaderInput[];
   const secrets: string[] = [];

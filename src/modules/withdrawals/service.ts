@@ -3,7 +3,7 @@
  * docs/decisions/withdrawals.md): initiate holds the amount and sends a one-time code; confirm with the
  * right code debits it exactly once; cancel releases it; resend voids the old code. This file
  * orchestrates; the code lifecycle is codes.ts, the email email.ts, the API shapes views.ts, the
- * module's SQL queries.ts, and the Idempotency-Key the shared mechanism (docs/idempotency.md).
+ * module's SQL repository.ts, and the Idempotency-Key the shared mechanism (docs/idempotency.md).
  *
  * Concurrency: every change of a withdrawal locks its row (`SELECT … FOR UPDATE`), so parallel
  * confirms see one PENDING withdrawal at most once; repeats of one Idempotency-Key wait on the key's
@@ -11,9 +11,9 @@
  * service's advisory lock (caps; src/modules/limits/service.ts), taken in that order; the ledger's
  * account locks keep available money from being held twice.
  *
- * The hot path (Initiate, Confirm) reads and writes with the module's own statements, bound, in
- * the same transactions and order as the ORM did (src/modules/withdrawals/store.ts; docs/performance.md
- * "Withdrawals"); the ORM entity serves the read-only routes.
+ * Every change runs in one transaction of the `Db` (src/db/sql.ts) with the module's own statements
+ * (src/modules/withdrawals/store.ts over repository.ts; docs/performance.md "Withdrawals"); the ORM
+ * entity serves the read-only routes (docs/architecture.md "Reaching the database").
  */
 import type { FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -24,11 +24,12 @@ import { format8, money, type Money } from "../../domain/money.js";
 import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
 import type { CustodyProvider } from "../../providers/provider.js";
+import type { Db, Tx } from "../../db/sql.js";
 import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
 import type { SecretBox } from "../identity/secrets.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
-import { assertGoodStanding } from "../users/queries.js";
+import { assertGoodStanding } from "../users/repository.js";
 import type { UserService } from "../users/service.js";
 import { checkAmount, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, withdrawableCurrency } from "./destination.js";
@@ -71,6 +72,7 @@ export class WithdrawalService {
   private readonly codes: WithdrawalCodes;
 
   constructor(
+    private readonly db: Db, // where every change runs (src/db/sql.ts)
     private readonly provider: CustodyProvider,
     private readonly ledger: LedgerService,
     private readonly users: UserService,
@@ -103,11 +105,13 @@ export class WithdrawalService {
   async initiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
     const key = idempotencyKey ?? randomUUID();
     const request = initiateRequest(customerId, userId, input, key, keyCaller(by));
-    const prior = await priorResult(em, request);
+    const prior = await priorResult(this.db, request);
     if (prior) return this.duplicate(em, customerId, prior);
 
-    const checked = await this.checkInitiate(em, customerId, userId, input, key);
-    const outcome = await runOnce(em, request, (tx, id) => this.open(tx, checked, id));
+    const checked = await this.checkInitiate(customerId, userId, input, key);
+    // a given wallet is read before the transaction (no second connection inside it), refused after the caps
+    const given = input.wallet_id === undefined ? undefined : await this.givenWallet(em, checked.user, input.wallet_id).catch((error: unknown) => error as Error);
+    const outcome = await runOnce(this.db, request, (tx, id) => this.open(tx, checked, given, id));
     if (outcome.duplicate) return this.duplicate(em, customerId, outcome.resultId);
     this.kickDeliveries(outcome.value.pushed);
     return initiatedView(outcome.value.withdrawal, false);
@@ -123,8 +127,8 @@ export class WithdrawalService {
    *   CONFIRMATION_CODE_INVALID (400), CRYPTO_WITHDRAWAL_FAILED (400, provider refused).
    */
   async confirm(em: EntityManager, customerId: string, userId: string, withdrawalId: string, code: string): Promise<{ id: string; status: "COMPLETED" }> {
-    await this.activeUser(em, customerId, userId);
-    const failure = await em.transactional(async (tx) => {
+    await this.activeUser(customerId, userId);
+    const failure = await this.db.transaction(async (tx) => {
       const { withdrawal: w, source } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertConfirmable(w.status);
       const verdict = this.codes.verify(w, code);
@@ -148,8 +152,8 @@ export class WithdrawalService {
    *   WITHDRAWAL_BLOCKED (403, resends used up), RATE_LIMIT_EXCEEDED (429, too soon; `Retry-After`).
    */
   async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<{ message: string }> {
-    const user = await this.activeUser(em, customerId, userId);
-    const pushed = await em.transactional(async (tx) => {
+    const user = await this.activeUser(customerId, userId);
+    const pushed = await this.db.transaction(async (tx) => {
       const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertResendable(w.status);
       const code = this.codes.reissue(w);
@@ -167,16 +171,16 @@ export class WithdrawalService {
    * unknown, of another customer, or no longer pending: it says so in the outcome.
    * @param pin 4–8 digits.
    */
-  async applyMailboxPin(em: EntityManager, customerId: string, withdrawalId: string, pin: string): Promise<MailboxPinOutcome> {
+  async applyMailboxPin(customerId: string, withdrawalId: string, pin: string): Promise<MailboxPinOutcome> {
     if (!/^\d{4,8}$/.test(pin) || !isUuid(withdrawalId)) return "not-found";
     let pushed = false;
-    const outcome = await em.transactional(async (tx): Promise<MailboxPinOutcome> => {
+    const outcome = await this.db.transaction(async (tx): Promise<MailboxPinOutcome> => {
       const locked = await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase());
       if (!locked) return "not-found";
       const w = locked.withdrawal;
       if (w.status !== "PENDING") return "not-pending";
-      const user = await this.users.findLive(tx, customerId, w.userId).catch(() => null);
-      if (!user) return "not-found";
+      const user = await readUser(tx, customerId, w.userId);
+      if (!user || user.deleted) return "not-found"; // as UserService.findLive
       this.codes.set(w, pin);
       pushed = await this.deliverCode(tx, user, w, pin);
       return "applied";
@@ -191,7 +195,7 @@ export class WithdrawalService {
    */
   async cancel(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<void> {
     await this.users.find(em, customerId, userId);
-    await em.transactional(async (tx) => {
+    await this.db.transaction(async (tx) => {
       const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
       assertCancellable(w.status);
       await this.cancelHeld(tx, w, "user");
@@ -221,8 +225,8 @@ export class WithdrawalService {
    * The checks of an initiate made before its transaction, in the order of {@link initiate}: the
    * user, the currency, the amount, the address, the allowlist.
    */
-  private async checkInitiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, key: string): Promise<CheckedInitiate> {
-    const user = await this.activeUser(em, customerId, userId);
+  private async checkInitiate(customerId: string, userId: string, input: InitiateInput, key: string): Promise<CheckedInitiate> {
+    const user = await this.activeUser(customerId, userId);
     const currency = await withdrawableCurrency(this.wallets, input.currency);
     const amount = money(input.amount);
     checkAmount(amount, currency);
@@ -230,7 +234,7 @@ export class WithdrawalService {
       throw new DomainError("MINIMUM_AMOUNT_NOT_MET", `The minimum ${currency.code} withdrawal is ${currency.minWithdrawal}.`, "amount");
     }
     const networks = destinationNetworks(this.provider, currency, input.address);
-    await this.guards.destinations.assertDestinationAllowed(em, { customerId, userId: user.userId, currency: currency.code, address: input.address, now: new Date() });
+    await this.guards.destinations.assertDestinationAllowed({ customerId, userId: user.userId, currency: currency.code, address: input.address, now: new Date() });
     return { user, currency: currency.code, amount, networks, input, key };
   }
 
@@ -238,12 +242,13 @@ export class WithdrawalService {
    * The change of a new initiate, in `tx` after its key was claimed: checks the caps (which
    * serialises the user's initiates of the currency until `tx` ends), chooses the wallet, writes
    * withdrawal `id` with its code's email, holds the amount and pushes the code to the webhook.
+   * @param given the request's `wallet_id` as {@link givenWallet} read it (or its refusal), when given.
    * @returns the withdrawal and whether a webhook notification was written.
    */
-  private async open(tx: EntityManager, c: CheckedInitiate, id: string): Promise<{ withdrawal: WithdrawalRecord; pushed: boolean }> {
+  private async open(tx: Tx, c: CheckedInitiate, given: CandidateWallet | Error | undefined, id: string): Promise<{ withdrawal: WithdrawalRecord; pushed: boolean }> {
     const { customerId, userId } = c.user;
     await this.guards.limits.checkMovement(tx, { customerId, userId, kind: "withdrawal", currency: c.currency, amount: c.amount.toFixed(), now: new Date() });
-    const { walletId, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id);
+    const { walletId, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id, given);
     const withdrawal = newWithdrawal({
       id,
       customerId,
@@ -275,7 +280,7 @@ export class WithdrawalService {
    * wallet transaction (the code voided).
    * @throws Error when its wallet or address is missing (never deleted: a broken invariant, 500).
    */
-  private async complete(tx: EntityManager, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
+  private async complete(tx: Tx, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
     if (!source) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
     const { vaultWalletId } = source;
     const { hash } = await this.provider.executeWithdrawal(tx, { vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address });
@@ -304,7 +309,7 @@ export class WithdrawalService {
   }
 
   /** PENDING → CANCELLED in `tx`: releases the held amount to available, voids the code and writes the change. */
-  private async cancelHeld(tx: EntityManager, w: WithdrawalRecord, reason: "user" | "too_many_attempts"): Promise<void> {
+  private async cancelHeld(tx: Tx, w: WithdrawalRecord, reason: "user" | "too_many_attempts"): Promise<void> {
     await this.ledger.post(tx, { kind: "release", walletId: w.walletId, network: w.network, currency: w.currency, amount: money(w.amount), reference: `withdrawal:${w.id}` });
     w.status = "CANCELLED";
     w.cancelledAt = new Date();
@@ -314,12 +319,12 @@ export class WithdrawalService {
   }
 
   /**
-   * The user in good standing (the users module's rule, src/modules/users/queries.ts), read in one
-   * statement as `UserService.find` reads a user. @throws DomainError USER_NOT_FOUND (404, no UUID
+   * The user in good standing (the users module's rule, src/modules/users/repository.ts), read in one
+   * statement on the pool as `UserService.find` reads a user. @throws DomainError USER_NOT_FOUND (404, no UUID
    * v4 or none of the customer's), RESOURCE_NOT_FOUND (404, deleted or not VERIFIED and active).
    */
-  private async activeUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser> {
-    const user = isUuidV4(userId) ? await readUser(em, customerId, userId.toLowerCase()) : null;
+  private async activeUser(customerId: string, userId: string): Promise<WithdrawalUser> {
+    const user = isUuidV4(userId) ? await readUser(this.db, customerId, userId.toLowerCase()) : null;
     assertGoodStanding(userId, user, { deleted: "RESOURCE_NOT_FOUND", inactive: "RESOURCE_NOT_FOUND" });
     return user;
   }
@@ -334,13 +339,13 @@ export class WithdrawalService {
    * email, then pushes it as `withdrawal.pin` when the customer has a webhook (all in `tx`).
    * @returns whether a webhook notification was written.
    */
-  private async deliverCode(tx: EntityManager, user: Pick<WithdrawalUser, "email" | "firstName">, w: WithdrawalRecord, code: string): Promise<boolean> {
+  private async deliverCode(tx: Tx, user: Pick<WithdrawalUser, "email" | "firstName">, w: WithdrawalRecord, code: string): Promise<boolean> {
     await saveWithdrawal(tx, w, this.codeEmail(user, w, code));
     return this.pushCode(tx, w, code);
   }
 
   /** Writes `code` of `w` to the customer's webhook outbox as `withdrawal.pin` (in `tx`) when it has one. @returns whether it did. */
-  private pushCode(tx: EntityManager, w: WithdrawalRecord, code: string): Promise<boolean> {
+  private pushCode(tx: Tx, w: WithdrawalRecord, code: string): Promise<boolean> {
     return this.pins.enqueuePin(tx, { customerId: w.customerId, withdrawalId: w.id, userId: w.userId, code, expiresAt: w.codeExpiresAt });
   }
 
@@ -351,7 +356,7 @@ export class WithdrawalService {
   }
 
   /** The withdrawal, locked for this transaction, with its source. @throws DomainError WITHDRAWAL_NOT_FOUND. */
-  private async lockOwn(tx: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<LockedWithdrawal> {
+  private async lockOwn(tx: Tx, customerId: string, userId: string, withdrawalId: string): Promise<LockedWithdrawal> {
     const locked = isUuid(withdrawalId) ? await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase(), userId.toLowerCase()) : null;
     if (!locked) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return locked;
@@ -364,17 +369,9 @@ export class WithdrawalService {
    * read in one statement).
    * @throws DomainError WALLET_NOT_FOUND (404), INSUFFICIENT_BALANCE (400).
    */
-  private async chooseWallet(
-    tx: EntityManager,
-    user: WithdrawalUser,
-    currency: string,
-    networks: readonly string[],
-    amount: Money,
-    walletId: string | undefined,
-  ): Promise<{ walletId: string; network: string }> {
-    const candidates: CandidateWallet[] = walletId
-      ? [await this.givenWallet(tx, user, walletId)]
-      : await walletsWithBalances(tx, user.customerId, user.userId, currency);
+  private async chooseWallet(tx: Tx, user: WithdrawalUser, currency: string, networks: readonly string[], amount: Money, walletId: string | undefined, given: CandidateWallet | Error | undefined): Promise<{ walletId: string; network: string }> {
+    if (given instanceof Error) throw given;
+    const candidates: CandidateWallet[] = given ? [given] : await walletsWithBalances(tx, user.customerId, user.userId, currency);
     let holdsCurrency = false;
     for (const wallet of candidates) {
       const network = wallet.networks.find((n) => n.currency === currency && networks.includes(n.name))?.name;
@@ -389,8 +386,8 @@ export class WithdrawalService {
   }
 
   /** Wallet `walletId` as a candidate, when the user's (`WalletService.visibleWallet`); its balance is not needed. @throws DomainError WALLET_NOT_FOUND (404). */
-  private async givenWallet(tx: EntityManager, user: WithdrawalUser, walletId: string): Promise<CandidateWallet> {
-    const wallet = await this.wallets.visibleWallet(tx, { customerId: user.customerId, userId: user.userId }, walletId);
+  private async givenWallet(em: EntityManager, user: WithdrawalUser, walletId: string): Promise<CandidateWallet> {
+    const wallet = await this.wallets.visibleWallet(em, { customerId: user.customerId, userId: user.userId }, walletId);
     return { walletId: wallet.walletId, networks: wallet.networks, balance: undefined };
   }
 }

@@ -2,15 +2,14 @@
  * The withdrawals module's reads and writes as plain records (docs/performance.md "Withdrawals"):
  * the user a withdrawal needs, the user's wallets with their balance of a currency, a withdrawal
  * locked with its source, and the rows a change writes (the withdrawal, its code's email, its
- * wallet transaction), each one statement of src/modules/withdrawals/queries.ts run with bound
- * parameters in the caller's transaction. The ORM entity `Withdrawal` (entities.ts) stays the
+ * wallet transaction), each one statement of src/modules/withdrawals/repository.ts run with bound
+ * parameters on the pool or in the caller's transaction (src/db/sql.ts). The ORM entity `Withdrawal` (entities.ts) stays the
  * schema and serves the read-only routes (Get, List, a repeat's answer).
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { runRows } from "../../db/statements.js";
+import type { Sql } from "../../db/sql.js";
 import type { WithdrawalStatus } from "../../domain/withdrawals.js";
 import { currencyBalances, type BalanceCacheRow, type WalletCurrencyBalance } from "../ledger/service.js";
-import type { UserStanding } from "../users/queries.js";
+import type { UserStanding } from "../users/repository.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import {
   COMPLETE_WITHDRAWAL,
@@ -21,7 +20,7 @@ import {
   UPDATE_WITHDRAWAL_EMAIL,
   USER_WALLET_BALANCES,
   WITHDRAWAL_USER,
-} from "./queries.js";
+} from "./repository.js";
 
 /**
  * A withdrawal as stored (the entity `Withdrawal`'s fields; amounts as decimal text, instants as
@@ -59,7 +58,7 @@ export interface LockedWithdrawal {
   source: { vaultWalletId: string; address: string } | null;
 }
 
-/** A user as a withdrawal's checks (its standing: src/modules/users/queries.ts) and its code's email need it. */
+/** A user as a withdrawal's checks (its standing: src/modules/users/repository.ts) and its code's email need it. */
 export interface WithdrawalUser extends UserStanding {
   userId: string;
   customerId: string;
@@ -120,15 +119,15 @@ export function newWithdrawal(
 }
 
 /** User `userId` (a lower-case UUID) of `customerId`, or null. */
-export async function readUser(em: EntityManager, customerId: string, userId: string): Promise<WithdrawalUser | null> {
-  const [row] = await runRows<{ user_id: string; email: string; first_name: string; deleted: boolean; good_standing: boolean }>(em, WITHDRAWAL_USER, [userId, customerId]);
+export async function readUser(sql: Sql, customerId: string, userId: string): Promise<WithdrawalUser | null> {
+  const [row] = await sql.rows<{ user_id: string; email: string; first_name: string; deleted: boolean; good_standing: boolean }>(WITHDRAWAL_USER, [userId, customerId]);
   if (!row) return null;
   return { userId: row.user_id, customerId, email: row.email, firstName: row.first_name, deleted: row.deleted, goodStanding: row.good_standing };
 }
 
 /** The wallets of user `userId` of `customerId`, oldest first, each with its balance of `currency` (lower-case), in one statement. */
-export async function walletsWithBalances(tx: EntityManager, customerId: string, userId: string, currency: string): Promise<CandidateWallet[]> {
-  const rows = await runRows<BalanceCacheRow & { wallet_id: string; networks: WalletNetworkEntry[]; bucket: string | null }>(tx, USER_WALLET_BALANCES, [userId, customerId, currency]);
+export async function walletsWithBalances(tx: Sql, customerId: string, userId: string, currency: string): Promise<CandidateWallet[]> {
+  const rows = await tx.rows<BalanceCacheRow & { wallet_id: string; networks: WalletNetworkEntry[]; bucket: string | null }>(USER_WALLET_BALANCES, [userId, customerId, currency]);
   const wallets = new Map<string, { networks: WalletNetworkEntry[]; rows: BalanceCacheRow[] }>();
   for (const row of rows) {
     const wallet = wallets.get(row.wallet_id) ?? { networks: row.networks, rows: [] };
@@ -142,8 +141,8 @@ export async function walletsWithBalances(tx: EntityManager, customerId: string,
  * Withdrawal `id` (a lower-case UUID) of `customerId` (and of `userId` when given), locked
  * (`SELECT … FOR UPDATE` of its row) until `tx` ends, with its source; null when there is none.
  */
-export async function lockWithdrawal(tx: EntityManager, customerId: string, id: string, userId?: string): Promise<LockedWithdrawal | null> {
-  const [row] = userId === undefined ? await runRows<WithdrawalRow>(tx, LOCK_WITHDRAWAL, [id, customerId]) : await runRows<WithdrawalRow>(tx, LOCK_OWN_WITHDRAWAL, [id, customerId, userId]);
+export async function lockWithdrawal(tx: Sql, customerId: string, id: string, userId?: string): Promise<LockedWithdrawal | null> {
+  const [row] = userId === undefined ? await tx.rows<WithdrawalRow>(LOCK_WITHDRAWAL, [id, customerId]) : await tx.rows<WithdrawalRow>(LOCK_OWN_WITHDRAWAL, [id, customerId, userId]);
   if (!row) return null;
   const vault = row.source_vault_wallet_id as string | null;
   const address = row.source_address as string | null;
@@ -151,30 +150,30 @@ export async function lockWithdrawal(tx: EntityManager, customerId: string, id: 
 }
 
 /** Inserts new withdrawal `w` and the email of its code, in `tx`. */
-export async function insertWithdrawal(tx: EntityManager, w: WithdrawalRecord, email: OutboxEmailWrite): Promise<void> {
+export async function insertWithdrawal(tx: Sql, w: WithdrawalRecord, email: OutboxEmailWrite): Promise<void> {
   const values = [
     w.id, w.customerId, w.userId, w.walletId, w.network, w.currency, w.amount, w.address, w.memo ?? null, w.status, w.codeHash ?? null, w.codeExpiresAt,
     w.codeAttempts, w.codeFailuresTotal, w.codeResends, w.codeIssuedAt, w.cancelReason ?? null, w.idempotencyKey, w.txHash ?? null, w.completedAt ?? null,
     w.cancelledAt ?? null, w.createdAt, w.updatedAt,
   ];
-  await runRows(tx, INSERT_WITHDRAWAL, [...values, ...email]);
+  await tx.run(INSERT_WITHDRAWAL, [...values, ...email]);
 }
 
 /** Writes the changes of withdrawal `w` (status, code, counters, outcome; `updatedAt` now), in `tx` (its row locked). With `email`, also the email of its new code. */
-export async function saveWithdrawal(tx: EntityManager, w: WithdrawalRecord, email?: OutboxEmailWrite): Promise<void> {
+export async function saveWithdrawal(tx: Sql, w: WithdrawalRecord, email?: OutboxEmailWrite): Promise<void> {
   w.updatedAt = new Date();
-  if (email) await runRows(tx, UPDATE_WITHDRAWAL_EMAIL, [...changeValues(w), ...email]);
-  else await runRows(tx, UPDATE_WITHDRAWAL, changeValues(w));
+  if (email) await tx.run(UPDATE_WITHDRAWAL_EMAIL, [...changeValues(w), ...email]);
+  else await tx.run(UPDATE_WITHDRAWAL, changeValues(w));
 }
 
 /** Writes completed withdrawal `w`'s changes ({@link saveWithdrawal}) and its wallet transaction (action `withdrawal`, status `done`), in `tx`. */
-export async function completeWithdrawal(tx: EntityManager, w: WithdrawalRecord, t: TransactionWrite): Promise<void> {
+export async function completeWithdrawal(tx: Sql, w: WithdrawalRecord, t: TransactionWrite): Promise<void> {
   w.updatedAt = new Date();
   const transaction = [
     t.walletId, t.customerId, t.network, t.address, "withdrawal", "done", w.currency, t.amount, "0", t.amount, "0",
     t.balanceAfter, t.hash, t.memo, t.description, t.orderId, "", t.idempotencyId, t.journalEntryId, t.createdAt,
   ];
-  await runRows(tx, COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
+  await tx.run(COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
 }
 
 /** The values of an `outbox_email` row, as `MailService.outboxValues` gives them (src/modules/mail/service.ts). */

@@ -3,7 +3,7 @@
  * settings, the push channel of new codes (implemented by the webhooks module), the mailbox PIN
  * outcome (the email poller) and the list filters (the HTTP handlers).
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Sql } from "../../db/sql.js";
 import type { MovementKind } from "../../domain/limits.js";
 import type { CodeLimits } from "../../domain/withdrawals.js";
 
@@ -20,7 +20,7 @@ export interface WithdrawalSettings extends CodeLimits {
  * @throws DomainError WITHDRAWAL_LIMIT_EXCEEDED, DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED (400).
  */
 export interface MovementLimits {
-  checkMovement(tx: EntityManager, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
+  checkMovement(tx: Sql, m: { customerId: string; userId: string; kind: MovementKind; currency: string; amount: string; now: Date }): Promise<void>;
 }
 
 /**
@@ -30,7 +30,7 @@ export interface MovementLimits {
  * @throws DomainError INVALID_ADDRESS (400).
  */
 export interface DestinationPolicy {
-  assertDestinationAllowed(em: EntityManager, d: { customerId: string; userId: string; currency: string; address: string; now: Date }): Promise<void>;
+  assertDestinationAllowed(d: { customerId: string; userId: string; currency: string; address: string; now: Date }): Promise<void>;
 }
 
 /** The checks the withdrawals service asks other modules for: caps and the allowlist. */
@@ -57,7 +57,7 @@ export interface PinEvent {
  * enabled webhook is configured); `kick` starts its delivery after commit.
  */
 export interface PinPush {
-  enqueuePin(tx: EntityManager, pin: PinEvent): Promise<boolean>;
+  enqueuePin(tx: Sql, pin: PinEvent): Promise<boolean>;
   kick(): void;
 }
 

@@ -2,7 +2,7 @@
  * How a change of one credit wallet runs (docs/decisions/credit.md "Wallets",
  * "Batches and clocks"): one transaction that locks
  * only the wallet's own row (`select … for update`), loads it with its open statements into the
- * engine's `WalletState` (./store.ts), takes the tenant's instant (read with the wallet: its sandbox clock,
+ * engine's `WalletState` (./repository/lock.ts), takes the tenant's instant (read with the wallet: its sandbox clock,
  * else real time), runs the pure engine operation (src/domain/credit/simulate.ts) — which first runs
  * every daily close, cut and grace end due before that instant that the batches have not run yet —
  * and persists everything it returns: the wallet, the touched statements and every event as a
@@ -16,15 +16,16 @@
  * whose catch-up steps would take an amount beyond ±(2^53 − 1) cents (the engine's RangeError) books
  * nothing, sets the wallet aside and is refused the same way.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { advance, type Outcome } from "../../../domain/credit/index.js";
 import { DomainError, quote } from "../../../domain/errors.js";
-import { tenantNow } from "../clock/queries.js";
+import { tenantNow } from "../clock/repository.js";
 import { MAX_CENTS, type SetAsideLogger } from "../set-aside.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import type { Db } from "../../../db/sql.js";
-import { eventsOf, type CreditTx } from "./sql.js";
-import { lockWallet, persistStep, setWalletAside, type LockedWallet } from "./store.js";
+import type { Db, Tx } from "../../../db/sql.js";
+import { eventsOf } from "./events-written.js";
+import { lockWallet, type LockedWallet } from "./repository/lock.js";
+import { setWalletAside } from "./repository/wallets.js";
+import { persistStep } from "./repository/write.js";
 
 /** DomainError NOT_FOUND (404) for wallet `walletId` (also when it is another tenant's). */
 export function walletNotFound(walletId: string): DomainError {
@@ -32,14 +33,14 @@ export function walletNotFound(walletId: string): DomainError {
 }
 
 /** After a refusal: persists the steps due up to `now` (engine `advance`), if any ran. */
-export async function commitCatchUp(tx: CreditTx, locked: LockedWallet, now: Date): Promise<void> {
+export async function commitCatchUp(tx: Tx, locked: LockedWallet, now: Date): Promise<void> {
   const moved = advance(locked.state, locked.product, now);
   if (!moved.ok) return;
   const changed = moved.value.events.length > 0 || moved.value.state.sumOfDailyBalance !== locked.state.sumOfDailyBalance;
   await persistStep(tx, locked, moved.value, changed ? now : locked.row.updatedAt);
 }
 
-/** The tenant's credit core instant of a locked wallet: its sandbox clock read with the wallet, else real time (../clock/queries.ts `tenantNow`). */
+/** The tenant's credit core instant of a locked wallet: its sandbox clock read with the wallet, else real time (../clock/repository.ts `tenantNow`). */
 export function nowOf(locked: LockedWallet): Date {
   return locked.clock ?? new Date();
 }
@@ -62,9 +63,9 @@ export class WalletChanges {
    * One change of one wallet in one transaction: locks the wallet row, takes the tenant's instant,
    * runs `op`; on a refusal commits the catch-up steps only (`commitCatchUp`) and throws its error.
    */
-  async mutate<T>(em: EntityManager, customerId: string, walletId: string, op: (tx: CreditTx, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
+  async mutate<T>(customerId: string, walletId: string, op: (tx: Tx, locked: LockedWallet, now: Date) => Promise<Outcome<T>>): Promise<T> {
     let written = 0;
-    const outcome = await this.exact(em, customerId, walletId, () => this.db.transaction(async (tx) => {
+    const outcome = await this.exact(customerId, walletId, () => this.db.transaction(async (tx) => {
       const locked = await lockWallet(tx, customerId, walletId);
       if (!locked) throw walletNotFound(walletId);
       if (locked.row.setAsideAt) return setAsideRefusal(locked.row.setAsideReason ?? "");
@@ -86,7 +87,7 @@ export class WalletChanges {
    * tenant's instant, with the reason) and the change is refused (docs/security.md "Money stays exact").
    * @throws DomainError RESOURCE_CONFLICT (409) naming the reason in that case; anything else as thrown.
    */
-  async exact<R>(em: EntityManager, customerId: string, walletId: string, change: () => Promise<R>): Promise<R> {
+  async exact<R>(customerId: string, walletId: string, change: () => Promise<R>): Promise<R> {
     try {
       return await change();
     } catch (error) {
@@ -94,7 +95,7 @@ export class WalletChanges {
       if (!(error instanceof RangeError) || !/safe integer/.test(error.message)) throw error;
       const reason = `The cycle steps or the change would take an amount beyond ${MAX_CENTS} cents (2^53 - 1), the largest amount the service keeps exact (${error.message.slice(0, 200)}): the wallet is set aside and its cycle steps stop.`;
       const wallet = walletId.toLowerCase();
-      const { marked, stored } = await em.fork().transactional(async (tx) => setWalletAside(tx, customerId, wallet, await tenantNow(tx, customerId), reason));
+      const { marked, stored } = await this.db.transaction(async (tx) => setWalletAside(tx, customerId, wallet, await tenantNow(tx, customerId), reason));
       if (marked) this.logger?.error({ walletId: wallet, customerId, reason: stored }, "credit wallet set aside: a change would leave the exact range of amounts");
       throw refusalError(setAsideRefusal(stored));
     }

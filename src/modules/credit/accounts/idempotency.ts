@@ -7,14 +7,14 @@
  * credit envelope.
  */
 import { randomUUID } from "node:crypto";
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Tx } from "../../../db/sql.js";
 import type { Outcome } from "../../../domain/credit/index.js";
 import { DomainError } from "../../../domain/errors.js";
 import { claimKey, releaseKey, requestFingerprint, type IdempotentRequest } from "../../idempotency/service.js";
 import { commitCatchUp, nowOf, walletNotFound, type WalletChanges } from "./changes.js";
 import { refusalError, setAsideRefusal } from "./refusals.js";
-import { eventsOf, type CreditTx } from "./sql.js";
-import { isWalletId, lockWallet, type LockedWallet } from "./store.js";
+import { eventsOf } from "./events-written.js";
+import { isWalletId, lockWallet, type LockedWallet } from "./repository/lock.js";
 
 /**
  * The fingerprint of a credit request: SHA-256 (hex) of the canonical JSON of `parts`, which start
@@ -44,19 +44,18 @@ function keyReused(): DomainError {
  */
 export async function withKey<T = undefined>(
   changes: WalletChanges,
-  em: EntityManager,
   customerId: string,
   caller: string,
   walletId: string,
   key: string,
   hash: string,
-  op: (tx: CreditTx, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<T>>,
+  op: (tx: Tx, locked: LockedWallet, now: Date, resultId: string) => Promise<Outcome<T>>,
 ): Promise<{ resultId: string; walletId: string; duplicate: boolean; value?: T }> {
   if (!isWalletId(walletId)) throw walletNotFound(walletId);
   const wallet = walletId.toLowerCase();
   const request: IdempotentRequest = { customerId, scope: "credit", caller, key, fingerprint: hash, reused: keyReused };
   let written = 0;
-  const outcome = await changes.exact(em, customerId, wallet, () => changes.db.transaction(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
+  const outcome = await changes.exact(customerId, wallet, () => changes.db.transaction(async (tx): Promise<Outcome<{ resultId: string; duplicate: boolean; value?: T }>> => {
     const claim = await claimKey(tx, request, randomUUID());
     if (claim.duplicate) return { ok: true, value: claim };
     const locked = await lockWallet(tx, customerId, wallet);

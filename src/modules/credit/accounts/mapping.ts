@@ -10,7 +10,7 @@
  * change. Their engine `index` is their position in the loaded list, so statements the engine
  * creates get indices past the loaded ones and are inserted, the loaded ones updated by id.
  *
- * Pure mapping, no I/O: ./store.ts locks and loads a wallet into this state and persists what the
+ * Pure mapping, no I/O: ./repository/lock.ts locks and loads a wallet into this state and persists what the
  * engine returns.
  */
 import { Decimal } from "decimal.js";

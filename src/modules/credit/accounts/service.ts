@@ -37,7 +37,7 @@ import { rateProblems, type WithExactRates } from "../../../domain/credit/rates.
 import { DomainError, ValidationFailed, quote, type FieldProblem } from "../../../domain/errors.js";
 import type { PageRequest } from "../../../domain/paging.js";
 import { User } from "../../users/entities.js";
-import { tenantNow } from "../clock/queries.js";
+import { tenantNow } from "../clock/repository.js";
 import { CreditNotificationTarget } from "../notifications/entities.js";
 import { CreditProduct } from "../products/entities.js";
 import type { SetAsideLogger } from "../set-aside.js";
@@ -48,7 +48,9 @@ import { requestHash, withKey } from "./idempotency.js";
 import { productRules, walletColumns } from "./mapping.js";
 import { refusalError } from "./refusals.js";
 import type { Db } from "../../../db/sql.js";
-import { isWalletId, persistStep, type LockedWallet } from "./store.js";
+import { isWalletId, type LockedWallet } from "./repository/lock.js";
+import { insertWallet } from "./repository/wallets.js";
+import { persistStep } from "./repository/write.js";
 import {
   creditEventView,
   creditStatementView,
@@ -116,7 +118,7 @@ export class CreditWalletService {
       throw new DomainError("RESOURCE_CONFLICT", "Register a credit notification URL first (NotificationsEnlist, PUT /v2/notifications).");
     }
     const rules = productRules(product);
-    return em.transactional(async (tx) => {
+    return this.changes.db.transaction(async (tx) => {
       const now = await tenantNow(tx, customerId);
       const created = createWallet(rules, {
         walletId: randomUUID(),
@@ -139,8 +141,8 @@ export class CreditWalletService {
         expiresAt: s.expiresAt,
         createdAt: s.createdAt,
       };
-      const row = tx.create(CreditWallet, { ...draft, ...walletColumns({ status: "active", pendingSpecs: null } as CreditWallet, s, rules, now) });
-      await tx.flush();
+      const row = { ...draft, ...walletColumns({ status: "active", pendingSpecs: null } as CreditWallet, s, rules, now), setAsideAt: null, setAsideReason: null } as CreditWallet;
+      await insertWallet(tx, row);
       return creditWalletView(row, product.code);
     });
   }
@@ -181,7 +183,7 @@ export class CreditWalletService {
   ): Promise<CreditChargeView> {
     const key = idempotencyKey ?? randomUUID();
     const hash = requestHash(["charge", walletId.toLowerCase(), body.amount, body.description]);
-    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
+    const outcome = await withKey(this.changes, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = charge(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
       const row: CreditCharge = { id: resultId, walletId: locked.row.walletId, amount: body.amount, description: body.description, idempotencyKey: key, createdAt: now };
@@ -204,7 +206,7 @@ export class CreditWalletService {
   async pay(em: EntityManager, customerId: string, walletId: string, body: { amount: number }, idempotencyKey?: string, by?: KeyCaller | null): Promise<CreditPaymentView> {
     const key = idempotencyKey ?? randomUUID();
     const hash = requestHash(["payment", walletId.toLowerCase(), body.amount]);
-    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
+    const outcome = await withKey(this.changes, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId) => {
       const done = pay(locked.state, locked.product, now, body.amount);
       if (!done.ok) return done;
       const split = done.value.split;
@@ -244,7 +246,7 @@ export class CreditWalletService {
    *   `limit`: not above the current limit).
    */
   async changeLimit(em: EntityManager, customerId: string, walletId: string, limit: number): Promise<CreditWalletView> {
-    return this.simple(em, customerId, walletId, (locked, now) => changeLimit(locked.state, locked.product, now, limit));
+    return this.simple(customerId, walletId, (locked, now) => changeLimit(locked.state, locked.product, now, limit));
   }
 
   /**
@@ -268,7 +270,7 @@ export class CreditWalletService {
     }
     const problems = rateProblems(body, OVERRIDE_RATE_FIELDS);
     if (problems.length > 0) throw new ValidationFailed(problems);
-    return this.changes.mutate(em, customerId, walletId, async (tx, locked, now) => {
+    return this.changes.mutate(customerId, walletId, async (tx, locked, now) => {
       const done = overrideSpecs(locked.state, locked.product, now, override);
       if (!done.ok) return done;
       await persistStep(tx, locked, done.value, now, now);
@@ -288,17 +290,17 @@ export class CreditWalletService {
 
   /** Block an `active` wallet (engine `blockWallet`). @throws NOT_FOUND (404), RESOURCE_CONFLICT (409, any other state). */
   async block(em: EntityManager, customerId: string, walletId: string): Promise<CreditWalletView> {
-    return this.simple(em, customerId, walletId, (locked, now) => blockWallet(locked.state, locked.product, now));
+    return this.simple(customerId, walletId, (locked, now) => blockWallet(locked.state, locked.product, now));
   }
 
   /** Unblock a `blocked` wallet (engine `unblockWallet`). @throws NOT_FOUND (404), RESOURCE_CONFLICT (409, any other state). */
   async unblock(em: EntityManager, customerId: string, walletId: string): Promise<CreditWalletView> {
-    return this.simple(em, customerId, walletId, (locked, now) => unblockWallet(locked.state, locked.product, now));
+    return this.simple(customerId, walletId, (locked, now) => unblockWallet(locked.state, locked.product, now));
   }
 
   /** Dissolve a wallet, final (engine `dissolveWallet`). @throws NOT_FOUND (404), RESOURCE_CONFLICT (409, already dissolved). */
   async dissolve(em: EntityManager, customerId: string, walletId: string): Promise<CreditWalletView> {
-    return this.simple(em, customerId, walletId, (locked, now) => dissolveWallet(locked.state, locked.product, now));
+    return this.simple(customerId, walletId, (locked, now) => dissolveWallet(locked.state, locked.product, now));
   }
 
   /** List Credit Wallet Statements: every statement of the wallet, oldest cut first; one page and the total. @throws NOT_FOUND (404). */
@@ -316,8 +318,8 @@ export class CreditWalletService {
   }
 
   /** An operation whose answer is the wallet after it. */
-  private async simple(em: EntityManager, customerId: string, walletId: string, op: (locked: LockedWallet, now: Date) => Outcome<StepResult>): Promise<CreditWalletView> {
-    return this.changes.mutate(em, customerId, walletId, async (tx, locked, now) => {
+  private async simple(customerId: string, walletId: string, op: (locked: LockedWallet, now: Date) => Outcome<StepResult>): Promise<CreditWalletView> {
+    return this.changes.mutate(customerId, walletId, async (tx, locked, now) => {
       const done = op(locked, now);
       if (!done.ok) return done;
       await persistStep(tx, locked, done.value, now);

@@ -26,8 +26,10 @@ import { CreditWallet } from "../accounts/entities.js";
 import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "../accounts/idempotency.js";
 import type { Db } from "../../../db/sql.js";
-import { isAuthorizationOf, isWalletId, persistStep, type LockedWallet } from "../accounts/store.js";
+import { isWalletId, type LockedWallet } from "../accounts/repository/lock.js";
+import { persistStep } from "../accounts/repository/write.js";
 import { CreditAuthorization } from "./entities.js";
+import { isAuthorizationOf } from "./repository.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditAuthorization`. */
@@ -100,7 +102,7 @@ export class CreditAuthorizationService {
     const key = idempotencyKey ?? randomUUID();
     const merchant = body.merchant;
     const hash = requestHash(["authorize", walletId.toLowerCase(), body.amount, merchant.name, merchant.mcc ?? null, merchant.country ?? null, body.reference ?? null]);
-    const outcome = await withKey(this.changes, em, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId): Promise<Outcome<CreditAuthorizationView>> => {
+    const outcome = await withKey(this.changes, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId): Promise<Outcome<CreditAuthorizationView>> => {
       const done = authorize(locked.state, locked.product, now, { authorizationId: resultId, amount: body.amount, ttlDays: this.options.ttlDays });
       if (!done.ok) return done;
       const decision = done.value.decision;
@@ -179,7 +181,7 @@ export class CreditAuthorizationService {
       throw authorizationNotFound(authorizationId);
     }
     const id = authorizationId.toLowerCase();
-    return this.changes.mutate(em, customerId, walletId, async (tx, locked, now) => {
+    return this.changes.mutate(customerId, walletId, async (tx, locked, now) => {
       const open = locked.holds.some((a) => a.authorizationId === id);
       if (!open && !(await isAuthorizationOf(tx, id, locked.row.walletId))) throw authorizationNotFound(authorizationId);
       const done = op(locked, now);

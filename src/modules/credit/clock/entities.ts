@@ -1,6 +1,6 @@
 /**
  * The credit core's clock entity (docs/decisions/credit.md "Batches and clocks"): each tenant's sandbox test clock. The tenant's
- * instant is read by ./queries.ts `tenantNow`; ./service.ts moves it.
+ * instant is read by ./repository.ts `tenantNow`; ./service.ts moves it.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../../identity/entities.js";

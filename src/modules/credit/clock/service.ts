@@ -15,20 +15,21 @@
  *   other ({@link MAX_QUEUED_MOVES} waiting at most, then 429); across processes the lock on the
  *   tenant's clock row (`select … for update`) keeps them apart;
  * - a move runs in chunks, each one transaction that locks the clock row, runs the due steps up to
- *   a chunk end and moves the clock row there, with `SET LOCAL statement_timeout` as a backstop; so
+ *   a chunk end and moves the clock row there, with a `statement_timeout` local to it as a backstop; so
  *   the clock never shows an instant whose due steps have not run, and nothing shared by other
  *   tenants is locked. It stops when its time budget (`CLOCK_MOVE_BUDGET_S`) is spent or
  *   {@link MAX_ADVANCE_NOTIFICATIONS} notifications have been emitted, and answers where the clock
  *   stopped (`complete: false`, `target`): the client calls again with `to` = `target`.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DeadlockException } from "@mikro-orm/core";
+import type { Db } from "../../../db/sql.js";
 import type { components } from "../../../../generated/types/credit.js";
 import { DAY_MS } from "../../../domain/credit/schedule.js";
 import { DomainError, ValidationFailed } from "../../../domain/errors.js";
 import { runDueSteps, type EmittedNotification } from "../cycles/service.js";
 import { reportSetAside, type SetAsideLogger, type SetAsideWallet } from "../set-aside.js";
-import { limitStatementTime, lockClock, setClock, tenantHasWallets, tenantNow } from "./queries.js";
+import { tenantHasWallets } from "../accounts/repository/wallets.js";
+import { limitStatementTime, lockClock, setClock, tenantNow } from "./repository.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditSandboxClock`. */
@@ -54,6 +55,8 @@ export const DEFAULT_MOVE_BUDGET_MS = 5000;
 const CHUNK_MS = 500;
 /** PostgreSQL's SQLSTATE of a statement cancelled by `statement_timeout`. */
 const QUERY_CANCELED = "57014";
+/** PostgreSQL's SQLSTATE of a transaction chosen as a deadlock victim (`deadlock_detected`). */
+const DEADLOCK = "40P01";
 
 /** Options of {@link SandboxClockService}. */
 export interface SandboxClockOptions {
@@ -95,12 +98,14 @@ interface Chunk {
   setAside: SetAsideWallet[];
 }
 
-function isQueryCanceled(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === QUERY_CANCELED;
+/** Whether `error` is the driver's error of SQLSTATE `code`. */
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
 
 /**
- * The sandbox clocks of the tenants. `realNow` is injectable for tests; `onEventsWritten(count)` is
+ * The sandbox clocks of the tenants, read and moved through `db` (src/db/sql.ts: each chunk of a
+ * move is one `db.transaction`). `realNow` is injectable for tests; `onEventsWritten(count)` is
  * called after each commit that wrote notifications, to start their delivery.
  */
 export class SandboxClockService {
@@ -110,6 +115,7 @@ export class SandboxClockService {
   private readonly logger: SetAsideLogger | undefined;
 
   constructor(
+    private readonly db: Db,
     private readonly realNow: () => Date = () => new Date(),
     private readonly onEventsWritten: (count: number) => void = () => {},
     options: SandboxClockOptions = {},
@@ -118,9 +124,12 @@ export class SandboxClockService {
     this.logger = options.logger;
   }
 
-  /** Get Sandbox Clock: the tenant's credit core instant (its clock row, else the real time), ISO 8601 UTC. Not queued. */
-  async get(em: EntityManager, customerId: string): Promise<CreditSandboxClockView> {
-    return { now: (await tenantNow(em, customerId, this.realNow())).toISOString() };
+  /**
+   * Get Sandbox Clock: the tenant's credit core instant (its clock row, else the real time), ISO 8601 UTC. Not queued.
+   * `_em` is not used (the clock is read through the service's `Db`); it keeps the handlers' call shape.
+   */
+  async get(_em: EntityManager, customerId: string): Promise<CreditSandboxClockView> {
+    return { now: (await tenantNow(this.db, customerId, this.realNow())).toISOString() };
   }
 
   /**
@@ -132,10 +141,11 @@ export class SandboxClockService {
    *   `now` is before its clock; ValidationFailed (422 on `now`) when `now` is more than
    *   {@link MAX_MOVE_DAYS} days after the clock; DomainError RATE_LIMIT_EXCEEDED (429) when
    *   {@link MAX_QUEUED_MOVES} calls of the tenant already wait.
+   * `_em` is not used (the move runs through the service's `Db`); it keeps the handlers' call shape.
    */
-  async set(em: EntityManager, customerId: string, now: Date): Promise<CreditSandboxClockMoveView> {
+  async set(_em: EntityManager, customerId: string, now: Date): Promise<CreditSandboxClockMoveView> {
     if (Number.isNaN(now.getTime())) throw new ValidationFailed([{ field: "now", message: "now must be a real instant (ISO 8601 UTC)." }]);
-    const moved = await this.move(em, customerId, (current, hasWallets) => {
+    const moved = await this.move(customerId, (current, hasWallets) => {
       if (hasWallets && now.getTime() < current.getTime()) {
         throw new DomainError("RESOURCE_CONFLICT", `The tenant has credit wallets: its clock only moves forward (it is ${current.toISOString()}).`, "now");
       }
@@ -155,12 +165,13 @@ export class SandboxClockService {
    * @throws ValidationFailed (422 `VALIDATION_ERROR`) when neither or both of `days` and `to` are
    *   given (field `days`), or `to` is before the clock or more than {@link MAX_MOVE_DAYS} days after
    *   it (field `to`); DomainError RATE_LIMIT_EXCEEDED (429) when {@link MAX_QUEUED_MOVES} calls wait.
+   * `_em` is not used (the move runs through the service's `Db`); it keeps the handlers' call shape.
    */
-  async advance(em: EntityManager, customerId: string, input: AdvanceSandboxClockInput): Promise<CreditSandboxAdvanceView> {
+  async advance(_em: EntityManager, customerId: string, input: AdvanceSandboxClockInput): Promise<CreditSandboxAdvanceView> {
     const hasDays = input.days !== undefined && input.days !== null;
     const hasTo = input.to !== undefined && input.to !== null;
     if (hasDays === hasTo) throw new ValidationFailed([{ field: "days", message: "Give exactly one of days and to." }]);
-    const moved = await this.move(em, customerId, (current) => {
+    const moved = await this.move(customerId, (current) => {
       if (hasDays) {
         const days = Number(input.days);
         if (!Number.isInteger(days) || days < 1 || days > MAX_MOVE_DAYS) throw new ValidationFailed([{ field: "days", message: `days must be a whole number from 1 to ${MAX_MOVE_DAYS}.` }]);
@@ -215,7 +226,7 @@ export class SandboxClockService {
    * @throws DomainError SERVICE_UNAVAILABLE (503) when the first chunk's statements exceed the
    *   statement timeout (nothing moved); database errors as thrown.
    */
-  private async move(em: EntityManager, customerId: string, target: (current: Date, hasWallets: boolean) => Date): Promise<Moved> {
+  private async move(customerId: string, target: (current: Date, hasWallets: boolean) => Date): Promise<Moved> {
     // the budget counts from the call's arrival, so calls queued behind a long move answer soon after it
     const deadline = Date.now() + this.budgetMs;
     return this.queued(customerId, async () => {
@@ -225,9 +236,9 @@ export class SandboxClockService {
       for (;;) {
         let done: Chunk;
         try {
-          done = await this.chunk(em, customerId, goal, target, deadline, MAX_ADVANCE_NOTIFICATIONS - moved.notifications.length);
+          done = await this.chunk(customerId, goal, target, deadline, MAX_ADVANCE_NOTIFICATIONS - moved.notifications.length);
         } catch (error) {
-          if (!isQueryCanceled(error)) throw error;
+          if (!hasCode(error, QUERY_CANCELED)) throw error;
           if (chunks === 0) {
             throw new DomainError("SERVICE_UNAVAILABLE", "Moving the sandbox clock took longer than the service allows for one call; retry with a shorter move.", undefined, 1);
           }
@@ -250,15 +261,14 @@ export class SandboxClockService {
   }
 
   /**
-   * One chunk of a move, in one transaction (retried on a deadlock: it is all-or-nothing): creates
+   * One chunk of a move, in one `db.transaction` (retried on a deadlock: it is all-or-nothing): creates
    * the clock row at the real time when missing, locks it, takes the target (first chunk), runs the
    * due steps up to it until the chunk's time is spent (at least one instant) or `maxEvents` events
    * are written, and moves the clock row to the last instant whose steps all ran (the target when
-   * none is left). `SET LOCAL statement_timeout` = the move's budget (at least 1 s) is the backstop
-   * for a single statement.
+   * none is left). `statement_timeout` = the move's budget (at least 1 s), local to the transaction,
+   * is the backstop for a single statement.
    */
   private async chunk(
-    em: EntityManager,
     customerId: string,
     goal: Date | undefined,
     target: (current: Date, hasWallets: boolean) => Date,
@@ -267,7 +277,7 @@ export class SandboxClockService {
   ): Promise<Chunk> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await em.fork().transactional(async (tx) => {
+        return await this.db.transaction(async (tx) => {
           await limitStatementTime(tx, Math.max(1000, Math.ceil(this.budgetMs)));
           const real = this.realNow();
           const current = await lockClock(tx, customerId, real);
@@ -287,7 +297,7 @@ export class SandboxClockService {
           return { now: reached, target: next, complete: ran.complete, notifications: ran.notifications, events: ran.events, setAside: ran.setAside };
         });
       } catch (error) {
-        if (attempt >= 3 || !(error instanceof DeadlockException)) throw error;
+        if (attempt >= 3 || !hasCode(error, DEADLOCK)) throw error;
       }
     }
   }

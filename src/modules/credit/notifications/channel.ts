@@ -11,17 +11,16 @@
  * registration it was sent to, told by its sealed secret) and parks the event. A deleted (inactive)
  * tenant's events become `disabled` when their turn comes.
  */
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
+import type { Sql, Tx } from "../../../db/sql.js";
 import type { components } from "../../../../generated/types/credit.js";
 import { DomainError } from "../../../domain/errors.js";
 import { deliveryLeaseMs, notificationRetryPolicy } from "../../../domain/outbox.js";
 import { checkTargetUrl } from "../../../domain/webhooks.js";
 import type { SecretBox } from "../../identity/secrets.js";
-import { customerIsActive } from "../../identity/queries.js";
 import type { AttemptResult, Claimed, OutboxChannel, OutboxTable, Prepared } from "../../outbox/channel.js";
 import { attemptResult, postSigned, type NotificationSettings } from "../../outbox/http-sender.js";
-import { CreditEvent } from "../accounts/entities.js";
+import { CLAIMABLE, creditMessage, disableTarget } from "./repository.js";
 import { creditSecretContext } from "./service.js";
 
 /** Schema `CreditNotification`: the JSON body POSTed to the tenant's `creditNotificationsURL`. */
@@ -31,10 +30,6 @@ type WalletDetailsBody = components["schemas"]["CreditWalletDetails"];
 
 /** Why a target is disabled after a 410 (`credit_notification_target.disabled_reason`). */
 const GONE_REASON = "the receiver answered HTTP 410 Gone";
-
-/** SQL condition: the tenant of the `credit_event` row aliased `alias` has an enabled target. */
-export const hasEnabledTarget = (alias: "m" | "e"): string =>
-  `exists (select 1 from credit_notification_target t where t.customer_id = ${alias}.customer_id and t.disabled_at is null)`;
 
 /** The columns of a `credit_event` row the body is built from. */
 export interface CreditEventRow {
@@ -118,27 +113,20 @@ export function creditChannel(box: SecretBox, settings: NotificationSettings, lo
       stopRoundOnFailure: false,
     },
     stream: { key: "wallet_id", order: "sequence" },
-    claimable: hasEnabledTarget("m"),
+    claimable: CLAIMABLE,
     returning: ["customer_id", "sequence"],
-    async prepare(em: EntityManager, claimed: Claimed): Promise<Prepared<CreditMessage>> {
+    async prepare(sql: Sql, claimed: Claimed): Promise<Prepared<CreditMessage>> {
       const customerId = String(claimed.row.customer_id);
-      if (!(await customerIsActive(em, customerId))) return { skip: "disable" };
-      const [target] = await em.execute<{ url: string; secret_sealed: string; disabled_at: Date | null }[]>(
-        `select url, secret_sealed, disabled_at from credit_notification_target where customer_id = ?`,
-        [customerId],
-      );
+      // the tenant's state, its target and the event, in one statement
+      const { tenantActive, target, event } = await creditMessage(sql, claimed.id);
+      if (!tenantActive) return { skip: "disable" };
       // removed or disabled since the claim: the event waits, unattempted
       if (!target || target.disabled_at !== null) return { skip: "park" };
-      const event = await em.findOneOrFail(CreditEvent, { id: claimed.id });
-      return { message: { eventId: claimed.id, customerId, target, body: JSON.stringify(creditNotificationBody(event)) } };
+      return { message: { eventId: claimed.id, customerId, target: { url: target.url, secret_sealed: target.secret_sealed }, body: JSON.stringify(creditNotificationBody(event)) } };
     },
     send: (message) => send(box, settings, logger, message),
-    async disableTarget(tx: EntityManager, _claimed: Claimed, message: CreditMessage) {
-      await tx.execute(
-        `update credit_notification_target set disabled_at = now(), disabled_reason = ?, updated_at = now()
-          where customer_id = ? and disabled_at is null and secret_sealed = ?`,
-        [GONE_REASON, message.customerId, message.target.secret_sealed],
-      );
+    async disableTarget(tx: Tx, _claimed: Claimed, message: CreditMessage) {
+      await disableTarget(tx, message.customerId, GONE_REASON, message.target.secret_sealed);
     },
   };
 }

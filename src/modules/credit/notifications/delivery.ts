@@ -21,16 +21,18 @@
  * process; NotificationsEnlist ({@link CreditNotificationDelivery.resumeTenant}) and the same sweep
  * release them.
  */
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "pino";
+import type { Db } from "../../../db/sql.js";
 import { PARKED_AT } from "../../../domain/outbox.js";
 import type { JobQueue, JobSpec } from "../../../jobs/port.js";
 import type { SecretBox } from "../../identity/secrets.js";
 import type { OutboxChannel } from "../../outbox/channel.js";
 import type { NotificationSettings } from "../../outbox/http-sender.js";
 import { Outbox } from "../../outbox/outbox.js";
-import { creditChannel, hasEnabledTarget, type CreditMessage } from "./channel.js";
+import { creditChannel, type CreditMessage } from "./channel.js";
 import { listCreditDeliveries, recoverCreditNotifications, type CreditDeliveryListView } from "./log.js";
+import { releaseTenant, sweepParked } from "./repository.js";
 
 export { creditNotificationBody, type CreditEventRow, type CreditNotificationBody } from "./channel.js";
 export { PARKED_AT, WAITING_AT } from "../../../domain/outbox.js";
@@ -79,17 +81,18 @@ export class CreditNotificationDelivery {
   private lastSweepAt = 0;
 
   /**
+   * @param db runs the statements of ./repository.ts and of the outbox.
    * @param settings the notification settings: `WEBHOOK_TIMEOUT_S`, `WEBHOOK_RETRY_BASE_S`,
    *   `ALLOW_PRIVATE_NETWORK_TARGETS`.
    */
   constructor(
-    private readonly orm: MikroORM,
+    private readonly db: Db,
     box: SecretBox,
     private readonly queue: JobQueue,
     settings: NotificationSettings,
     private readonly logger: Logger,
   ) {
-    this.outbox = new Outbox(orm, logger);
+    this.outbox = new Outbox(db, logger);
     this.channel = creditChannel(box, settings, logger);
   }
 
@@ -112,10 +115,7 @@ export class CreditNotificationDelivery {
    */
   async resumeTenant(customerId: string): Promise<void> {
     try {
-      await this.orm.em.fork().execute(
-        `update credit_event set next_attempt_at = null where delivery_status = 'pending' and next_attempt_at = ? and customer_id = ?`,
-        [PARKED_AT, customerId],
-      );
+      await releaseTenant(this.db, customerId, PARKED_AT);
     } catch (error) {
       this.logger.warn({ err: error, customerId }, "could not release the waiting credit notifications (the next sweep will)");
     }
@@ -129,19 +129,7 @@ export class CreditNotificationDelivery {
    * writer holds is left to the next sweep. Run at most once per `OUTBOX_INTERVAL_S` per process.
    */
   async sweepWaiting(): Promise<void> {
-    const em = this.orm.em.fork();
-    await em.execute(
-      `update credit_event set next_attempt_at = null
-        where id in (select e.id from credit_event e where e.delivery_status = 'pending' and e.next_attempt_at = ?
-                       and ${hasEnabledTarget("e")} for update of e skip locked)`,
-      [PARKED_AT],
-    );
-    await em.execute(
-      `update credit_event set next_attempt_at = ?
-        where id in (select e.id from credit_event e where e.delivery_status = 'pending' and (e.next_attempt_at is null or e.next_attempt_at <= now())
-                       and not ${hasEnabledTarget("e")} for update of e skip locked)`,
-      [PARKED_AT],
-    );
+    await sweepParked(this.db, PARKED_AT);
   }
 
   /**
@@ -151,7 +139,7 @@ export class CreditNotificationDelivery {
    * @throws DomainError NOT_FOUND (404, no target); ValidationFailed (422 on `since`).
    */
   async recover(em: EntityManager, customerId: string, since: string): Promise<{ recovered: number }> {
-    const recovered = await recoverCreditNotifications(em, this.channel, customerId, since);
+    const recovered = await recoverCreditNotifications(em, this.db, this.channel, customerId, since);
     this.notifyCreditEventsWritten(recovered);
     return { recovered };
   }
@@ -183,7 +171,7 @@ export class CreditNotificationDelivery {
 
   /**
    * Claims a due wallet head without sending it: the wallet's lowest pending event, due, of a tenant
-   * with an enabled target; locked with `FOR UPDATE SKIP LOCKED` and leased (src/modules/outbox/claim.ts).
+   * with an enabled target; locked with `FOR UPDATE SKIP LOCKED` and leased (src/modules/outbox/repository/claim.ts).
    * Due retries go first, oldest first, then never-attempted events. Exposed for the crash tests.
    * @returns the claimed event, or undefined when none is due.
    */

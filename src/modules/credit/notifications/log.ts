@@ -5,13 +5,14 @@
  * Webhook Deliveries shows the PIN webhook's.
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Db } from "../../../db/sql.js";
 import type { components } from "../../../../generated/types/credit.js";
 import { DomainError } from "../../../domain/errors.js";
 import { PARKED_AT, WAITING_AT } from "../../../domain/outbox.js";
 import type { OutboxChannel } from "../../outbox/channel.js";
 import { DeliveryAttempt } from "../../outbox/entities.js";
 import { recoverSince, requeueFailed } from "../../outbox/recover.js";
-import { tenantNow } from "../clock/queries.js";
+import { tenantNow } from "../clock/repository.js";
 import { CreditEvent } from "../accounts/entities.js";
 import { CreditNotificationTarget } from "./entities.js";
 
@@ -71,7 +72,8 @@ export async function listCreditDeliveries(
  * RecoverCreditNotifications: re-queues tenant `customerId`'s notifications created at or after
  * `since` whose last attempt failed — `failed`, `disabled`, or `pending` with a retry still to come
  * — due now ({@link requeueFailed}: per-wallet order kept, `webhook-id` = event id kept, attempts
- * history kept, counter restarted; one that may be in flight keeps its lease), in one transaction.
+ * history kept, counter restarted; one that may be in flight keeps its lease), in one
+ * `db.transaction`.
  * Never-attempted and succeeded notifications are not touched. A disabled target stays disabled
  * (its re-queued events wait until NotificationsEnlist). The caller starts a round.
  * @param since ISO 8601 date-time, at most 30 days back, not in the future, on the tenant's clock
@@ -80,9 +82,9 @@ export async function listCreditDeliveries(
  * @throws DomainError NOT_FOUND (404) when the tenant has no target; ValidationFailed (422
  *   `VALIDATION_ERROR` on `since`).
  */
-export async function recoverCreditNotifications<M>(em: EntityManager, channel: OutboxChannel<M>, customerId: string, since: string): Promise<number> {
-  const from = recoverSince(since, await tenantNow(em, customerId));
+export async function recoverCreditNotifications<M>(em: EntityManager, db: Db, channel: OutboxChannel<M>, customerId: string, since: string): Promise<number> {
+  const from = recoverSince(since, await tenantNow(db, customerId));
   const target = await em.findOne(CreditNotificationTarget, { customerId });
   if (!target) throw new DomainError("NOT_FOUND", "No credit notification URL is registered yet: call NotificationsEnlist (PUT /v2/notifications).");
-  return em.transactional((tx) => requeueFailed(tx, channel, customerId, from));
+  return db.transaction((tx) => requeueFailed(tx, channel, customerId, from));
 }

@@ -8,12 +8,13 @@
  */
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../../generated/types/credit.js";
+import type { Db } from "../../../db/sql.js";
 import { DomainError, ValidationFailed } from "../../../domain/errors.js";
 import { newSigningSecret } from "../../../domain/webhooks.js";
 import type { SecretBox } from "../../identity/secrets.js";
 import { checkTarget } from "../../net/targets.js";
 import { CreditNotificationTarget } from "./entities.js";
-import { upsertTarget } from "./queries.js";
+import { upsertTarget } from "./repository.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditNotificationsSettings`: the target as read back (no secret). */
@@ -30,6 +31,7 @@ export const creditSecretContext = (customerId: string): string => `credit-notif
 /** Credit notification targets of the tenants. */
 export class CreditNotificationService {
   /**
+   * @param db runs the statements of ./repository.ts.
    * @param box seals the signing secrets at rest.
    * @param allowPrivate `ALLOW_PRIVATE_NETWORK_TARGETS` (docs/decisions/notifications.md "The SSRF guard").
    * @param afterEnlist awaited after each successful enlist (its one statement has committed) with
@@ -37,6 +39,7 @@ export class CreditNotificationService {
    *   delivery round. It must not throw.
    */
   constructor(
+    private readonly db: Db,
     private readonly box: SecretBox,
     private readonly allowPrivate: boolean,
     private readonly afterEnlist: (customerId: string) => Promise<void> = async () => {},
@@ -55,12 +58,13 @@ export class CreditNotificationService {
    *   user info, names port 0, is longer than 2048 characters once normalised, does not resolve,
    *   or resolves to a private, loopback, link-local or reserved address (IPv6 forms embedding an
    *   IPv4 address included) unless `ALLOW_PRIVATE_NETWORK_TARGETS`.
+   * @param _em unused (the statement runs on the service's `Db`); kept for the handler's call.
    */
-  async enlist(em: EntityManager, customerId: string, url: string): Promise<CreditNotificationsEnlistedView> {
+  async enlist(_em: EntityManager, customerId: string, url: string): Promise<CreditNotificationsEnlistedView> {
     const parsed = await this.checkUrl(url);
     const secret = newSigningSecret();
     const now = new Date();
-    const row = await upsertTarget(em, customerId, parsed.href, this.box.seal(secret, creditSecretContext(customerId)), now);
+    const row = await upsertTarget(this.db, customerId, parsed.href, this.box.seal(secret, creditSecretContext(customerId)), now);
     await this.afterEnlist(customerId);
     return {
       creditNotificationsURL: parsed.href,

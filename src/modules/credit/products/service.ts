@@ -12,7 +12,7 @@
  * the decimal places are counted and the rates stored exactly.
  */
 import { randomUUID } from "node:crypto";
-import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Db } from "../../../db/sql.js";
 import type { components } from "../../../../generated/types/credit.js";
@@ -20,9 +20,9 @@ import { exactRateText, rateProblems, type ExactRate, type WithExactRates } from
 import { DomainError, ValidationFailed, quote } from "../../../domain/errors.js";
 import type { PageRequest } from "../../../domain/paging.js";
 import { Customer } from "../../identity/entities.js";
-import { rescheduleWallets } from "../cycles/queries.js";
+import { rescheduleWallets } from "../cycles/repository/schedule.js";
 import { CreditProduct } from "./entities.js";
-import { COUNT_PRODUCTS, LIST_PRODUCTS } from "./queries.js";
+import { PRODUCT_SETTINGS, lockProduct, productCount, productPage, updateProduct } from "./repository.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditProduct`: a product as the API returns it. */
@@ -73,10 +73,14 @@ export function creditProductView(row: CreditProduct): CreditProductView {
   };
 }
 
-/** Credit products of the tenants. */
+/**
+ * Credit products of the tenants: creating and reading one product are the ORM's plain CRUD; the
+ * list page and the settings update (with the wallets it reschedules) run as statements of
+ * ./repository.ts through `db` (src/db/sql.ts).
+ */
 export class CreditProductService {
-  /** @param statements prepared statements of the hot reads ({@link list}). */
-  constructor(private readonly statements: Db) {}
+  /** @param db where the statements run: the hot reads ({@link list}) and the transaction of {@link update}. */
+  constructor(private readonly db: Db) {}
 
   /**
    * Create Credit Product (operator, master key): a product with code `creditProductCode` for the
@@ -143,20 +147,22 @@ export class CreditProductService {
       problems.unshift({ field: "customerId", message: `Customer ${quote(body.customerId)} does not exist or is deleted.` });
     }
     if (problems.length > 0) throw new ValidationFailed(problems);
-    return em.transactional(async (tx) => {
-      const row = await tx.findOne(CreditProduct, { customerId: body.customerId, code }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    return this.db.transaction(async (tx) => {
+      const row = await lockProduct(tx, body.customerId, code);
       if (!row) throw this.notFound(code);
       const { customerId: _tenant, interestAccrualMethod, ...rest } = body;
       const changes: Partial<CreditProduct> = {};
-      for (const [key, value] of Object.entries(rest) as [string, unknown][]) {
-        if (value === undefined) continue;
+      // only the product's settings: the statement writes those (./repository.ts `PRODUCT_SETTINGS`)
+      for (const key of PRODUCT_SETTINGS) {
+        const value = (rest as Record<string, unknown>)[key];
+        if (key === "interestAccrualMethod" || value === undefined) continue;
         (changes as Record<string, unknown>)[key] = (RATE_FIELDS as readonly string[]).includes(key) ? exactRateText(value as ExactRate) : value;
       }
       if (interestAccrualMethod !== undefined) changes.interestAccrualMethod = normalizeAccrualMethod(interestAccrualMethod);
       if (Object.keys(changes).length > 0) {
-        tx.assign(row, { ...changes, updatedAt: new Date() });
-        await tx.flush();
-        // the wallets' stored next cut follows the new schedule from their next cut (../cycles/queries.ts)
+        Object.assign(row, changes, { updatedAt: new Date() });
+        await updateProduct(tx, row);
+        // the wallets' stored next cut follows the new schedule from their next cut (../cycles/repository/schedule.ts)
         if (changes.cutFrequency !== undefined) await rescheduleWallets(tx, row.id);
       }
       return creditProductView(row);
@@ -168,9 +174,9 @@ export class CreditProductService {
    * @returns one page (`limit`, `skip`) and the tenant's total count.
    */
   async list(customerId: string, page: PageRequest): Promise<{ items: CreditProductView[]; total: number }> {
-    const rows = await this.statements.rows<CreditProductView & { total: number }>(LIST_PRODUCTS, [customerId, page.limit, page.skip]);
+    const rows = await productPage<CreditProductView>(this.db, customerId, page.limit, page.skip);
     // A page past the end has no row to carry the total: count apart (rare).
-    const total = rows[0]?.total ?? (page.skip > 0 ? (await this.statements.rows<{ total: number }>(COUNT_PRODUCTS, [customerId]))[0]?.total ?? 0 : 0);
+    const total = rows[0]?.total ?? (page.skip > 0 ? await productCount(this.db, customerId) : 0);
     return { items: rows.map(({ total: _total, ...product }) => product), total };
   }
 

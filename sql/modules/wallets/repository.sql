@@ -1,0 +1,21 @@
+-- The named statements src/modules/wallets/repository.ts exports (written by scripts/sql-snapshots.ts; do not edit).
+
+-- ADDRESS_HOLDER: wallet_address_holder
+select w.wallet_id, w.customer_id from wallet_address a join wallet w on w.wallet_id = a.wallet_id
+          where a.network = $1 and a.address = $2 and a.currency = $3 limit 1;
+
+-- INSERT_TRANSACTION: wallet_insert_transaction
+insert into wallet_transaction ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning id;
+
+-- INSERT_WALLET_ADDRESS: wallet_insert_address
+insert into wallet_address (address_id, wallet_id, network, currency, address, created_at) values ($1, $2, $3, $4, $5, $6);
+
+-- INSERT_WALLET: wallet_insert
+insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, is_active, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $11);
+
+-- WALLET_BALANCE: wallet_balance
+select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
+           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
+          where w.wallet_id = $1::uuid and w.customer_id = $2
+          order by a.currency, a.bucket;

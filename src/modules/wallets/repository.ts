@@ -1,0 +1,141 @@
+/**
+ * The wallets module's statements (docs/architecture.md "Reaching the database") on its tables
+ * `wallet`, `wallet_address` and `wallet_transaction`: a wallet's balances in one statement (the
+ * hot read, docs/performance.md "What keeps the request path cheap"), and the columns other
+ * modules' combined statements write a wallet transaction with.
+ */
+import type { Db, PreparedStatement, Sql } from "../../db/sql.js";
+import type { BalanceCacheRow } from "../ledger/service.js";
+
+/** A row of {@link walletBalanceRows}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
+export interface WalletBalanceRow extends BalanceCacheRow {
+  wallet_id: string;
+  user_id: string;
+}
+
+/**
+ * A wallet of a customer (`$1` wallet id, `$2` customer id) with its balance-cache accounts
+ * (`ledger_account` rows of buckets `available` and `held`), in currency order.
+ */
+export const WALLET_BALANCE: PreparedStatement = {
+  name: "wallet_balance",
+  text: `select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
+           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
+          where w.wallet_id = $1::uuid and w.customer_id = $2
+          order by a.currency, a.bucket`,
+};
+
+/**
+ * Wallet `walletId` (a UUID, lower-case) of `customerId` with its balance-cache rows, in currency
+ * then bucket order; no row when the customer has no such wallet. @throws the driver's error.
+ */
+export function walletBalanceRows(statements: Db, walletId: string, customerId: string): Promise<WalletBalanceRow[]> {
+  return statements.rows<WalletBalanceRow>(WALLET_BALANCE, [walletId, customerId]);
+}
+
+/** The columns of a `wallet_transaction` row, in the order of its values (the id is generated). */
+export const TRANSACTION_COLUMNS = [
+  "wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price",
+  "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at",
+] as const;
+
+/**
+ * SQL: inserts `rows` wallet transactions, each of the {@link TRANSACTION_COLUMNS} in order, from
+ * placeholder `$from` on: a fragment of another module's combined statement, composed when that
+ * statement is defined.
+ */
+export function insertTransactionsSql(from: number, rows = 1): string {
+  const values = Array.from({ length: rows }, (_, r) => `(${TRANSACTION_COLUMNS.map((_, i) => `$${from + r * TRANSACTION_COLUMNS.length + i}`).join(", ")})`);
+  return `insert into wallet_transaction (${TRANSACTION_COLUMNS.map((c) => `"${c}"`).join(", ")}) values ${values.join(", ")}`;
+}
+
+/**
+ * A new wallet: `$1` id, `$2` customer, `$3` user, `$4` vault wallet, `$5` name, `$6` its
+ * `nameKey`, `$7` description, `$8` type, `$9` networks (JSON text), `$10` active, `$11` the
+ * instant. A name key the user has already fails on `wallet_user_name_key_unique`.
+ */
+export const INSERT_WALLET: PreparedStatement = {
+  name: "wallet_insert",
+  text: `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, is_active, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $11)`,
+};
+
+/** A deposit address of a wallet: `$1` id, `$2` wallet, `$3` network, `$4` currency, `$5` address, `$6` the instant. */
+export const INSERT_WALLET_ADDRESS: PreparedStatement = {
+  name: "wallet_insert_address",
+  text: `insert into wallet_address (address_id, wallet_id, network, currency, address, created_at) values ($1, $2, $3, $4, $5, $6)`,
+};
+
+/** The wallet (and its customer) holding currency `$3` at address `$2` on network `$1`; no row when none does. */
+export const ADDRESS_HOLDER: PreparedStatement = {
+  name: "wallet_address_holder",
+  text: `select w.wallet_id, w.customer_id from wallet_address a join wallet w on w.wallet_id = a.wallet_id
+          where a.network = $1 and a.address = $2 and a.currency = $3 limit 1`,
+};
+
+/** One wallet transaction ({@link TRANSACTION_COLUMNS}, `$1…$20`). @returns its generated id. */
+export const INSERT_TRANSACTION: PreparedStatement = { name: "wallet_insert_transaction", text: `${insertTransactionsSql(1)} returning id` };
+
+/** A wallet to insert (the `wallet` row's fields; `networks` its `networks[]`). */
+export interface WalletWrite {
+  walletId: string;
+  customerId: string;
+  userId: string;
+  vaultWalletId: string;
+  name: string;
+  nameKey: string;
+  description: string | null;
+  walletType: "virtual" | "real";
+  networks: readonly { name: string; currency: string }[];
+  isActive: boolean;
+  createdAt: Date;
+}
+
+/** Inserts wallet `w` in `tx`. @throws the driver's unique violation (23505, `wallet_user_name_key_unique`) for a name key the user has. */
+export async function insertWallet(tx: Sql, w: WalletWrite): Promise<void> {
+  await tx.run(INSERT_WALLET, [w.walletId, w.customerId, w.userId, w.vaultWalletId, w.name, w.nameKey, w.description, w.walletType, JSON.stringify(w.networks), w.isActive, w.createdAt]);
+}
+
+/** Inserts a deposit address of wallet `walletId`, in `tx`. */
+export async function insertWalletAddress(tx: Sql, a: { addressId: string; walletId: string; network: string; currency: string; address: string; createdAt: Date }): Promise<void> {
+  await tx.run(INSERT_WALLET_ADDRESS, [a.addressId, a.walletId, a.network, a.currency, a.address, a.createdAt]);
+}
+
+/** The wallet holding `currency` at `address` on `network`, or null. */
+export async function addressHolder(sql: Sql, network: string, address: string, currency: string): Promise<{ walletId: string; customerId: string } | null> {
+  const [row] = await sql.rows<{ wallet_id: string; customer_id: string }>(ADDRESS_HOLDER, [network, address, currency]);
+  return row ? { walletId: row.wallet_id, customerId: row.customer_id } : null;
+}
+
+/** A wallet transaction to insert: the `wallet_transaction` row's fields but its id (amounts decimal text, `createdAt` UTC). */
+export interface TransactionWrite {
+  walletId: string;
+  customerId: string;
+  network: string;
+  address: string;
+  action: string;
+  status: string;
+  currency: string;
+  amount: string;
+  fees: string;
+  netProceeds: string;
+  price: string;
+  balanceAfter: string;
+  hash: string;
+  memo: string;
+  description: string;
+  orderId: string;
+  tradeId: string;
+  idempotencyId: string | null;
+  journalEntryId: number | null;
+  createdAt: Date;
+}
+
+/** Inserts wallet transaction `t` in `tx`. @returns its id. */
+export async function insertTransaction(tx: Sql, t: TransactionWrite): Promise<number> {
+  const [row] = await tx.rows<{ id: string }>(INSERT_TRANSACTION, [
+    t.walletId, t.customerId, t.network, t.address, t.action, t.status, t.currency, t.amount, t.fees, t.netProceeds, t.price,
+    t.balanceAfter, t.hash, t.memo, t.description, t.orderId, t.tradeId, t.idempotencyId, t.journalEntryId, t.createdAt,
+  ]);
+  return Number(row?.id);
+}
