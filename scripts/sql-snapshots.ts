@@ -3,14 +3,17 @@
  * exports — a `PreparedStatement` (`{ name, text }`, src/db/sql.ts) or a constant string of
  * SQL — with its text as PostgreSQL receives it, into `sql/<the file's path under src/>.sql`, so that
  * a reviewer sees each change of a statement in the diff. `.ci/run` runs it and fails when the
- * committed snapshots differ. Statements built at run time (a function of their shape) and SQL
- * written inside a function are not covered.
+ * committed snapshots differ. The outbox's statements over each channel's table, built when a
+ * channel is first used, are written too, from the service's three channels
+ * (`sql/modules/outbox/channels.sql`). The credit wallet's write statements of the shapes not
+ * exported (built at run time, one per shape) are not covered.
  *
  * Usage: `npm run sql:snapshots` (writes `sql/`, removing snapshots of files that export none any more).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { OutboxChannel } from "../src/modules/outbox/channel.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const src = join(root, "src");
@@ -58,5 +61,32 @@ for (const file of sources(src)) {
   writeFileSync(target, text);
   written++;
 }
+/**
+ * The outbox's statements over the service's channels (src/modules/outbox/repository/index.ts
+ * `outboxStatements`): the channels are made with settings and secrets that no statement depends
+ * on (their policies' numbers are bound values), and nothing is sent.
+ */
+async function channelSnapshot(): Promise<string> {
+  const { outboxStatements } = await import("../src/modules/outbox/repository/index.js");
+  const { webhookChannel } = await import("../src/modules/webhooks/channel.js");
+  const { creditChannel } = await import("../src/modules/credit/notifications/channel.js");
+  const { MailService } = await import("../src/modules/mail/service.js");
+  const { SecretBox } = await import("../src/modules/identity/secrets.js");
+  const { pino } = await import("pino");
+  const logger = pino({ enabled: false });
+  const box = new SecretBox("sql-snapshots: no statement depends on this key");
+  const settings = { timeoutS: 10, retryBaseS: 30, allowPrivate: false };
+  const mail = new MailService(undefined as never, undefined, "snapshots@example.com", logger);
+  const channels = [mail.channel, webhookChannel({ box, settings, logger }), creditChannel(box, settings, logger)] as OutboxChannel<unknown>[];
+  const parts = channels.flatMap((channel) =>
+    outboxStatements(channel).map((statement) => `-- ${channel.name}: ${statement.name}\n${statement.text.trimEnd()};\n`),
+  );
+  return `-- The outbox's statements over each channel's table (written by scripts/sql-snapshots.ts; do not edit).\n\n${parts.join("\n")}`;
+}
+
+const channelsFile = join(out, "modules", "outbox", "channels.sql");
+mkdirSync(dirname(channelsFile), { recursive: true });
+writeFileSync(channelsFile, await channelSnapshot());
+written++;
 console.log(`sql/: ${written} snapshot files`);
 process.exit(0);

@@ -1,14 +1,15 @@
 /**
  * The service's statements that the baseline's write routes run (scripts/bench/baseline.ts,
  * scripts/bench/baseline-transfers.ts): the two authentication statements as main prepares them
- * (same names and texts), the withdrawals module's own statements (src/modules/withdrawals/repository.ts,
- * same texts, bound as the service binds them), the others as MikroORM sends them with each inlined
- * literal turned into a bound parameter. `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
+ * (same names and texts) and the repositories' statements the routes run (same texts, bound as the
+ * service binds them). `npx tsx scripts/bench/capture-sql.ts` compares them with what the service runs.
  */
 import { CREDENTIAL_BY_HASH, USER_TOKEN } from "../../src/modules/identity/repository.js";
 import { SANDBOX_MAIL_TO } from "../../src/modules/mail/repository.js";
 import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/repository.js";
-import { TRANSFER_PARTIES } from "../../src/modules/transfers/repository.js";
+import { INSERT_TRANSFER, TRANSFER_CAPS_USE, TRANSFER_PARTIES } from "../../src/modules/transfers/repository.js";
+import { LOCK_MOVEMENT, SELECT_LIMITS } from "../../src/modules/limits/repository.js";
+import { ENQUEUE_DELIVERY } from "../../src/modules/webhooks/repository.js";
 import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/repository.js";
 import {
   COMPLETE_WITHDRAWAL,
@@ -37,9 +38,9 @@ export const SQL = {
   keyByAddress: SELECT_KEY.text,
   insertKey: INSERT_KEY.text,
   /** The limits service's customer row (read before the transaction for the allowlist policy, and again under the lock for the caps). */
-  customerLimits: `select allowlist_required, withdrawal_caps, transfer_caps from customer_limits where customer_id = $1`,
+  customerLimits: SELECT_LIMITS.text,
   /** The limits service's lock of `<kind>:<user>:<currency>`. */
-  userLock: `select pg_advisory_xact_lock(hashtext($1))`,
+  userLock: LOCK_MOVEMENT.text,
   /** The caps' use (`$1` day start, `$2` user, `$3` currency, `$4` month start). */
   caps: WITHDRAWAL_CAPS_USE.text,
   /** The user's wallets, oldest first, with their balance-cache rows of the currency (`$1` user, `$2` customer, `$3` currency). */
@@ -54,7 +55,8 @@ export const SQL = {
   accountsOfPost: (read: number): string => (read === 0 ? LOCK_ACCOUNTS : LOCK_AND_READ_ACCOUNTS),
   /** src/modules/ledger/repository.ts `writeEntry`: the entry, its postings and cached balances in one statement ({@link entryValues}). */
   postEntry: WRITE_ENTRY,
-  webhook: `select disabled_at from webhook where customer_id = $1`,
+  /** The code's `withdrawal.pin`, inserted only when the customer has an enabled webhook (src/modules/webhooks/repository.ts). */
+  webhook: ENQUEUE_DELIVERY.text,
   sandboxMail: SANDBOX_MAIL_TO,
   /** The withdrawal FOR UPDATE with its wallet's vault and address (`$1` id, `$2` customer, `$3` user). */
   withdrawalForUpdate: LOCK_OWN_WITHDRAWAL.text,
@@ -69,13 +71,9 @@ export const TRANSFER_SQL = {
   /** The service's own prepared statement (same name and text): both wallets, their owners' standing and their addresses of the currency. */
   parties: TRANSFER_PARTIES,
   /** src/modules/transfers/repository.ts `transferUsage`: what the sender sent today and this month. */
-  usage: `select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, coalesce(sum(amount), 0)::text as month from transfer where from_user_id = $2 and currency = $3 and created_at >= $4`,
-  /** Both sides' wallet transactions, in one statement as MikroORM batches them. */
-  insertTransactions: `insert into "wallet_transaction" ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values (${Array.from(
-    { length: 2 },
-    (_, row) => Array.from({ length: 20 }, (_, col) => `$${row * 20 + col + 1}`).join(", "),
-  ).join("), (")}) returning "id"`,
-  insertTransfer: `insert into "transfer" ("id", "customer_id", "from_wallet_id", "to_wallet_id", "from_user_id", "to_user_id", "currency", "amount", "memo", "status", "idempotency_key", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+  usage: TRANSFER_CAPS_USE.text,
+  /** The transfer (13 columns) and both sides' wallet transactions (20 each), in one statement. */
+  insertTransfer: INSERT_TRANSFER.text,
 } as const;
 
 /** Caps of one kind and currency, decimal strings (src/domain/limits.ts `CapSet`). */

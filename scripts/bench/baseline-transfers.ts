@@ -215,12 +215,10 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
         s.wallet.wallet_id, customerId, s.network, s.address, action, "done", currency, amount.toFixed(), "0", amount.toFixed(), "0",
         after.toFixed(), "", memo ?? "", description, id, "", key, entryId, now,
       ];
-      await client.query(TRANSFER_SQL.insertTransactions, [
-        ...side(source, "transfer_out", fromAfter, `Transfer of ${what} to wallet ${to.wallet_id}`),
-        ...side(destination, "transfer_in", toAfter, `Transfer of ${what} from wallet ${from.wallet_id}`),
-      ]);
       await client.query(TRANSFER_SQL.insertTransfer, [
         id, customerId, from.wallet_id, to.wallet_id, from.user_id, to.user_id, currency, amount.toFixed(), memo, "COMPLETED", key, entryId, now,
+        ...side(source, "transfer_out", fromAfter, `Transfer of ${what} to wallet ${to.wallet_id}`),
+        ...side(destination, "transfer_in", toAfter, `Transfer of ${what} from wallet ${from.wallet_id}`),
       ]);
       return now;
     });

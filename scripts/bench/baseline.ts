@@ -429,7 +429,8 @@ export function createBaseline(options: BaselineOptions): Baseline {
         randomUUID(), customerId, user.email, `Confirm your withdrawal ${id}`, text, "sandbox", 0, queuedAt, null, `withdrawal:${id}`, queuedAt, null,
       ]);
       await post(client, "hold", chosen.walletId, chosen.network, BTC.code, amount, `withdrawal:${id}`);
-      await client.query(SQL.webhook, [customerId]); // the benchmark's customer has no webhook: nothing more to write
+      // the benchmark's customer has no webhook: the insert writes nothing
+      await client.query(SQL.webhook, [randomUUID(), customerId, `msg_${id}`, "withdrawal.pin", "sealed", `withdrawal:${id}`, queuedAt]);
       return { id, key };
     });
     ok(

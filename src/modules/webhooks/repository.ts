@@ -115,8 +115,7 @@ export interface DeliveryWrite {
 }
 
 /**
- * Writes delivery `d` on `on` (in its transaction, a `Tx` or the ORM's during the transition to
- * statements) when its customer has an enabled webhook. @returns whether it was written.
+ * Writes delivery `d` in transaction `on` when its customer has an enabled webhook. @returns whether it was written.
  */
 export async function enqueueDelivery(on: Sql, d: DeliveryWrite): Promise<boolean> {
   const rows = await on.rows(ENQUEUE_DELIVERY, [d.id, d.customerId, d.webhookMessageId, d.eventType, d.payloadSealed, d.reference, d.now]);

@@ -235,8 +235,8 @@ export class WebhookService implements PinPush {
    * timestamp, data}` (timestamp: now, ISO 8601 UTC), sealed at rest, and it is delivered and
    * signed like every notification of the channel (docs/decisions/notifications.md "The PIN
    * webhook"). Call {@link kick} after the commit when it returns true. One statement
-   * (./repository.ts `enqueueDelivery`: the insert only when the webhook is enabled), on `tx`: a
-   * `Tx` (or an EntityManager in its ORM transaction, as {@link enqueuePin}).
+   * (./repository.ts `enqueueDelivery`: the insert only when the webhook is enabled), in the
+   * caller's transaction `tx`.
    * @returns whether it wrote one.
    */
   async enqueueEvent(tx: Sql, event: WebhookEvent): Promise<boolean> {
