@@ -8,7 +8,7 @@
 import type { DomainError } from "../../domain/errors.js";
 import { assertResendAllowed, codeError, judgeCode, newConfirmationCode, type CodeLimits, type CodeVerdict } from "../../domain/withdrawals.js";
 import type { SecretBox } from "../identity/secrets.js";
-import type { WithdrawalRecord } from "./store.js";
+import type { WithdrawalRecord } from "./repository.js";
 
 /** The code settings: the limits and `codeTtlS`, the lifetime of a code in seconds. */
 export interface CodeSettings extends CodeLimits {

@@ -1,7 +1,7 @@
 /** The email that carries a withdrawal's confirmation code to its user (spec/platform/withdrawals.tsp, "Confirm Withdrawal"). */
 import { format8 } from "../../domain/money.js";
 import type { EmailMessage } from "../mail/service.js";
-import type { WithdrawalRecord, WithdrawalUser } from "./store.js";
+import type { WithdrawalRecord, WithdrawalUser } from "./repository.js";
 
 /** A code lifetime in words: `45 seconds`, `1 minute`, `10 minutes` (whole minutes from 2 minutes up). */
 export function lifetime(seconds: number): string {

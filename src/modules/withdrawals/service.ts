@@ -12,7 +12,7 @@
  * account locks keep available money from being held twice.
  *
  * Every change runs in one transaction of the `Db` (src/db/sql.ts) with the module's own statements
- * (src/modules/withdrawals/store.ts over repository.ts; docs/performance.md "Withdrawals"); the ORM
+ * (src/modules/withdrawals/repository.ts; docs/performance.md "Withdrawals"); the ORM
  * entity serves the read-only routes (docs/architecture.md "Reaching the database").
  */
 import type { FilterQuery } from "@mikro-orm/core";
@@ -50,7 +50,7 @@ import {
   type OutboxEmailWrite,
   type WithdrawalRecord,
   type WithdrawalUser,
-} from "./store.js";
+} from "./repository.js";
 import type { MailboxPinOutcome, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
 import { initiatedView, withdrawalView, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
 

@@ -4,7 +4,7 @@
  */
 import type { components } from "../../../generated/types/platform.js";
 import { toNumber } from "../../domain/money.js";
-import type { WithdrawalRecord } from "./store.js";
+import type { WithdrawalRecord } from "./repository.js";
 
 type Schemas = components["schemas"];
 
