@@ -493,7 +493,7 @@ export interface paths {
          * Sandbox: simulate a deposit
          * @description Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
          *     transaction with status `done` and a transaction hash. Answers 404 when the provider is not
-         *     the sandbox. Errors: 400 `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
+         *     the sandbox. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
          *     `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
          *     `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
@@ -1111,8 +1111,8 @@ export interface paths {
         };
         /**
          * Get a wallet's balance
-         * @description Read the balances of a wallet, per currency, as 8-decimal strings. Errors: 401
-         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
+         * @description Read the balances of a wallet, per currency, as 8-decimal strings. Errors: 400
+         *     `INVALID_WALLET_ID` (not a UUID); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
          */
         get: operations["getWalletBalance"];
         put?: never;
@@ -1133,7 +1133,8 @@ export interface paths {
         /**
          * List a wallet's transactions
          * @description List the transactions of a wallet (filtered to the wallet's own addresses), most recent first
-         *     by default, with `meta.pagination`. Errors: 400 `BAD_REQUEST` (`filter[limit]` over 100); 401
+         *     by default, with `meta.pagination`. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `BAD_REQUEST`
+         *     (`filter[limit]` over 100); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (other
          *     invalid query values).
          */
@@ -1156,8 +1157,9 @@ export interface paths {
         /**
          * List a wallet's transfers
          * @description List the transfers of a wallet, both directions, newest first, with `meta.pagination`.
-         *     Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token and another user's wallet); 404
-         *     `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100).
+         *     Errors: 400 `INVALID_WALLET_ID` (not a UUID); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token
+         *     and another user's wallet); 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]`
+         *     outside 1–100).
          */
         get: operations["listWalletTransfers"];
         put?: never;
@@ -1350,7 +1352,7 @@ export interface components {
         };
         /** @description Body of Create Quote. */
         CreateQuoteRequest: {
-            /** @description Wallet that trades (its `wallet_id`, a UUID, 1–36 characters): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`). */
+            /** @description Wallet that trades (its `wallet_id`, a UUID, 1–36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`). */
             wallet_id: string;
             /** @description Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair: custodial wallets hold no fiat) answers 400 `PAIR_NOT_AVAILABLE`. */
             symbol: string;
@@ -1364,7 +1366,7 @@ export interface components {
         };
         /** @description Body of Create Sandbox Deposit. */
         CreateSandboxDepositRequest: {
-            /** @description The wallet to credit (its `wallet_id`, a UUID, at most 36 characters); it must belong to a user of the caller's customer account. */
+            /** @description The wallet to credit (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`); it must belong to a user of the caller's customer account. */
             wallet_id: string;
             /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`), at most 64 characters. */
             network: string;
@@ -1385,9 +1387,9 @@ export interface components {
         };
         /** @description Body of Create Transfer. */
         CreateTransferRequest: {
-            /** @description Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters). With a user token, a wallet of that user. */
+            /** @description Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check). With a user token, a wallet of that user. */
             from_wallet_id: string;
-            /** @description Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters): a wallet of the same customer, of any of its users. */
+            /** @description Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check): a wallet of the same customer, of any of its users. */
             to_wallet_id: string;
             /** @description Currency code (for example `btc`, case-insensitive), 1–16 characters; both wallets must hold it (else 400 `UNSUPPORTED_CURRENCY`); unknown answers 400 `INVALID_CURRENCY`. */
             currency: string;
@@ -1907,7 +1909,7 @@ export interface components {
             address: string;
             /** @description Memo or destination tag, at most 255 characters. */
             memo?: string;
-            /** @description Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters); when omitted, the user's oldest wallet holding the currency with enough available balance. */
+            /** @description Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check); when omitted, the user's oldest wallet holding the currency with enough available balance. */
             wallet_id?: string;
         };
         /** @description Answer of Initiate Withdrawal. */
@@ -3395,7 +3397,7 @@ export interface components {
          */
         UserIdParam: string;
         /**
-         * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+         * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
          * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
          */
         WalletIdParam: string;
@@ -12438,7 +12440,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];
@@ -12606,7 +12608,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];
@@ -12755,7 +12757,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
                  * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
                 wallet_id: components["parameters"]["WalletIdParam"];

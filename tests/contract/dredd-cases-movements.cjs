@@ -53,6 +53,7 @@ function movementCases({ unknownUserId, unknownCustomerId }) {
         (c) => transfer(c).asUserOf(c.f.userId).expect(dataOf({ from_user_id: { const: c.f.userId }, is_duplicate: { const: false } })),
       ],
       400: [
+        (c) => transfer(c, { to_wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
         (c) => transfer(c, { currency: "usdt", amount: 90000 }).error("INSUFFICIENT_BALANCE"),
         (c) => transfer(c, { to_wallet_id: c.f.walletId }).error("SAME_WALLET_TRANSFER"),
         (c) => transfer(c, { amount: 3 }).error("TRANSFER_LIMIT_EXCEEDED"), // over any btc cap per transfer
@@ -97,6 +98,7 @@ function movementCases({ unknownUserId, unknownCustomerId }) {
         (c) => c.path(`/wallets/${c.f.walletId}/transfers?filter[limit]=5&filter[skip]=0`).expect(someItems),
         (c) => c.path(`/wallets/${c.f.recipientWalletId}/transfers`).asUserOf(c.f.recipientUserId).expect(someItems),
       ],
+      400: (c) => c.path(`/wallets/not-a-uuid/transfers`).error("INVALID_WALLET_ID"),
       401: (c) => c.as("none").path(`/wallets/${c.f.walletId}/transfers`).error("UNAUTHORIZED"),
       403: [
         (c) => c.as("user").path(`/wallets/${c.f.walletId}/transfers`).error("FORBIDDEN"), // another user's wallet

@@ -66,6 +66,7 @@ function tradingCases({ unknownUserId }) {
         (c) => quote(c, { symbol: "btcusdt", side: "sell" }).asUserOf(c.f.userId).expect(dataOf({ symbol: { const: "BTCUSDT" }, side: { const: "sell" }, price: { const: "64935.00000000" }, total: { const: "648.70065000" } })),
       ],
       400: [
+        (c) => quote(c, { wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
         (c) => quote(c, { side: "hold" }).error("INVALID_SIDE"),
         (c) => quote(c, { symbol: "ETHUSDT" }).error("UNSUPPORTED_CURRENCY"), // the wallet holds no eth
         (c) => quote(c, { quantity: 0.00001 }).error("MINIMUM_ORDER_NOT_MET"), // a notional of 0.65 usdt, under 1

@@ -61,6 +61,7 @@ function walletCases({ unknownUserId: UNKNOWN_USER_ID }) {
     },
     getWalletBalance: {
       200: [(c) => c.path(`/wallets/${c.f.walletId}/balance`), (c) => c.asUserOf(c.f.userId).path(`/wallets/${c.f.walletId}/balance`)],
+      400: (c) => c.path(`/wallets/not-a-uuid/balance`).error("INVALID_WALLET_ID"),
       401: (c) => c.as("none").path(`/wallets/${c.f.walletId}/balance`).error("UNAUTHORIZED"),
       403: (c) => c.as("operator").path(`/wallets/${c.f.walletId}/balance`).error("FORBIDDEN"),
       404: [
@@ -73,7 +74,10 @@ function walletCases({ unknownUserId: UNKNOWN_USER_ID }) {
         (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=5&filter[skip]=0&filter[sort]=ASC&filter[where][type]=deposit`),
         (c) => c.asUserOf(c.f.userId).path(`/wallets/${c.f.walletId}/transactions`),
       ],
-      400: (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=101`).error("BAD_REQUEST"),
+      400: [
+        (c) => c.path(`/wallets/${c.f.walletId}/transactions?filter[limit]=101`).error("BAD_REQUEST"),
+        (c) => c.path(`/wallets/not-a-uuid/transactions`).error("INVALID_WALLET_ID"),
+      ],
       401: (c) => c.as("none").path(`/wallets/${c.f.walletId}/transactions`).error("UNAUTHORIZED"),
       403: (c) => c.as("customerSession").path(`/wallets/${c.f.walletId}/transactions`).error("FORBIDDEN"),
       404: [
@@ -94,7 +98,10 @@ function walletCases({ unknownUserId: UNKNOWN_USER_ID }) {
     },
     createSandboxDeposit: {
       201: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId }),
-      400: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId, amount: 0 }).error("AMOUNT_MUST_BE_POSITIVE"),
+      400: [
+        (c) => c.body({ ...c.example(), wallet_id: c.f.walletId, amount: 0 }).error("AMOUNT_MUST_BE_POSITIVE"),
+        (c) => c.body({ ...c.example(), wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
+      ],
       401: (c) => c.as("none").body({ ...c.example(), wallet_id: c.f.walletId }).error("UNAUTHORIZED"),
       403: (c) => c.as("user").body({ ...c.example(), wallet_id: c.f.walletId }).error("FORBIDDEN"),
       404: [
@@ -146,6 +153,7 @@ function walletCases({ unknownUserId: UNKNOWN_USER_ID }) {
         },
       ],
       400: [
+        (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
         (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), address: "0xnot-an-address" }).error("INVALID_CRYPTO_ADDRESS"),
         (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), amount: 90000 }).error("INSUFFICIENT_BALANCE"),
         (c) => c.ensureActive(c.f.userId).header("Idempotency-Key", undefined).body({ ...initiateBody(c), amount: 0.5 }).error("MINIMUM_AMOUNT_NOT_MET"),

@@ -44,8 +44,8 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "createWallet 201", "createWallet 400", "createWallet 403", "createWallet 404",
     "listWallets 200", "listWallets 403", "listWallets 404",
     "getWalletBalance 200", "getWalletBalance 404",
-    "listWalletTransactions 200", "listWalletTransactions 404",
-    "createSandboxDeposit 404",
+    "listWalletTransactions 200", "listWalletTransactions 400", "listWalletTransactions 404",
+    "createSandboxDeposit 400", "createSandboxDeposit 404",
     "listSandboxMail 200", "listSandboxMail 403",
     "initiateWithdrawal 201", "initiateWithdrawal 400", "initiateWithdrawal 403", "initiateWithdrawal 404", "initiateWithdrawal 422",
     "listWithdrawals 200", "listWithdrawals 403", "listWithdrawals 422",
@@ -78,6 +78,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "addAddress 400",
     "createQuote 400", "createQuote 404", "createOrder 201", "getOrder 404",
   ],
+  ["initiateWithdrawal 400", "createTransfer 400", "createQuote 400"],
 ];
 
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */

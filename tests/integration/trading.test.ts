@@ -171,6 +171,14 @@ describe("refusals of the trading group", () => {
     const q = (await quote(s, {})).body.data.quote_id as string;
     expectPlatformError(await order(stranger, q), 404, "QUOTE_NOT_FOUND");
   });
+
+  it("a quote's wallet_id that is no UUID answers 400 INVALID_WALLET_ID before the user and the pair are checked", async () => {
+    const s = await scene();
+    // docs/decisions/customers-users-and-wallets.md "Wallets"
+    const res = await quote(s, { wallet_id: "main-wallet", symbol: "NOPE" });
+    expectPlatformError(res, 400, "INVALID_WALLET_ID");
+    expect(res.body.errors[0].field).toBe("wallet_id");
+  });
 });
 
 describe("exactly once", () => {

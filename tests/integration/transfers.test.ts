@@ -189,7 +189,6 @@ describe("Create Transfer", () => {
     for (const change of [
       { from_wallet_id: UNKNOWN_ID },
       { to_wallet_id: UNKNOWN_ID },
-      { to_wallet_id: "not-a-uuid" },
       { to_wallet_id: otherWallet.wallet_id },
       // checked before the same-wallet rule: a wallet that is not found is not found
       { from_wallet_id: otherWallet.wallet_id, to_wallet_id: otherWallet.wallet_id },
@@ -302,8 +301,11 @@ describe("how Create Transfer reads its parties", () => {
     const before = await transferCount();
     const body = (from: string, to: string) => ({ from_wallet_id: from, to_wallet_id: to, currency: "btc", amount: 0.01 });
     const cases: [string, Cred, Record<string, unknown>, number, string, string][] = [
-      ["unknown source before an unknown destination", apiKey(key), body(UNKNOWN_ID, "not-a-uuid"), 404, "WALLET_NOT_FOUND", `Wallet ${quote(UNKNOWN_ID)} not found.`],
-      ["a source that is no UUID", apiKey(key), body("not-a-uuid", UNKNOWN_ID), 404, "WALLET_NOT_FOUND", `Wallet ${quote("not-a-uuid")} not found.`],
+      // docs/decisions/customers-users-and-wallets.md "Wallets": an id that is no UUID answers first
+      ["a destination that is no UUID before an unknown source", apiKey(key), body(UNKNOWN_ID, "not-a-uuid"), 400, "INVALID_WALLET_ID", `${quote("not-a-uuid")} is not a wallet id (a UUID).`],
+      ["a source that is no UUID", apiKey(key), body("not-a-uuid", UNKNOWN_ID), 400, "INVALID_WALLET_ID", `${quote("not-a-uuid")} is not a wallet id (a UUID).`],
+      ["an id that is no UUID before a foreign source", bearer(alice.token), body(bobMain.wallet_id, "x"), 400, "INVALID_WALLET_ID", `${quote("x")} is not a wallet id (a UUID).`],
+      ["unknown source before an unknown destination", apiKey(key), body(UNKNOWN_ID, UNKNOWN_ID.replace(/^./, "1")), 404, "WALLET_NOT_FOUND", `Wallet ${quote(UNKNOWN_ID)} not found.`],
       ["wallets before owners", apiKey(key), body(gone.wallet_id, UNKNOWN_ID), 404, "WALLET_NOT_FOUND", `Wallet ${quote(UNKNOWN_ID)} not found.`],
       ["a foreign source before the destination", bearer(alice.token), body(bobMain.wallet_id, UNKNOWN_ID), 403, "FORBIDDEN", "A user token can only send from its own wallets."],
       ["a foreign source before its owner", bearer(alice.token), body(removed.wallet_id, aliceMain.wallet_id), 403, "FORBIDDEN", "A user token can only send from its own wallets."],

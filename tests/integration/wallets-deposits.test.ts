@@ -75,6 +75,9 @@ describe("POST /sandbox/deposits (createSandboxDeposit)", () => {
     expectPlatformError(res, 404, "WALLET_NOT_FOUND");
     expect(res.body.data).toBeUndefined();
     expectPlatformError(await sandboxDeposit(apiKey(mine.key), { wallet_id: UNKNOWN_ID, network: BTC.name, currency: "btc", amount: 1 }), 404, "WALLET_NOT_FOUND");
+    const malformed = await sandboxDeposit(apiKey(mine.key), { wallet_id: "not-a-uuid", network: BTC.name, currency: "btc", amount: 1 });
+    expectPlatformError(malformed, 400, "INVALID_WALLET_ID");
+    expect(malformed.body.errors[0].field).toBe("wallet_id");
     expect((await balancesOf(apiKey(theirs.key), wallet.wallet_id)).btc?.balance).toBe(ZERO);
   });
 

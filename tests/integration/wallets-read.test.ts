@@ -156,10 +156,12 @@ describe("GET /wallets/{wallet_id}/balance (getWalletBalance)", () => {
     expect((await listTransactions(apiKey(key), wallet.wallet_id)).body.meta.pagination.records.total).toBe(20);
   });
 
-  it("answers 404 WALLET_NOT_FOUND for an unknown or malformed wallet id", async () => {
+  it("answers 404 WALLET_NOT_FOUND for an unknown wallet id (any case) and 400 INVALID_WALLET_ID for one that is no UUID", async () => {
     const { key } = await tenant("balance-404");
     expectPlatformError(await getBalance(apiKey(key), UNKNOWN_ID), 404, "WALLET_NOT_FOUND");
-    expectPlatformError(await getBalance(apiKey(key), "not-a-wallet"), 404, "WALLET_NOT_FOUND");
+    expectPlatformError(await getBalance(apiKey(key), UNKNOWN_ID.toUpperCase()), 404, "WALLET_NOT_FOUND");
+    // docs/decisions/customers-users-and-wallets.md "Wallets"
+    expectPlatformError(await getBalance(apiKey(key), "not-a-wallet"), 400, "INVALID_WALLET_ID");
   });
 });
 

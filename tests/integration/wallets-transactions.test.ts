@@ -192,6 +192,6 @@ describe("GET /wallets/{wallet_id}/transactions (listWalletTransactions)", () =>
     expect(res.body.data).toEqual([]);
     expect(res.body.meta.pagination.records).toEqual({ skip: 0, has_next: false, has_previous: false, total: 0, limit: 20 });
     expectPlatformError(await listTransactions(apiKey(key), UNKNOWN_ID), 404, "WALLET_NOT_FOUND");
-    expectPlatformError(await listTransactions(apiKey(key), "not-a-wallet"), 404, "WALLET_NOT_FOUND");
+    expectPlatformError(await listTransactions(apiKey(key), "not-a-wallet"), 400, "INVALID_WALLET_ID");
   });
 });

@@ -69,6 +69,10 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       }
       // nor through the user's own token
       expectPlatformError(await api.initiate(bearer(s.token), s.userId, { currency: "btc", amount: 0.1, address: TO.btc, wallet_id: theirs }), 404, "WALLET_NOT_FOUND");
+      // a wallet_id that is no UUID answers first, even with an amount that would be refused (docs/decisions/customers-users-and-wallets.md "Wallets")
+      const malformed = await api.initiate(apiKey(s.key), s.userId, { currency: "btc", amount: -1, address: TO.btc, wallet_id: "wallet-1" });
+      expectPlatformError(malformed, 400, "INVALID_WALLET_ID");
+      expect(malformed.body.errors[0].field).toBe("wallet_id");
       expect(await api.btc(s, theirs)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
       expect(await api.btc(foreign)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));
       expect(await api.btc(s)).toEqual(item("btc", "1.00000000", "1.00000000", ZERO));

@@ -455,7 +455,7 @@ export const verifyWebhook = <ThrowOnError extends boolean = false>(options: Opt
  *
  * Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
  * transaction with status `done` and a transaction hash. Answers 404 when the provider is not
- * the sandbox. Errors: 400 `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
+ * the sandbox. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
  * `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
  * `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
@@ -981,8 +981,8 @@ export const createWallet = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Get a wallet's balance
  *
- * Read the balances of a wallet, per currency, as 8-decimal strings. Errors: 401
- * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
+ * Read the balances of a wallet, per currency, as 8-decimal strings. Errors: 400
+ * `INVALID_WALLET_ID` (not a UUID); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
  */
 export const getWalletBalance = <ThrowOnError extends boolean = false>(options: Options<GetWalletBalanceData, ThrowOnError>): RequestResult<GetWalletBalanceResponses, GetWalletBalanceErrors, ThrowOnError> => (options.client ?? client).get<GetWalletBalanceResponses, GetWalletBalanceErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
@@ -994,7 +994,8 @@ export const getWalletBalance = <ThrowOnError extends boolean = false>(options: 
  * List a wallet's transactions
  *
  * List the transactions of a wallet (filtered to the wallet's own addresses), most recent first
- * by default, with `meta.pagination`. Errors: 400 `BAD_REQUEST` (`filter[limit]` over 100); 401
+ * by default, with `meta.pagination`. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `BAD_REQUEST`
+ * (`filter[limit]` over 100); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (other
  * invalid query values).
  */
@@ -1008,8 +1009,9 @@ export const listWalletTransactions = <ThrowOnError extends boolean = false>(opt
  * List a wallet's transfers
  *
  * List the transfers of a wallet, both directions, newest first, with `meta.pagination`.
- * Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token and another user's wallet); 404
- * `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]` outside 1–100).
+ * Errors: 400 `INVALID_WALLET_ID` (not a UUID); 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token
+ * and another user's wallet); 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`filter[limit]`
+ * outside 1–100).
  */
 export const listWalletTransfers = <ThrowOnError extends boolean = false>(options: Options<ListWalletTransfersData, ThrowOnError>): RequestResult<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError> => (options.client ?? client).get<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],

@@ -268,7 +268,7 @@ export type CreateOrderRequest = {
  */
 export type CreateQuoteRequest = {
     /**
-     * Wallet that trades (its `wallet_id`, a UUID, 1–36 characters): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`).
+     * Wallet that trades (its `wallet_id`, a UUID, 1–36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`).
      */
     wallet_id: string;
     /**
@@ -290,7 +290,7 @@ export type CreateQuoteRequest = {
  */
 export type CreateSandboxDepositRequest = {
     /**
-     * The wallet to credit (its `wallet_id`, a UUID, at most 36 characters); it must belong to a user of the caller's customer account.
+     * The wallet to credit (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`); it must belong to a user of the caller's customer account.
      */
     wallet_id: string;
     /**
@@ -326,11 +326,11 @@ export type CreateSessionRequest = {
  */
 export type CreateTransferRequest = {
     /**
-     * Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters). With a user token, a wallet of that user.
+     * Wallet the amount leaves (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check). With a user token, a wallet of that user.
      */
     from_wallet_id: string;
     /**
-     * Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters): a wallet of the same customer, of any of its users.
+     * Wallet the amount arrives in (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check): a wallet of the same customer, of any of its users.
      */
     to_wallet_id: string;
     /**
@@ -1118,7 +1118,7 @@ export type InitiateWithdrawalRequest = {
      */
     memo?: string;
     /**
-     * Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters); when omitted, the user's oldest wallet holding the currency with enough available balance.
+     * Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check); when omitted, the user's oldest wallet holding the currency with enough available balance.
      */
     wallet_id?: string;
 };
@@ -3341,7 +3341,7 @@ export type TransferIdempotencyKeyHeader = string;
 export type UserIdParam = string;
 
 /**
- * The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+ * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
  */
 export type WalletIdParam = string;
 
@@ -8295,7 +8295,7 @@ export type GetWalletBalanceData = {
     };
     path: {
         /**
-         * The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
          */
         wallet_id: string;
     };
@@ -8378,7 +8378,7 @@ export type ListWalletTransactionsData = {
     };
     path: {
         /**
-         * The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
          */
         wallet_id: string;
     };
@@ -8503,7 +8503,7 @@ export type ListWalletTransfersData = {
     };
     path: {
         /**
-         * The wallet id. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters (a UUID); a longer value answers 422.
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
          */
         wallet_id: string;
     };

@@ -24,7 +24,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../generated/types/platform.js";
 import type { Db, Tx } from "../../db/sql.js";
 import { DomainError, quote } from "../../domain/errors.js";
-import { isUuid, isUuidV4 } from "../../domain/ids.js";
+import { isUuid, isUuidV4, walletIdOf } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms } from "../../domain/trading.js";
@@ -61,7 +61,8 @@ export class TradingService {
   ) {}
 
   /**
-   * Create Quote for user `userId` of customer `customerId`. Checks, in order: the user (404
+   * Create Quote for user `userId` of customer `customerId`. Checks, in order: `wallet_id` a UUID
+   * (400 INVALID_WALLET_ID), the user (404
    * USER_NOT_FOUND: unknown; RESOURCE_NOT_FOUND: deleted; USER_NOT_FOUND: not VERIFIED and
    * active), the wallet (404 WALLET_NOT_FOUND: not that user's), `side` (INVALID_SIDE), `symbol`
    * (INVALID_CURRENCY_PAIR, PAIR_NOT_AVAILABLE), the wallet holds both currencies
@@ -72,7 +73,7 @@ export class TradingService {
    */
   async createQuote(em: EntityManager, customerId: string, userId: string, input: CreateQuoteInput): Promise<QuoteView> {
     const statements = this.deps.statements;
-    const walletId = isUuid(input.wallet_id) ? input.wallet_id.toLowerCase() : null;
+    const walletId = walletIdOf(input.wallet_id, "wallet_id");
     const caller = isUuidV4(userId) ? await quoteCaller(statements, customerId, userId.toLowerCase(), walletId) : null;
     const { user, wallet } = liveCaller(caller, userId, input.wallet_id);
     const side = parseSide(input.side);

@@ -15,7 +15,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
 import type { Db, Tx, Sql } from "../../db/sql.js";
-import { isUuid, isUuidV4 } from "../../domain/ids.js";
+import { isUuid, isUuidV4, walletIdOf } from "../../domain/ids.js";
 import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
@@ -78,12 +78,15 @@ export class TransferService {
    * @param idempotencyKey as sent (1–255 characters), or undefined: a UUID is generated.
    * @param by the authenticated caller, whose key it is; absent, the tenant's one key space of
    *   callers not named (src/modules/idempotency/service.ts `keyCaller`).
-   * @throws DomainError IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
+   * A wallet id that is not a UUID answers first (docs/decisions/customers-users-and-wallets.md "Wallets").
+   * @throws DomainError INVALID_WALLET_ID (400); IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
    *   FORBIDDEN (403); SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
    *   AMOUNT_MUST_BE_POSITIVE, AMOUNT_TOO_SMALL, INVALID_AMOUNT, TRANSFER_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, INSUFFICIENT_BALANCE (400).
    */
   async create(em: EntityManager, caller: WalletCaller, input: CreateTransferInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<TransferView> {
+    walletIdOf(input.from_wallet_id, "from_wallet_id");
+    walletIdOf(input.to_wallet_id, "to_wallet_id");
     const key = idempotencyKey ?? randomUUID();
     const request = transferRequest(caller.customerId, input, key, keyCaller(by));
     const prior = await priorResult(this.statements, request);

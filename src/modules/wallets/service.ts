@@ -16,7 +16,7 @@ import type { CatalogueCurrency, CustodyProvider } from "../../providers/provide
 import { currencyBalances, type LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
-import { isUuid } from "../../domain/ids.js";
+import { walletIdOf } from "../../domain/ids.js";
 import type { Db } from "../../db/sql.js";
 import { addressHolder, insertTransaction, insertWallet, insertWalletAddress, walletBalanceRows, type TransactionWrite, type WalletWrite } from "./repository.js";
 import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
@@ -151,9 +151,14 @@ export class WalletService {
     return { items, total };
   }
 
-  /** The wallet `walletId` if the caller may see it. @throws DomainError WALLET_NOT_FOUND (404). */
-  async visibleWallet(em: EntityManager, caller: WalletCaller, walletId: string): Promise<Wallet> {
-    const wallet = isUuid(walletId) ? await em.findOne(Wallet, { walletId: walletId.toLowerCase(), customerId: caller.customerId }) : null;
+  /**
+   * The wallet `walletId` if the caller may see it.
+   * @param field the body field that carried the id, for INVALID_WALLET_ID; absent for a path.
+   * @throws DomainError INVALID_WALLET_ID (400, not a UUID: src/domain/ids.ts `walletIdOf`);
+   *   WALLET_NOT_FOUND (404).
+   */
+  async visibleWallet(em: EntityManager, caller: WalletCaller, walletId: string, field?: string): Promise<Wallet> {
+    const wallet = await em.findOne(Wallet, { walletId: walletIdOf(walletId, field), customerId: caller.customerId });
     if (!wallet || (caller.userId !== undefined && wallet.userId !== caller.userId)) {
       throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
     }
@@ -165,11 +170,11 @@ export class WalletService {
    * from an internal balance cache"), as 8-decimal strings: `balance` = `available` + `held`, in
    * currency order. One prepared statement checks the wallet's visibility and reads its balance
    * rows (docs/performance.md "What keeps the request path cheap").
-   * @throws DomainError WALLET_NOT_FOUND (404) when the caller may not see the wallet.
+   * @throws DomainError INVALID_WALLET_ID (400, not a UUID); WALLET_NOT_FOUND (404) when the caller
+   *   may not see the wallet.
    */
   async balance(caller: WalletCaller, walletId: string): Promise<WalletBalanceView> {
-    if (!isUuid(walletId)) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
-    const rows = await walletBalanceRows(this.statements, walletId.toLowerCase(), caller.customerId);
+    const rows = await walletBalanceRows(this.statements, walletIdOf(walletId), caller.customerId);
     const first = rows[0];
     if (!first || (caller.userId !== undefined && first.user_id !== caller.userId)) {
       throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
@@ -285,7 +290,7 @@ export class WalletService {
     /** `amount`: a number, or the exact decimal text of a JSON number a double cannot hold. */
     input: { wallet_id: string; network: string; currency: string; amount: number | string },
   ): Promise<WalletTransactionView> {
-    const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id);
+    const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id, "wallet_id");
     const currency = (await this.currency(input.currency)).code;
     const address = await em.findOne(WalletAddress, { walletId: wallet.walletId, network: input.network, currency });
     if (!address) throw new DomainError("ADDRESS_NOT_FOUND", `Wallet ${quote(input.wallet_id)} has no ${currency} address on ${quote(input.network)}.`);

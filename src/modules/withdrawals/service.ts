@@ -19,7 +19,7 @@ import type { FilterQuery } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
-import { isUuid, isUuidV4 } from "../../domain/ids.js";
+import { isUuid, isUuidV4, walletIdOf } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
@@ -96,13 +96,15 @@ export class WithdrawalService {
    * (docs/decisions/limits-and-allowlist.md "Destination allowlist"); per-withdrawal, daily and
    * monthly caps (the customer's or the defaults; docs/decisions/limits-and-allowlist.md "Limits");
    * available balance. Then holds the amount, issues a code and emails it, in one transaction.
-   * @throws DomainError IDEMPOTENCY_KEY_REUSED (409, same key, other body); USER_NOT_FOUND /
+   * A `wallet_id` that is not a UUID answers first: 400 INVALID_WALLET_ID.
+   * @throws DomainError INVALID_WALLET_ID (400); IDEMPOTENCY_KEY_REUSED (409, same key, other body); USER_NOT_FOUND /
    *   RESOURCE_NOT_FOUND (404); INVALID_CURRENCY / UNSUPPORTED_CURRENCY; AMOUNT_MUST_BE_POSITIVE,
    *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET; INVALID_CRYPTO_ADDRESS; INVALID_ADDRESS (allowlist); WITHDRAWAL_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED; WALLET_NOT_FOUND (404, `wallet_id` not the
    *   user's); INSUFFICIENT_BALANCE (all 400 unless noted).
    */
   async initiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
+    if (input.wallet_id !== undefined) walletIdOf(input.wallet_id, "wallet_id");
     const key = idempotencyKey ?? randomUUID();
     const request = initiateRequest(customerId, userId, input, key, keyCaller(by));
     const prior = await priorResult(this.db, request);
