@@ -2,7 +2,7 @@
  * Secrets' hashes stay out of SQL text (docs/performance.md "What keeps the request path cheap"): MikroORM 7.2 inlines every
  * value into the statement it sends, so the statements that carry an API key's keyed hash (the
  * per-request credential lookup, a new credential's insert, the master key's hash) run on the
- * pool with bound parameters (src/db/statements.ts). The test watches both paths: every statement
+ * pool with bound parameters (src/db/sql.ts). The test watches both paths: every statement
  * the ORM formats (its `onQuery` hook) and every query sent on the pool.
  */
 import type pg from "pg";

@@ -1,6 +1,6 @@
 /**
  * The service behind a real PgBouncer in transaction pooling mode (docs/operations.md
- * `DATABASE_POOL_MODE`, `DATABASE_SESSION_URL`; src/db/statements.ts): `DATABASE_URL` points at
+ * `DATABASE_POOL_MODE`, `DATABASE_SESSION_URL`; src/db/sql.ts): `DATABASE_URL` points at
  * PgBouncer (`pool_mode = transaction`, tests/support/pgbouncer.ts), `DATABASE_SESSION_URL` at the
  * database itself (the migrations' advisory lock, the job scheduler's LISTEN/NOTIFY, the shutdown's
  * cancellations), `DATABASE_POOL_MODE=transaction`. A money workload over HTTP — users, wallets,

@@ -18,9 +18,8 @@ export const CLOCK_NOW: PreparedStatement = {
 
 /**
  * The tenant's current credit core instant (UTC): its sandbox clock when it has one, else `realNow`.
- * One indexed read by primary key ({@link CLOCK_NOW}) on `on`: a transaction of src/db/sql.ts, or an
- * EntityManager (in its transaction when it has one, src/db/statements.ts `runRows`), so a
- * transaction holding locks never waits for a second pool connection. Use it inside the transaction
+ * One indexed read by primary key ({@link CLOCK_NOW}) on `on`: the pool, or the change's transaction
+ * (src/db/sql.ts), so a transaction holding locks never waits for a second pool connection. Use it inside the transaction
  * of the change so the instant and the change agree.
  * @param realNow the real time to use for tenants without a clock (injected for tests).
  * @throws the driver's error.
