@@ -32,8 +32,13 @@ import { walletHandlers } from "./http/platform/wallet-handlers.js";
 import { withdrawalHandlers } from "./http/platform/withdrawal-handlers.js";
 import { MailService } from "./modules/mail/service.js";
 import { WithdrawalService } from "./modules/withdrawals/service.js";
+import { PayoutSettlement } from "./modules/withdrawals/payouts.js";
+import type { PayoutRail } from "./modules/payouts/rail.js";
+import { SandboxRail } from "./modules/payouts/sandbox-rail.js";
 import { LedgerService } from "./modules/ledger/service.js";
 import { WalletService } from "./modules/wallets/service.js";
+import { WalletStates } from "./modules/wallets/states.js";
+import { CurrencySwitches } from "./modules/currencies/service.js";
 import { creditAccess, creditHandlers, creditNotImplemented } from "./http/credit/wiring.js";
 import { JobScheduler } from "./jobs/scheduler.js";
 import { startJobs } from "./jobs/registry.js";
@@ -53,10 +58,16 @@ import { sandboxClockHandlers } from "./http/credit/clock-handlers.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
 import { pollerHandlers } from "./http/platform/poller-handlers.js";
+import { inboundHandlers } from "./http/platform/inbound-handlers.js";
+import { InboundWebhookService } from "./modules/inbound/service.js";
 import { limitHandlers } from "./http/platform/limit-handlers.js";
 import { addressHandlers } from "./http/platform/address-handlers.js";
+import { bankAccountHandlers } from "./http/platform/bank-account-handlers.js";
+import { payoutFileHandlers } from "./http/platform/payout-handlers.js";
+import { PayoutFileService } from "./modules/payouts/service.js";
 import { LimitsService } from "./modules/limits/service.js";
 import { AllowlistService } from "./modules/allowlist/service.js";
+import { BankAccountService } from "./modules/bank-accounts/service.js";
 import { withdrawalUsage } from "./modules/withdrawals/repository.js";
 import { transferUsage } from "./modules/transfers/repository.js";
 import { TransferService } from "./modules/transfers/service.js";
@@ -78,11 +89,17 @@ export interface AppServices {
   identity: IdentityService;
   users: UserService;
   ledger: LedgerService;
+  /** The wallet state calls (src/modules/wallets/states.ts). */
+  walletStates: WalletStates;
   wallets: WalletService;
   withdrawals: WithdrawalService;
+  /** The settlement of fiat payouts (docs/decisions/fiat.md "Fiat withdrawals"). */
+  payouts: PayoutSettlement;
   mail: MailService;
   webhooks: WebhookService;
   pollers: EmailPollerService;
+  /** The inbound webhook: secrets and pushed PINs (docs/decisions/withdrawals.md "PINs pushed by the provider"). */
+  inbound: InboundWebhookService;
   creditProducts: CreditProductService;
   creditNotifications: CreditNotificationService;
   /** Delivery of the credit notifications; writers of `credit_event` rows call its `notifyCreditEventsWritten` after commit. */
@@ -94,6 +111,10 @@ export interface AppServices {
   /** Caps of withdrawals and transfers, and the allowlist policy (docs/decisions/limits-and-allowlist.md). */
   limits: LimitsService;
   allowlist: AllowlistService;
+  /** Users' bank accounts, the destinations of fiat withdrawals (docs/decisions/fiat.md "Bank accounts"). */
+  bankAccounts: BankAccountService;
+  /** The customers' SEPA payout files (src/modules/payouts/service.ts). */
+  payoutFiles: PayoutFileService;
   /** Transfers between wallets of one customer (docs/decisions/limits-and-allowlist.md "Transfers"). */
   transfers: TransferService;
 }
@@ -156,7 +177,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     scheduler = new JobScheduler({
       databaseUrl: sessionUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
-      processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS) * 1000,
+      processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS, config.payoutIntervalS) * 1000,
       logger,
     });
     const wiring = buildServices(config, logger, orm, secrets, statements, scheduler);
@@ -180,6 +201,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...creditDelivery.jobs(config.outboxIntervalS),
       creditCyclesJob(statements, logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
       ...pollers.jobs(),
+      ...wiring.services.payouts.jobs(config.payoutIntervalS),
     ], config.role !== "api");
     if (config.role !== "api") {
       await pollers.syncJobs();
@@ -245,7 +267,8 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS, statements);
   const users = new UserService(secrets.box, config.userTokenTtlS);
   const ledger = new LedgerService();
-  const wallets = new WalletService(provider, ledger, users, statements);
+  const switches = new CurrencySwitches(statements, provider);
+  const wallets = new WalletService(provider, ledger, users, statements, switches);
   const mail = new MailService(statements, config.smtpUrl, config.mailFrom, logger);
   const webhooks = new WebhookService(statements, secrets.box, identity, scheduler, {
     timeoutS: config.webhookTimeoutS,
@@ -253,8 +276,12 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
     allowPrivate: config.allowPrivateNetworkTargets,
   }, logger);
   const limits = new LimitsService(statements, { withdrawal: withdrawalUsage, transfer: transferUsage }, { withdrawal: config.withdrawalCaps, transfer: config.transferCaps }, { identity, users, provider });
+  const walletStates = new WalletStates(statements, ledger, webhooks);
   const allowlist = new AllowlistService(statements, { provider, wallets, users, policy: limits, notifier: webhooks }, { cooldownS: config.allowlistCooldownS });
   const transfers = new TransferService(ledger, statements, wallets, limits);
+  const bankAccounts = new BankAccountService(statements, secrets.box, users);
+  const payoutFiles = new PayoutFileService(statements, identity, bankAccounts, provider);
+  const payoutRail: PayoutRail = new SandboxRail();
   const trading = new TradingService({ ledger, wallets, users, provider, statements }, { quoteTtlS: config.quoteTtlS });
   const withdrawals = new WithdrawalService(statements, provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
@@ -262,12 +289,14 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
     maxTotalAttempts: config.withdrawalCodeMaxTotalAttempts,
     maxResends: config.withdrawalCodeMaxResends,
     resendIntervalS: config.withdrawalCodeResendIntervalS,
-  }, { limits, destinations: allowlist });
+  }, { limits, destinations: allowlist }, { bankAccounts, rail: payoutRail });
+  const payouts = new PayoutSettlement(statements, ledger, payoutRail, webhooks, logger);
   const pollers = new EmailPollerService(orm, secrets.box, identity, scheduler, withdrawals, {
     intervalS: config.pollerIntervalS,
     timeoutS: config.imapTimeoutS,
     allowPrivate: config.allowPrivateNetworkTargets,
   }, logger, statements);
+  const inbound = new InboundWebhookService(statements, secrets.box, identity, withdrawals, { secretOverlapS: config.inboundSecretOverlapS });
   const creditProducts = new CreditProductService(statements);
   const creditDelivery = new CreditNotificationDelivery(statements, secrets.box, scheduler, {
     timeoutS: config.webhookTimeoutS,
@@ -283,7 +312,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers, trading },
+    services: { identity, users, ledger, wallets, walletStates, withdrawals, payouts, mail, webhooks, pollers, inbound, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers, trading, bankAccounts, payoutFiles },
   };
 }
 
@@ -296,7 +325,7 @@ async function buildSurfaces(
   limits: RateLimits,
   validateResponses: boolean,
 ): Promise<{ platform: BuiltSurface; credit: BuiltSurface }> {
-  const { identity, users, wallets, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers, trading } = services;
+  const { identity, users, wallets, walletStates, withdrawals, mail, webhooks, pollers, creditProducts, creditNotifications, sandboxClock, creditWallets, creditAuthorizations, limits: caps, allowlist, transfers, trading } = services;
   // One budget of body bytes for both surfaces (src/http/json-body.ts).
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight, config.maxBodyBytesPerCaller, config.bodyLimitBytes);
   // what both surfaces share: the database, who is calling, logging, validation and the request bounds
@@ -306,12 +335,15 @@ async function buildSurfaces(
     definition: loadDocument("platform") as unknown as Document,
     handlers: {
       ...platformHandlers({ identity, users }),
-      ...walletHandlers(wallets, provider),
+      ...walletHandlers(wallets, walletStates, wallets.switches, provider),
       ...withdrawalHandlers(withdrawals, mail, provider),
       ...webhookHandlers(webhooks),
       ...pollerHandlers(pollers),
+      ...inboundHandlers(services.inbound),
       ...limitHandlers(caps),
       ...addressHandlers(allowlist),
+      ...bankAccountHandlers(services.bankAccounts),
+      ...payoutFileHandlers(services.payoutFiles),
       ...transferHandlers(transfers),
       ...tradingHandlers(trading),
     },

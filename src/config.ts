@@ -145,8 +145,15 @@ export interface Config {
   imapTimeoutS: number;
   /** `OUTBOX_INTERVAL_S` (default 10): how often workers look for due webhook deliveries and emails (new ones are sent at once; this catches retries and anything a crash left behind). */
   outboxIntervalS: number;
+  /** `PAYOUT_INTERVAL_S` (default 1): seconds between two rounds of the fiat payout settlement job (docs/decisions/fiat.md "Fiat withdrawals"). */ payoutIntervalS: number;
   /** `WEBHOOK_TIMEOUT_S` (default 10): timeout of one webhook HTTP attempt, connection included. */
   webhookTimeoutS: number;
+  /**
+   * `INBOUND_SECRET_OVERLAP_S` (default 86400, 0 to 2592000): seconds the previous inbound webhook
+   * secret still verifies after Create Inbound Webhook rotated it (docs/decisions/withdrawals.md
+   * "PINs pushed by the provider").
+   */
+  inboundSecretOverlapS: number;
   /** `WEBHOOK_RETRY_BASE_S` (default 5): first retry delay of a failed webhook delivery; later ones triple (capped at 8 h) with ±20 % jitter, 17 attempts over about three days. */
   webhookRetryBaseS: number;
   /** `JOB_LOCK_LIFETIME_S` (default 120): how long a job stays locked to a worker; after a crash another worker takes it once this has passed. */
@@ -343,8 +350,10 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   pollerIntervalS: (e) => e.int("POLLER_INTERVAL_S", 30, 1, 86_400),
   imapTimeoutS: (e) => e.int("IMAP_TIMEOUT_S", 15, 1, 300),
   outboxIntervalS: (e) => e.int("OUTBOX_INTERVAL_S", 10, 1, 3600),
+  payoutIntervalS: (e) => e.int("PAYOUT_INTERVAL_S", 1, 1, 3600),
   webhookTimeoutS: (e) => e.int("WEBHOOK_TIMEOUT_S", 10, 1, 60),
   webhookRetryBaseS: (e) => e.int("WEBHOOK_RETRY_BASE_S", 5, 1, 3600),
+  inboundSecretOverlapS: (e) => e.int("INBOUND_SECRET_OVERLAP_S", 86_400, 0, 2_592_000),
   jobLockLifetimeS: (e) => e.int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
   shutdownTimeoutS: (e) => e.int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
   clockMoveBudgetS: (e) => e.int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
@@ -372,10 +381,8 @@ function checkConnections(e: EnvReader): void {
 }
 
 /**
- * Reads and validates the configuration from `env` (default `process.env`): {@link VARIABLES},
- * then the bounds between variables (`REQUEST_TIMEOUT_S` ≥ `HEADERS_TIMEOUT_S`;
- * `MAX_BODY_BYTES_IN_FLIGHT` 0 or ≥ `BODY_LIMIT_BYTES`; `MAX_BODY_BYTES_PER_CALLER` 0 or between
- * `BODY_LIMIT_BYTES` and `MAX_BODY_BYTES_IN_FLIGHT`).
+ * Reads and validates the configuration from `env` (default `process.env`): {@link VARIABLES}, then the bounds between variables
+ * (`REQUEST_TIMEOUT_S` ≥ `HEADERS_TIMEOUT_S`; `MAX_BODY_BYTES_IN_FLIGHT` 0 or ≥ `BODY_LIMIT_BYTES`; `MAX_BODY_BYTES_PER_CALLER` 0 or between `BODY_LIMIT_BYTES` and `MAX_BODY_BYTES_IN_FLIGHT`).
  * @throws ConfigError listing every invalid variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -47,6 +47,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/currencies/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch a currency's flags
+         * @description Switch a currency's flags (the operator's switches; docs/decisions/provider-and-sandbox.md
+         *     "Currency switches"): `can_deposit`, `can_withdraw`, `is_custody_enabled` and
+         *     `is_trading_enabled`. Answers the currency as List Currencies shows it from then on; the
+         *     switches persist across restarts and reach every replica within one second. Operator session
+         *     or the master key. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (another kind of credential);
+         *     404 `NOT_FOUND` (unknown code); 422 `UNPROCESSABLE_ENTITY` (a bad body).
+         */
+        patch: operations["updateCurrency"];
+        trace?: never;
+    };
     "/customers": {
         parameters: {
             query?: never;
@@ -271,6 +296,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/{customer_id}/inbound-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the inbound webhook
+         * @description Read the customer's inbound webhook; the secret is `***masked***`. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no inbound
+         *     webhook).
+         */
+        get: operations["getInboundWebhook"];
+        put?: never;
+        /**
+         * Create the inbound webhook or rotate its secret
+         * @description Create the customer's inbound webhook, or rotate its secret: a new `whsec_` secret is returned
+         *     (only in this answer) and verifies pushed PINs from now on. On a rotation the secret it
+         *     replaces keeps verifying for `INBOUND_SECRET_OVERLAP_S` (default 86400 s), so the provider can
+         *     switch without a refused PIN; a secret older than that never verifies again. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (another customer's session, or a credential other than a
+         *     session token); 404 `CUSTOMER_NOT_FOUND`.
+         */
+        post: operations["createInboundWebhook"];
+        /**
+         * Delete the inbound webhook
+         * @description Delete the customer's inbound webhook: every secret stops verifying at once, and every pushed
+         *     PIN answers 401 `INVALID_WEBHOOK_SIGNATURE` until a new one is created. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`.
+         */
+        delete: operations["deleteInboundWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customer_id}/limits": {
         parameters: {
             query?: never;
@@ -294,6 +356,32 @@ export interface paths {
          *     `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
          */
         put: operations["setLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/payouts/sepa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a day's SEPA payout file
+         * @description The eur payouts of fiat withdrawals confirmed on one UTC day, returned ones included, as an
+         *     ISO 20022 `pain.001.001.03` credit transfer file: what a bank takes to execute them
+         *     (docs/decisions/fiat.md "The SEPA payout file"). The debtor is the customer's settlement
+         *     account. An empty day is a file with `NbOfTxs` 0. Session token: the operator, or the
+         *     customer's own session. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (another customer's
+         *     session, or another kind of credential); 404 `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`
+         *     (`date` missing or not `YYYY-MM-DD`, or no such day).
+         */
+        get: operations["getSepaPayoutFile"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -480,6 +568,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound/{customer_id}/pins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a PIN pushed by the provider
+         * @description The provider pushes a withdrawal's PIN. No API key: the request is authenticated by its
+         *     Standard Webhooks headers over the raw body, with the customer's inbound secret (the previous
+         *     one too while its overlap lasts). Checked in this order: the body's size (over 8 KiB: 413
+         *     `PAYLOAD_TOO_LARGE`); the signature (401 `INVALID_WEBHOOK_SIGNATURE`, one identical answer for
+         *     a missing or wrong signature, a timestamp more than 300 s away, an unknown customer and a
+         *     customer without an inbound webhook); then the body: not JSON → 400 `BAD_REQUEST`; a missing
+         *     `withdrawal_id`, a `pin` that is not a string of 4–8 digits, a withdrawal that is not one of
+         *     this customer's, and one that is not `PENDING` each answer 400 `PIN_NOTIFICATION_FAILED` with
+         *     its own message. Otherwise the PIN becomes the withdrawal's confirmation code exactly as a PIN
+         *     read by the email poller does: the previous code is void, the code's lifetime
+         *     (`WITHDRAWAL_CODE_TTL_S`) starts again, the attempt counter is reset, and the user receives it
+         *     by email and the customer's webhook as `withdrawal.pin`. A `webhook-id` is remembered per
+         *     customer for at least 24 hours: a repeat (retried, or sent several times at once) answers the
+         *     first answer, whatever its body, and changes nothing. Other errors: 415
+         *     `UNSUPPORTED_MEDIA_TYPE` (a body that is not `application/json`); 429 `RATE_LIMIT_EXCEEDED`
+         *     (the client address's limits).
+         */
+        post: operations["receiveInboundPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/deposits": {
         parameters: {
             query?: never;
@@ -492,7 +615,10 @@ export interface paths {
         /**
          * Sandbox: simulate a deposit
          * @description Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
-         *     transaction with status `done` and a transaction hash. Answers 404 when the provider is not
+         *     transaction with status `done` and a transaction hash. On a bank rail (`networks/sepa` for
+         *     `eur`, `networks/ach` for `usd`) it is an incoming bank transfer to the wallet's virtual
+         *     account, and the hash is the rail's reference: a SEPA end-to-end identification (`E2E` and 32
+         *     hexadecimal digits) or a 15-digit ACH trace number. Answers 404 when the provider is not
          *     the sandbox. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
          *     `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
@@ -827,6 +953,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{user_id}/accounts/fiat/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fiat withdrawals
+         * @description List the user's fiat withdrawals (no crypto one), most recent first by default, with
+         *     `meta.pagination`; `filter[where][status]` takes `FAILED`. Errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["listFiatWithdrawals"];
+        put?: never;
+        /**
+         * Initiate a fiat withdrawal
+         * @description Initiate a fiat withdrawal to one of the user's bank accounts, on the currency's rail
+         *     (`networks/sepa` for eur, `networks/ach` for usd): the amount moves from available to held,
+         *     the withdrawal is `PENDING`, and a one-time code is sent to the user as for a crypto withdrawal
+         *     (same codes, lockout, `Idempotency-Key`, caps of kind `withdrawal`). A repeated
+         *     `Idempotency-Key` is answered first; then, in order: user exists and is active; the currency
+         *     is fiat; amount positive, at least the minimum, at most 2 decimals; the bank account; caps;
+         *     balance. Errors: 400 `INVALID_CURRENCY` (unknown, or a crypto currency), `CURRENCY_NOT_ACTIVE`,
+         *     `AMOUNT_MUST_BE_POSITIVE`, `MINIMUM_AMOUNT_NOT_MET`, `INVALID_AMOUNT` (more than 2 decimals),
+         *     `BANK_ACCOUNT_REQUIRED` (no `bank_account_id`, or the user has no bank account),
+         *     `INVALID_BANK_ACCOUNT` (not the user's, deleted, or in another currency),
+         *     `WITHDRAWAL_LIMIT_EXCEEDED`, `DAILY_LIMIT_EXCEEDED`, `MONTHLY_LIMIT_EXCEEDED`, `WALLET_LOCKED`,
+         *     `WALLET_SUSPENDED`, `WALLET_INACTIVE`, `INVALID_WALLET_ID` or `INSUFFICIENT_BALANCE`; 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND`,
+         *     `RESOURCE_NOT_FOUND` (user deleted or inactive) or `WALLET_NOT_FOUND`; 409
+         *     `IDEMPOTENCY_KEY_REUSED`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["initiateFiatWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a fiat withdrawal
+         * @description Read a fiat withdrawal of the user, with its payout. Errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN`; 404 `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto withdrawal's id).
+         */
+        get: operations["getFiatWithdrawal"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a fiat withdrawal
+         * @description Cancel a `PENDING` fiat withdrawal: it becomes `CANCELLED` and the held amount returns to
+         *     available. Errors: 400 `ALREADY_CONFIRMED` (confirmed: the payout is on the rail) or
+         *     `BAD_REQUEST` (already cancelled, or `FAILED`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto withdrawal's id).
+         */
+        delete: operations["cancelFiatWithdrawal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a fiat withdrawal
+         * @description Confirm a `PENDING` fiat withdrawal with its one-time code: the payout goes to the rail. When
+         *     the rail accepts it, the amount leaves held, a `withdrawal` transaction is recorded, the
+         *     withdrawal is `COMPLETED` and `payout.state` `submitted` (later `settled`, or `returned`: then
+         *     the withdrawal is `FAILED`, the amount back in available and `withdrawal.failed` sent to the
+         *     customer's webhook). When the rail refuses at once: 400 `FIAT_WITHDRAWAL_FAILED`, nothing
+         *     debited, the withdrawal still `PENDING` (it can be cancelled), the code not used up and no
+         *     attempt counted. Other errors as Confirm Withdrawal: 400 `CONFIRMATION_CODE_INVALID`,
+         *     `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`, `BAD_REQUEST`, `WALLET_LOCKED`,
+         *     `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` or
+         *     `FORBIDDEN`; 404 `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto
+         *     withdrawal's id); 422 `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+         */
+        post: operations["confirmFiatWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/verification/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a fiat withdrawal's code
+         * @description Issue a new one-time code for a `PENDING` fiat withdrawal, as Resend Withdrawal Code. Errors:
+         *     400 `ALREADY_CONFIRMED` or `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` or
+         *     `FORBIDDEN`; 404 `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto
+         *     withdrawal's id); 429 `RATE_LIMIT_EXCEEDED` (with `Retry-After`).
+         */
+        post: operations["resendFiatWithdrawalCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/activate": {
         parameters: {
             query?: never;
@@ -903,6 +1150,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{user_id}/bank-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank accounts
+         * @description List the user's bank accounts (deleted ones left out), newest first, with `meta.pagination`.
+         *     Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        get: operations["listBankAccounts"];
+        put?: never;
+        /**
+         * Add a bank account
+         * @description Add a bank account to the user, the destination of fiat withdrawals. `eur` needs a valid IBAN
+         *     of a SEPA country (checksum and national format) and takes an optional valid BIC; `usd` needs
+         *     an account number (4–17 digits) and an ABA routing number (9 digits, valid checksum). The
+         *     numbers are encrypted at rest and only `account_mask` is ever answered. Errors: 400
+         *     `INVALID_BANK_ACCOUNT` (an invalid or missing field, named in `field`: `currency`,
+         *     `holder_name`, `iban`, `bic`, `account_number`, `routing_number`); 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` (unknown or another
+         *     customer's user) or `RESOURCE_NOT_FOUND` (a deleted user); 409 `RESOURCE_CONFLICT` (the user
+         *     already has this IBAN, or this routing and account number); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["addBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/bank-accounts/{bank_account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bank account
+         * @description Delete one of the user's bank accounts. It no longer lists and can no longer receive fiat
+         *     withdrawals (those name it as deleted); the same account may be added again. Errors: 401
+         *     `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (no such account
+         *     of the user, or already deleted); 422 `UNPROCESSABLE_ENTITY`.
+         */
+        delete: operations["deleteBankAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/deactivate": {
         parameters: {
             query?: never;
@@ -967,18 +1270,33 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Execute a quote of the user, exactly once and atomically: the spent currency (the quote
-         *     currency's `total` on a buy, the base currency's `quantity` on a sell) leaves the wallet's
-         *     available balance, the bought currency (`quantity` on a buy, `total` on a sell) arrives in it,
-         *     and the fees go to the ledger's fee account. Each currency appears in the wallet's transaction
-         *     history (action `trade`, status `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees`
-         *     and `net_proceeds`). A repeated `Idempotency-Key` is answered first; then, in order: the user
-         *     exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404
-         *     `QUOTE_NOT_FOUND`, also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or
-         *     a quote already executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE`
-         *     (the wallet's available balance of the spent currency). Other errors: 401 `UNAUTHORIZED`; 403
-         *     `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 422
-         *     `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+         * @description Execute an order of the user, exactly once and atomically: either a quote of the user (body
+         *     `{quote_id}`: a quoted order, at the quote's terms), or a market order (body with `wallet_id`,
+         *     `symbol`, `side`, `quantity`, optional `expected_price` and `max_slippage_bps`, without
+         *     `quote_id`: at once, at the price the provider gives now, with the fees and rounding of a
+         *     quote; the answer's `quote_id` is `null`). The spent currency (the quote currency's `total` on a buy, the base
+         *     currency's `quantity` on a sell) leaves the wallet's available balance, the bought currency
+         *     (`quantity` on a buy, `total` on a sell) arrives in it, and the fees go to the ledger's fee
+         *     account. Each currency appears in the wallet's transaction history (action `trade`, status
+         *     `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees` and `net_proceeds`). Both forms
+         *     share one `Idempotency-Key` space. 422 `UNPROCESSABLE_ENTITY` first for `quote_id` together
+         *     with a market field, or a market order without `wallet_id`, `symbol` or `side`; a market
+         *     order's `wallet_id` that is not a UUID then answers 400 `INVALID_WALLET_ID`. A repeated
+         *     `Idempotency-Key` is answered next. Then, for a quoted order, in order: the user exists and is
+         *     `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404 `QUOTE_NOT_FOUND`,
+         *     also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or a quote already
+         *     executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE` (the wallet's
+         *     available balance of the spent currency). For a market order, in order: 404
+         *     `USER_NOT_FOUND`, `WALLET_NOT_FOUND`; then Create Quote's checks
+         *     (400 `INVALID_SIDE`, `INVALID_CURRENCY_PAIR`, `PAIR_NOT_AVAILABLE`, `UNSUPPORTED_CURRENCY`,
+         *     `QUANTITY_REQUIRED`, `QUANTITY_MUST_BE_POSITIVE`, `INVALID_AMOUNT`, `MARKET_CLOSED`,
+         *     `LIQUIDITY_INSUFFICIENT`, `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED`); 400
+         *     `PRICE_CHANGED` (with `expected_price`: the execution price is worse than `expected_price` by
+         *     more than `max_slippage_bps`; the message names both prices); 400 `INSUFFICIENT_BALANCE`; 400
+         *     `ORDER_FAILED` (the provider cannot fill the order; the sandbox answers it to the quantity
+         *     77.77777777). A refused order moves nothing. Other errors: 401 `UNAUTHORIZED`; 403
+         *     `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 429
+         *     `RATE_LIMIT_EXCEEDED`.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1085,9 +1403,11 @@ export interface paths {
         /**
          * Create a wallet
          * @description Open a custodial wallet for a user, with one deposit address per network. The user must exist
-         *     and be active. Needs the owner API key, or a user token of that same user. Errors: 400
+         *     and be active. Needs the owner API key, or a user token of that same user. Fiat is held on a
+         *     bank rail: `usd` on `networks/ach`, `eur` on `networks/sepa`, where the deposit address is a
+         *     virtual bank account of the wallet (an IBAN, or an ABA routing and account number). Errors: 400
          *     `WALLET_NAME_REQUIRED`, `WALLET_NAME_MAX_LENGTH`, `INVALID_CURRENCY` (unknown code),
-         *     `UNSUPPORTED_CURRENCY` (not held on that network, or fiat), `BAD_REQUEST` (unknown network, or
+         *     `UNSUPPORTED_CURRENCY` (not held on that network: fiat on a chain, crypto on a rail), `BAD_REQUEST` (unknown network, or
          *     a network/currency pair listed twice) or `CLIENT_NO_SUPPLIER_ID` (no custody vault for the
          *     customer); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
@@ -1117,6 +1437,100 @@ export interface paths {
         get: operations["getWalletBalance"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a wallet
+         * @description Close a wallet for good (`INACTIVE`). Only a wallet whose balances are all zero, with nothing
+         *     held, can be closed. Afterwards every movement answers 400 `WALLET_INACTIVE`; reads keep
+         *     working, and the user may give the name to a new wallet. Owner API key. Errors: 400
+         *     `INVALID_WALLET_ID`, `BAD_REQUEST` (a balance or a held amount remains: the message names the
+         *     currency), `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `WALLET_NOT_FOUND`.
+         */
+        post: operations["deactivateWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock a wallet
+         * @description Lock a wallet (the owner's hold): money may still arrive, but withdrawals, transfers out,
+         *     quotes and orders from it answer 400 `WALLET_LOCKED`. Owner API key. Errors: 400
+         *     `INVALID_WALLET_ID`, `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
+         *     404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`reason` missing or longer than 255).
+         */
+        post: operations["lockWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/reinstate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reinstate a suspended wallet
+         * @description Reinstate a `SUSPENDED` wallet: it returns to the state it had before the suspension (`ACTIVE`
+         *     or `LOCKED`, with that state's reason). Operator session. Errors: 400 `INVALID_WALLET_ID`,
+         *     `BAD_REQUEST` (not suspended), `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `WALLET_NOT_FOUND`.
+         */
+        post: operations["reinstateWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a wallet
+         * @description Suspend a wallet (the operator's compliance hold): nothing moves in or out by request (400
+         *     `WALLET_SUSPENDED`); chain and bank deposits are still credited. Operator session. Errors: 400
+         *     `INVALID_WALLET_ID`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+         *     `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+         */
+        post: operations["suspendWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1170,6 +1584,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallets/{wallet_id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock a wallet
+         * @description Unlock a `LOCKED` wallet: it is `ACTIVE` again. Owner API key. Errors: 400
+         *     `INVALID_WALLET_ID`, `WALLET_SUSPENDED` (only the operator lifts a suspension),
+         *     `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
+         */
+        post: operations["unlockWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1182,6 +1618,54 @@ export interface components {
             address: string;
             /** @description A name for the address, 1–100 characters. */
             label: string;
+        };
+        /**
+         * @description Body of Add Bank Account. Which number fields are needed depends on `currency`: `eur` takes
+         *     `iban` (and optionally `bic`), `usd` takes `account_number` and `routing_number`; a field of the
+         *     other rail is refused. Every bank-account rule below answers 400 `INVALID_BANK_ACCOUNT` naming
+         *     the field (`field` in the error); the schema refuses only what cannot be the field at all (a
+         *     value of the wrong JSON type, or longer than its bound), with 422.
+         */
+        AddBankAccountRequest: {
+            /**
+             * @description `usd` or `eur`, case-insensitive, at most 16 characters; any other currency answers 400 `INVALID_BANK_ACCOUNT` (field `currency`).
+             * @example eur
+             */
+            currency: string;
+            /**
+             * @description The account holder's name as the bank knows it: 1–140 characters once trimmed, no control
+             *     characters, no zero-width or bidirectional-control characters, no word mixing Latin, Cyrillic
+             *     or Greek letters. Absent, empty or otherwise invalid answers 400 `INVALID_BANK_ACCOUNT` (field
+             *     `holder_name`); the schema refuses more than 1000 characters with 422.
+             * @example Jane Doe
+             */
+            holder_name?: string;
+            /**
+             * @description A name for the account, 1–100 characters, shown in lists (zero-width characters or mixed-script words answer 422).
+             * @example Main account
+             */
+            label?: string;
+            /**
+             * @description IBAN of a SEPA country, needed for `eur`: spaces are ignored and letters read in upper case; the
+             *     checksum and the country's national format are checked. At most 64 characters as sent.
+             * @example DE89 3704 0044 0532 0130 00
+             */
+            iban?: string;
+            /**
+             * @description BIC (SWIFT code) of the bank, optional for `eur`: 8 or 11 characters, case-insensitive. At most 64 characters as sent.
+             * @example COBADEFFXXX
+             */
+            bic?: string;
+            /**
+             * @description Account number, needed for `usd`: 4–17 digits. At most 64 characters as sent.
+             * @example 000123456789
+             */
+            account_number?: string;
+            /**
+             * @description ABA routing number, needed for `usd`: 9 digits with a valid ABA checksum. At most 64 characters as sent.
+             * @example 011000015
+             */
+            routing_number?: string;
         };
         /** @description Data of an `address.added` notification: the allowlist entry just added. */
         AddressAddedData: {
@@ -1295,6 +1779,74 @@ export interface components {
          * @enum {string}
          */
         AllowlistStatus: "PENDING" | "ACTIVE";
+        /** @description A bank account of a user, destination of fiat withdrawals. The full numbers are never shown again once added. */
+        BankAccount: {
+            /**
+             * @description Bank account id (UUID).
+             * @example d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a
+             */
+            bank_account_id: string;
+            /**
+             * @description The user.
+             * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            user_id: string;
+            /**
+             * @description `usd` (ACH) or `eur` (SEPA).
+             * @example eur
+             */
+            currency: components["schemas"]["BankAccountCurrency"];
+            /**
+             * @description The account holder's name, trimmed.
+             * @example Jane Doe
+             */
+            holder_name: string;
+            /**
+             * @description Its label; null when none was given.
+             * @example Main account
+             */
+            label: string | null;
+            /**
+             * @description `****` followed by the last four characters of the IBAN (`eur`) or of the account number (`usd`).
+             * @example ****3000
+             */
+            account_mask: string;
+            /**
+             * Format: date-time
+             * @description When it was added, ISO 8601 UTC.
+             * @example 2026-11-29T08:00:00Z
+             */
+            created_at: string;
+        };
+        /**
+         * @description Currency of a bank account: `usd` (an ACH account) or `eur` (a SEPA account).
+         * @enum {string}
+         */
+        BankAccountCurrency: "usd" | "eur";
+        /** @description Success envelope of the platform API. */
+        BankAccountEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["BankAccount"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of a paginated platform list. */
+        BankAccountListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description One page of records. */
+            data: components["schemas"]["BankAccount"][];
+            /** @description Response metadata with `pagination`. */
+            meta: components["schemas"]["ListMeta"];
+        };
         /** @description The caps of one kind of movement in one currency: 8-decimal strings in answers. */
         CapSet: {
             /** @description Largest single movement. */
@@ -1345,16 +1897,59 @@ export interface components {
             /** @description Free-text description, at most 255 characters. */
             description?: string;
         };
-        /** @description Body of Create Order. */
+        /**
+         * @description Body of Create Order, in one of two forms. A **quoted order** sends only `quote_id` and executes
+         *     that firm quote. A **market order** sends no `quote_id` but `wallet_id`, `symbol`, `side` and
+         *     `quantity` (with `expected_price` and `max_slippage_bps` optional) and executes at once at the
+         *     price the provider gives now. `quote_id` together with any market field answers 422; without
+         *     `quote_id`, a missing `wallet_id`, `symbol` or `side` answers 422 and a missing `quantity` 400
+         *     `QUANTITY_REQUIRED`.
+         */
         CreateOrderRequest: {
-            /** @description The quote to execute (its `quote_id`, a UUID, 1–36 characters): a live quote of the user in the path. */
-            quote_id: string;
+            /**
+             * @description Quoted order: the quote to execute (its `quote_id`, a UUID, 1–36 characters), a live quote of the user in the path. Absent for a market order.
+             * @example 3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b
+             */
+            quote_id?: string;
+            /**
+             * @description Market order: the wallet that trades, as in Create Quote (a UUID, 1–36 characters; not a UUID: 400 `INVALID_WALLET_ID`; not the user's: 404 `WALLET_NOT_FOUND`; not holding both currencies of the pair: 400 `UNSUPPORTED_CURRENCY`). Required without `quote_id`.
+             * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+             */
+            wallet_id?: string;
+            /**
+             * @description Market order: the trading pair, as in Create Quote (for example `BTCUSDT`, case-insensitive, 1–32 characters; 400 `INVALID_CURRENCY_PAIR`, `PAIR_NOT_AVAILABLE`). Required without `quote_id`.
+             * @example BTCUSDT
+             */
+            symbol?: string;
+            /**
+             * @description Market order: `buy` or `sell`, as in Create Quote (case-sensitive, 1–16 characters; anything else: 400 `INVALID_SIDE`). Required without `quote_id`.
+             * @example buy
+             */
+            side?: string;
+            /**
+             * Format: double
+             * @description Market order: amount of the base currency to buy or sell, as in Create Quote: required (else 400 `QUANTITY_REQUIRED`), greater than 0 (else 400 `QUANTITY_MUST_BE_POSITIVE`), at most the base currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+             * @example 0.01
+             */
+            quantity?: number;
+            /**
+             * Format: double
+             * @description Market order, optional: the price the client expects, units of the quote currency per unit of the base currency, greater than 0 and at most 10^12 (else 422: a negative or larger value by the schema, 0 by the operation), read exactly from the JSON text. With it, an execution price worse for the user than this price by more than `max_slippage_bps` answers 400 `PRICE_CHANGED` and nothing moves.
+             * @example 65000
+             */
+            expected_price?: number;
+            /**
+             * Format: int32
+             * @description Market order, optional: the tolerance around `expected_price`, in basis points (1/10 000), an integer from 0 to 1000 (else 422); default 50. A buy is refused when the execution price is above `expected_price × (1 + max_slippage_bps / 10000)`, a sell when it is below `expected_price × (1 − max_slippage_bps / 10000)`; a price exactly at that bound fills. Ignored without `expected_price`.
+             * @example 50
+             */
+            max_slippage_bps?: number;
         };
         /** @description Body of Create Quote. */
         CreateQuoteRequest: {
             /** @description Wallet that trades (its `wallet_id`, a UUID, 1–36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check): a wallet of the user in the path (else 404 `WALLET_NOT_FOUND`), holding both currencies of the pair (else 400 `UNSUPPORTED_CURRENCY`). */
             wallet_id: string;
-            /** @description Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair: custodial wallets hold no fiat) answers 400 `PAIR_NOT_AVAILABLE`. */
+            /** @description Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair, which the sandbox does not quote, or a currency whose trading the operator switched off) answers 400 `PAIR_NOT_AVAILABLE`. */
             symbol: string;
             /** @description `buy` (spend the quote currency for `quantity` of the base currency) or `sell` (spend `quantity` of the base currency for the quote currency), case-sensitive, 1–16 characters. Anything else answers 400 `INVALID_SIDE` (not 422: the field is a string in the schema so the operation can answer the reference's code). */
             side: string;
@@ -1368,13 +1963,13 @@ export interface components {
         CreateSandboxDepositRequest: {
             /** @description The wallet to credit (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`); it must belong to a user of the caller's customer account. */
             wallet_id: string;
-            /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`), at most 64 characters. */
+            /** @description Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`, or the bank rail `networks/sepa` or `networks/ach`), at most 64 characters. */
             network: string;
             /** @description Lowercase currency code held by the wallet on that network (for example `usdt`), at most 16 characters. */
             currency: string;
             /**
              * Format: double
-             * @description Amount to credit, in units of the currency; greater than 0 (else 400 `AMOUNT_MUST_BE_POSITIVE`).
+             * @description Amount to credit, in units of the currency; greater than 0 (else 400 `AMOUNT_MUST_BE_POSITIVE`), with at most the currency's decimals (2 for `usd` and `eur`; else 400 `INVALID_AMOUNT`).
              */
             amount: number;
         };
@@ -1442,7 +2037,7 @@ export interface components {
              *     with a Cyrillic а), answer 422.
              */
             name: string;
-            /** @description Network/currency pairs to hold; 1–16 (more than the five sandbox networks can use). Unknown networks or currencies answer 400. */
+            /** @description Network/currency pairs to hold; 1–16 (more than the sandbox's thirteen pairs on its five chains and two bank rails). Unknown networks or currencies answer 400. */
             networks: components["schemas"]["WalletNetwork"][];
             /**
              * @description `virtual` (default) or `real`.
@@ -1540,6 +2135,18 @@ export interface components {
             success: true;
             /** @description Every record; no pagination. */
             data: components["schemas"]["Currency"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of the platform API. */
+        CurrencyEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["Currency"];
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
@@ -1896,9 +2503,104 @@ export interface components {
          * @enum {string}
          */
         IdType: "ssn" | "passport";
+        /**
+         * @description Body of Receive Inbound PIN, as the provider signs it. Its fields are checked by the service
+         *     after the signature, not by request validation: a missing `withdrawal_id` or a `pin` that is not
+         *     a string of 4–8 digits answers 400 `PIN_NOTIFICATION_FAILED`, never 422.
+         */
+        InboundPinRequest: {
+            /** @description The withdrawal the PIN confirms: a withdrawal of the customer in the path (a UUID, 36 characters). */
+            withdrawal_id: string;
+            /** @description The PIN: a JSON string of 4 to 8 ASCII digits (`^[0-9]{4,8}$`); it becomes the withdrawal's confirmation code. */
+            pin: string;
+        };
+        /** @description The customer's inbound webhook as read: the secret is masked. */
+        InboundWebhook: {
+            /** @description The path the provider POSTs PINs to: `/api/v1/inbound/{customer_id}/pins`. */
+            url: string;
+            /**
+             * @description Always the literal `***masked***`: the secret is shown only by Create Inbound Webhook.
+             * @enum {string}
+             */
+            secret: "***masked***";
+            /**
+             * Format: date-time
+             * @description When the current secret was created, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret still verifies, ISO 8601 UTC; null when only the current one does.
+             */
+            previous_secret_expires_at: string | null;
+        };
+        /**
+         * @description The customer's inbound webhook as Create Inbound Webhook answers it: the only answer that shows
+         *     the secret (docs/decisions/withdrawals.md "PINs pushed by the provider").
+         */
+        InboundWebhookCreated: {
+            /** @description The path the provider POSTs PINs to, relative to the service's host: `/api/v1/inbound/{customer_id}/pins`. */
+            url: string;
+            /**
+             * @description The Standard Webhooks secret the provider signs with: `whsec_` followed by the base64 of 32
+             *     random bytes (the key is the base64-decoded part). Shown only in this answer; store it now.
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description When this secret was created, ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Until when the secret this one replaced still verifies (`INBOUND_SECRET_OVERLAP_S` after the
+             *     rotation), ISO 8601 UTC; null on the first create, or when the overlap is 0.
+             */
+            previous_secret_expires_at: string | null;
+        };
+        /** @description Success envelope of the platform API. */
+        InboundWebhookCreatedEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["InboundWebhookCreated"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Success envelope of the platform API. */
+        InboundWebhookEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["InboundWebhook"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Body of Initiate Fiat Withdrawal. */
+        InitiateFiatWithdrawalRequest: {
+            /** @description Fiat currency code (`usd` or `eur`, case-insensitive), 1–16 characters; unknown or a crypto currency answers 400 `INVALID_CURRENCY`. */
+            currency: string;
+            /**
+             * Format: double
+             * @description Amount, in units of the currency: positive (else 400 `AMOUNT_MUST_BE_POSITIVE`), at least the currency's minimum withdrawal (else 400 `MINIMUM_AMOUNT_NOT_MET`), at most 2 decimals (else 400 `INVALID_AMOUNT`).
+             */
+            amount: number;
+            /** @description The user's bank account to pay out to (its `bank_account_id`), at most 36 characters. Absent, or the user has no bank account: 400 `BANK_ACCOUNT_REQUIRED`; not the user's, deleted or in another currency: 400 `INVALID_BANK_ACCOUNT`. */
+            bank_account_id?: string;
+            /** @description Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check); when omitted, the user's oldest wallet holding the currency with enough available balance. */
+            wallet_id?: string;
+            /** @description Remittance information for the payee, at most 140 characters (what a SEPA credit transfer carries). */
+            memo?: string;
+        };
         /** @description Body of Initiate Withdrawal. */
         InitiateWithdrawalRequest: {
-            /** @description Currency code (for example `usdt`, case-insensitive), 1–16 characters; unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`. */
+            /** @description Currency code (for example `usdt`, case-insensitive), 1–16 characters; unknown or a fiat currency (withdrawn on the fiat path) answers 400 `INVALID_CURRENCY`, not withdrawable 400 `UNSUPPORTED_CURRENCY`. */
             currency: string;
             /**
              * Format: double
@@ -1918,6 +2620,25 @@ export interface components {
             id: string;
             /** @description The withdrawal and its idempotency state. */
             withdraw: components["schemas"]["InitiatedWithdrawalState"];
+            /** @description `crypto` on the crypto path, `fiat` on the fiat path. */
+            withdrawal_type: components["schemas"]["WithdrawalType"];
+            /** @description The bank account a fiat withdrawal pays out to; null for crypto. */
+            bank_account_id: string | null;
+            /** @description A fiat withdrawal's payout; null before confirm, and always null for crypto. */
+            payout: {
+                /**
+                 * @description The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+                 * @example networks/sepa
+                 */
+                rail: string;
+                /**
+                 * @description The rail's reference of the payout.
+                 * @example SEPA-7F3A9C2E1B
+                 */
+                reference: string;
+                /** @description `submitted` → `settled`, or `returned`. */
+                state: components["schemas"]["PayoutState"];
+            } | null;
             /** @description Lowercase currency code. */
             currency: string;
             /**
@@ -1925,7 +2646,7 @@ export interface components {
              * @description Amount, in units of the currency.
              */
             amount: number;
-            /** @description Destination address. */
+            /** @description Destination address; for a fiat withdrawal, the bank account's `account_mask`. */
             address: string;
         };
         /** @description Success envelope of the platform API. */
@@ -2000,12 +2721,12 @@ export interface components {
             /** @description Correlation id: the request's `x-trace-id` when sent, otherwise generated. */
             trace_id: string;
         };
-        /** @description An executed quote: the conversion, booked at once on the ledger. */
+        /** @description An executed order (a quote's, or a market order): the conversion, booked at once on the ledger. */
         Order: {
             /** @description Order id (UUID). */
             order_id: string;
-            /** @description The quote executed. */
-            quote_id: string;
+            /** @description The quote executed; `null` for a market order (executed at the provider's price of the moment, without a quote). */
+            quote_id: string | null;
             /** @description Trade id (UUID), carried by the order's wallet transactions. */
             trade_id: string;
             /** @description Wallet that traded. */
@@ -2020,16 +2741,16 @@ export interface components {
             quote: string;
             /** @description `buy` or `sell`. */
             side: components["schemas"]["TradeSide"];
-            /** @description Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's. */
+            /** @description Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's, or the one a market order sent. */
             quantity: string;
-            /** @description Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's. */
+            /** @description Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's, or the market's at execution. */
             price: string;
-            /** @description Fees, in the quote currency, as a decimal string with 8 decimals; the quote's. */
+            /** @description Fees, in the quote currency, as a decimal string with 8 decimals; the quote's, or the market's at execution. */
             fees: string;
-            /** @description In the quote currency, as a decimal string with 8 decimals; the quote's: what the user paid on a buy, received on a sell. */
+            /** @description In the quote currency, as a decimal string with 8 decimals; the quote's, or the market's at execution: what the user paid on a buy, received on a sell. */
             total: string;
             /**
-             * @description Always `FILLED`: an order executes its firm quote whole, at once.
+             * @description Always `FILLED`: an order executes whole, at once (a firm quote, or the market's price of the moment), or not at all.
              * @enum {string}
              */
             status: "FILLED";
@@ -2107,6 +2828,17 @@ export interface components {
              */
             limit: number;
         };
+        /**
+         * @description An ISO 20022 `pain.001.001.03` customer credit transfer initiation document.
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03"><CstmrCdtTrfInitn><GrpHdr><MsgId>SEPA-20261129-acme-corp</MsgId><CreDtTm>2026-11-29T18:00:00</CreDtTm><NbOfTxs>0</NbOfTxs><CtrlSum>0.00</CtrlSum><InitgPty><Nm>acme-corp</Nm></InitgPty></GrpHdr></CstmrCdtTrfInitn></Document>
+         */
+        Pain001Document: string;
+        /**
+         * @description State of a fiat payout on its rail.
+         * @enum {string}
+         */
+        PayoutState: "submitted" | "settled" | "returned";
         /** @description A firm quote: the terms at which Create Order converts between the pair's two currencies of one wallet until `expires_at`. */
         Quote: {
             /** @description Quote id (UUID); send it to Create Order. */
@@ -2348,6 +3080,21 @@ export interface components {
             data: components["schemas"]["Transfer"][];
             /** @description Response metadata with `pagination`. */
             meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description Body of Update Currency: the operator's switches. Each flag given replaces the switch; a flag
+         *     left out keeps its value. A switch can only turn off what the provider offers: a flag the
+         *     provider's catalogue has false stays false whatever the switch says.
+         */
+        UpdateCurrencyRequest: {
+            /** @description Sandbox and bank deposits of the currency (off: 400 `CURRENCY_NOT_ACTIVE`). */
+            can_deposit?: boolean;
+            /** @description Initiate Withdrawal of the currency (off: 400 `CURRENCY_NOT_ACTIVE`; a `PENDING` withdrawal may still be confirmed). */
+            can_withdraw?: boolean;
+            /** @description New wallets holding the currency, and transfers of it (off: 400 `CURRENCY_NOT_ACTIVE`). */
+            is_custody_enabled?: boolean;
+            /** @description Quotes and orders on its pairs (off: 400 `PAIR_NOT_AVAILABLE`, and List Trading Pairs leaves them out). */
+            is_trading_enabled?: boolean;
         };
         /**
          * @description `business` on Update Customer: when present, `entity_name` and `incorporation_country` are
@@ -2649,8 +3396,12 @@ export interface components {
             wallet_type: components["schemas"]["WalletType"];
             /** @description Network/currency pairs held by the wallet. */
             networks: components["schemas"]["WalletNetwork"][];
-            /** @description Whether the wallet is active. */
+            /** @description Whether the wallet is active: true only when `status` is `ACTIVE`. */
             is_active: boolean;
+            /** @description The wallet's state. */
+            status: components["schemas"]["WalletStatus"];
+            /** @description Why the wallet is `LOCKED` or `SUSPENDED`, as given to Lock or Suspend Wallet; null otherwise. */
+            status_reason: string | null;
             /** @description Deposit addresses, one per network. */
             addresses: components["schemas"]["WalletAddress"][];
             /**
@@ -2672,7 +3423,7 @@ export interface components {
             currency: string;
             /** @description Vault network identifier, `networks/<network>`. */
             network: string;
-            /** @description On-chain deposit address, valid for the network. */
+            /** @description Deposit address, valid for the network: an on-chain address, or on a bank rail the wallet's virtual account (an IBAN on `networks/sepa`; `<routing_number>/<account_number>` on `networks/ach`, a 9-digit ABA routing number and a 10–17 digit account number), unique to the wallet. */
             address: string;
         };
         /** @description Balances of a wallet, read from the internal balance cache. */
@@ -2681,6 +3432,10 @@ export interface components {
             wallet_id: string;
             /** @description The user the wallet belongs to. */
             user_id: string;
+            /** @description The wallet's state. */
+            status: components["schemas"]["WalletStatus"];
+            /** @description Why the wallet is `LOCKED` or `SUSPENDED`; null otherwise. */
+            status_reason: string | null;
             /** @description One entry per currency held. */
             balance: components["schemas"]["WalletBalanceItem"][];
         };
@@ -2733,10 +3488,78 @@ export interface components {
         };
         /** @description A network/currency pair held by a wallet. */
         WalletNetwork: {
-            /** @description Vault network identifier, `networks/<network>` (for example `networks/ethereum`), at most 64 characters. */
+            /** @description Vault network identifier, `networks/<network>`, at most 64 characters: a chain (for example `networks/ethereum`) or a bank rail (`networks/ach` holds `usd`, `networks/sepa` holds `eur`). */
             name: string;
             /** @description Lowercase currency code (for example `usdt`), at most 16 characters. */
             currency: string;
+        };
+        /**
+         * @description State of a wallet. `ACTIVE`: everything moves. `LOCKED` (the owner's own hold): money may arrive
+         *     but not leave. `SUSPENDED` (the operator's compliance hold): nothing moves by request; chain and
+         *     bank deposits are still credited. `INACTIVE` (closed for good): nothing moves by request; reads
+         *     keep working and the name may be reused.
+         * @enum {string}
+         */
+        WalletStatus: "ACTIVE" | "LOCKED" | "SUSPENDED" | "INACTIVE";
+        /** @description Data of a `wallet.status_changed` notification: a wallet's state changed. */
+        WalletStatusChangedData: {
+            /**
+             * @description Event type, repeated in the data.
+             * @enum {string}
+             */
+            event: "wallet.status_changed";
+            /** @description The wallet. */
+            wallet_id: string;
+            /** @description The user the wallet belongs to. */
+            user_id: string;
+            /** @description The state before the change. */
+            previous_status: components["schemas"]["WalletStatus"];
+            /** @description The state after the change. */
+            status: components["schemas"]["WalletStatus"];
+            /** @description The reason given to Lock or Suspend Wallet; null for the other changes. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the state changed, ISO 8601 UTC.
+             */
+            changed_at: string;
+        };
+        /**
+         * @description Body of a `wallet.status_changed` notification, sent when a wallet is locked, unlocked,
+         *     suspended, reinstated or deactivated, with the same headers, signature, retries and delivery log
+         *     as `withdrawal.pin`.
+         * @example {
+         *       "type": "wallet.status_changed",
+         *       "timestamp": "2026-11-22T10:15:00Z",
+         *       "data": {
+         *         "event": "wallet.status_changed",
+         *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+         *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *         "previous_status": "ACTIVE",
+         *         "status": "LOCKED",
+         *         "reason": "Card lost; investigating",
+         *         "changed_at": "2026-11-22T10:15:00Z"
+         *       }
+         *     }
+         */
+        WalletStatusChangedNotification: {
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            type: "wallet.status_changed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /** @description The change. */
+            data: components["schemas"]["WalletStatusChangedData"];
+        };
+        /** @description Body of Lock Wallet and Suspend Wallet. */
+        WalletStatusReasonRequest: {
+            /** @description Why, 1–255 characters; shown as the wallet's `status_reason`. */
+            reason: string;
         };
         /** @description A transaction of a wallet. */
         WalletTransaction: {
@@ -2770,7 +3593,7 @@ export interface components {
              * @description Time of the movement, ISO 8601 UTC.
              */
             created_at: string;
-            /** @description On-chain transaction hash. */
+            /** @description On-chain transaction hash; on a bank rail, the transfer's reference (a SEPA end-to-end identification, an ACH trace number). */
             hash: string;
             /** @description Kind of movement, for example `deposit` or `withdrawal`. */
             action: string;
@@ -2891,7 +3714,7 @@ export interface components {
              * @description When the notification was created, ISO 8601 UTC.
              */
             created_at: string;
-            /** @description The notification body sent on every attempt (the same bytes each time): `withdrawal.pin` or `address.added`. */
+            /** @description The notification body sent on every attempt (the same bytes each time): `withdrawal.pin`, `address.added`, `wallet.status_changed` or `withdrawal.failed`. */
             payload: components["schemas"]["WebhookNotification"];
         };
         /** @description One HTTP attempt of a delivery. */
@@ -2994,7 +3817,7 @@ export interface components {
             value: string;
         };
         /** @description The body of a notification in the delivery log: one of the event types the webhook receives. */
-        WebhookNotification: components["schemas"]["WithdrawalPinNotification"] | components["schemas"]["AddressAddedNotification"];
+        WebhookNotification: components["schemas"]["WithdrawalPinNotification"] | components["schemas"]["AddressAddedNotification"] | components["schemas"]["WalletStatusChangedNotification"] | components["schemas"]["WithdrawalFailedNotification"];
         /** @description Body of Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications"). */
         WebhookRecoverRequest: {
             /**
@@ -3150,15 +3973,29 @@ export interface components {
              */
             this_month: string;
         };
-        /** @description A crypto withdrawal, as returned by Get and List. */
+        /** @description A withdrawal, as returned by Get and List. */
         Withdrawal: {
             /** @description Withdrawal id. */
             id: string;
-            /**
-             * @description Always `crypto`.
-             * @enum {string}
-             */
-            withdrawal_type: "crypto";
+            /** @description `crypto` on the crypto path, `fiat` on the fiat path. */
+            withdrawal_type: components["schemas"]["WithdrawalType"];
+            /** @description The bank account a fiat withdrawal pays out to; null for crypto. */
+            bank_account_id: string | null;
+            /** @description A fiat withdrawal's payout on its rail; null before confirm, and always null for crypto. */
+            payout: {
+                /**
+                 * @description The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+                 * @example networks/sepa
+                 */
+                rail: string;
+                /**
+                 * @description The rail's reference of the payout.
+                 * @example SEPA-7F3A9C2E1B
+                 */
+                reference: string;
+                /** @description `submitted` → `settled`, or `returned`. */
+                state: components["schemas"]["PayoutState"];
+            } | null;
             /** @description Lowercase currency code. */
             currency: string;
             /**
@@ -3166,9 +4003,9 @@ export interface components {
              * @description Amount, in units of the currency.
              */
             amount: number;
-            /** @description Destination address. */
+            /** @description Destination address; for a fiat withdrawal, the bank account's `account_mask`. */
             address: string;
-            /** @description `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`). */
+            /** @description `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned after confirm. */
             status: components["schemas"]["WithdrawalStatus"];
             /**
              * Format: date-time
@@ -3206,6 +4043,87 @@ export interface components {
             data: components["schemas"]["Withdrawal"];
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
+        };
+        /** @description Data of a `withdrawal.failed` notification: a confirmed withdrawal failed after confirm (a fiat payout the bank returned). */
+        WithdrawalFailedData: {
+            /** @description The withdrawal, now `FAILED`. */
+            withdrawal_id: string;
+            /** @description The user who made the withdrawal. */
+            user_id: string;
+            /** @description The customer (tenant). */
+            customer_id: string;
+            /** @description The wallet the amount went back to (available). */
+            wallet_id: string;
+            /** @description `fiat` (a returned payout). */
+            withdrawal_type: components["schemas"]["WithdrawalType"];
+            /** @description Lowercase currency code. */
+            currency: string;
+            /** @description The amount given back to available, 8-decimal string. */
+            amount: string;
+            /**
+             * @description Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout.
+             * @enum {string}
+             */
+            error_code: "FIAT_WITHDRAWAL_FAILED" | "CRYPTO_WITHDRAWAL_FAILED";
+            /** @description The payout's rail and reference, and its state `returned`. */
+            payout: {
+                /**
+                 * @description The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+                 * @example networks/sepa
+                 */
+                rail: string;
+                /**
+                 * @description The rail's reference of the payout.
+                 * @example SEPA-7F3A9C2E1B
+                 */
+                reference: string;
+                /** @description `submitted` → `settled`, or `returned`. */
+                state: components["schemas"]["PayoutState"];
+            } | null;
+            /**
+             * Format: date-time
+             * @description When it failed, ISO 8601 UTC.
+             */
+            failed_at: string;
+        };
+        /**
+         * @description Body of a `withdrawal.failed` notification, sent when a confirmed withdrawal fails afterwards (a
+         *     fiat payout returned by the bank: the withdrawal is `FAILED` and its amount back in available),
+         *     with the same headers, signature, retries and delivery log as `withdrawal.pin`.
+         * @example {
+         *       "type": "withdrawal.failed",
+         *       "timestamp": "2026-11-22T10:15:03Z",
+         *       "data": {
+         *         "withdrawal_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *         "user_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *         "customer_id": "acme-corp",
+         *         "wallet_id": "2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f",
+         *         "withdrawal_type": "fiat",
+         *         "currency": "eur",
+         *         "amount": "66.66000000",
+         *         "error_code": "FIAT_WITHDRAWAL_FAILED",
+         *         "payout": {
+         *           "rail": "networks/sepa",
+         *           "reference": "SEPA-7F3A9C2E1B",
+         *           "state": "returned"
+         *         },
+         *         "failed_at": "2026-11-22T10:15:03Z"
+         *       }
+         *     }
+         */
+        WithdrawalFailedNotification: {
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            type: "withdrawal.failed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 UTC.
+             */
+            timestamp: string;
+            /** @description The failed withdrawal. */
+            data: components["schemas"]["WithdrawalFailedData"];
         };
         /** @description Success envelope of a paginated platform list. */
         WithdrawalListEnvelope: {
@@ -3272,7 +4190,12 @@ export interface components {
          * @description Status of a withdrawal.
          * @enum {string}
          */
-        WithdrawalStatus: "PENDING" | "COMPLETED" | "CANCELLED";
+        WithdrawalStatus: "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED";
+        /**
+         * @description Which path a withdrawal was made on: `crypto` (an address on a network) or `fiat` (a bank account on the currency's rail).
+         * @enum {string}
+         */
+        WithdrawalType: "crypto" | "fiat";
     };
     responses: never;
     parameters: {
@@ -3282,10 +4205,20 @@ export interface components {
          */
         AddressIdParam: string;
         /**
+         * @description The bank account's id (`bank_account_id`), a UUID, at most 36 characters (a longer value answers 422; any other value that is not one of the user's accounts answers 404).
+         * @example d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a
+         */
+        BankAccountIdParam: string;
+        /**
          * @description The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
          * @example 0b7d2c4e-8f1a-4b3c-9d5e-6f7a8b9c0d1e
          */
         CredentialIdParam: string;
+        /**
+         * @description Lowercase currency code (case-insensitive), at most 16 characters; an unknown one answers 404.
+         * @example usdt
+         */
+        CurrencyCodeParam: string;
         /**
          * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
          * @example acme-corp
@@ -3374,6 +4307,28 @@ export interface components {
          * @example BTCUSDT
          */
         SandboxPriceSymbolParam: string;
+        /**
+         * @description The UTC day whose confirmed eur payouts the file holds, `YYYY-MM-DD` (10 characters). Required: without it, or in another form, the answer is 422.
+         * @example 2026-11-29
+         */
+        SepaPayoutFileQuery: string;
+        /**
+         * @description The message's unique id (1–255 characters), the same on every retry of one message: a repeat answers the first answer.
+         * @example msg_2b7Qm4Kx9yT1vN8cR3pL
+         */
+        "StandardWebhookHeaders.webhookId": string;
+        /**
+         * @description One or more space-separated signatures `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`,
+         *     keyed with the secret's base64-decoded part after `whsec_`; one that verifies suffices. At
+         *     most 1024 characters.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        "StandardWebhookHeaders.webhookSignature": string;
+        /**
+         * @description When the message was signed, Unix seconds; more than 300 s from the service's clock either way answers 401.
+         * @example 1795862100
+         */
+        "StandardWebhookHeaders.webhookTimestamp": string;
         /**
          * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
          *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
@@ -3597,6 +4552,159 @@ export interface operations {
             };
             /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCurrency: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Lowercase currency code (case-insensitive), at most 16 characters; an unknown one answers 404.
+                 * @example usdt
+                 */
+                code: components["parameters"]["CurrencyCodeParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "can_withdraw": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCurrencyRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5929,6 +7037,436 @@ export interface operations {
             };
         };
     };
+    getInboundWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundWebhookEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createInboundWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundWebhookCreatedEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteInboundWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getLimits: {
         parameters: {
             query?: never;
@@ -6126,6 +7664,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerLimitsEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSepaPayoutFile: {
+        parameters: {
+            query: {
+                /**
+                 * @description The UTC day whose confirmed eur payouts the file holds, `YYYY-MM-DD` (10 characters). Required: without it, or in another form, the answer is 422.
+                 * @example 2026-11-29
+                 */
+                date: components["parameters"]["SepaPayoutFileQuery"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file of Get SEPA Payout File. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["Pain001Document"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
@@ -7523,6 +9211,150 @@ export interface operations {
             };
             /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    receiveInboundPin: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description The message's unique id (1–255 characters), the same on every retry of one message: a repeat answers the first answer.
+                 * @example msg_2b7Qm4Kx9yT1vN8cR3pL
+                 */
+                "webhook-id": components["parameters"]["StandardWebhookHeaders.webhookId"];
+                /**
+                 * @description When the message was signed, Unix seconds; more than 300 s from the service's clock either way answers 401.
+                 * @example 1795862100
+                 */
+                "webhook-timestamp": components["parameters"]["StandardWebhookHeaders.webhookTimestamp"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`,
+                 *     keyed with the secret's base64-decoded part after `whsec_`; one that verifies suffices. At
+                 *     most 1024 characters.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["StandardWebhookHeaders.webhookSignature"];
+            };
+            path: {
+                /**
+                 * @description The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+                 * @example acme-corp
+                 */
+                customer_id: components["parameters"]["CustomerIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "withdrawal_id": "0b9d6c1e-2f3a-4b5c-8d7e-6f5a4b3c2d1e",
+                 *       "pin": "73051946"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InboundPinRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9518,6 +11350,9 @@ export interface operations {
                      *           "idempotency_key": "wd-2026-01-15-0001",
                      *           "is_duplicate": false
                      *         },
+                     *         "withdrawal_type": "crypto",
+                     *         "bank_account_id": null,
+                     *         "payout": null,
                      *         "currency": "usdt",
                      *         "amount": 25.5,
                      *         "address": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e"
@@ -10256,6 +12091,959 @@ export interface operations {
             };
         };
     };
+    listFiatWithdrawals: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+                /** @description Sort by creation time: `ASC` or `DESC` (default, most recent first). */
+                "filter[sort]"?: components["parameters"]["ListWithdrawalsQuery.sort"];
+                /** @description Only withdrawals in this status. */
+                "filter[where][status]"?: components["parameters"]["ListWithdrawalsQuery.status"];
+                /** @description Only withdrawals of this currency (case-insensitive), at most 16 characters. */
+                "filter[where][currency]"?: components["parameters"]["ListWithdrawalsQuery.currency"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    initiateFiatWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters (the stored key's column); a longer key answers 422.
+                 * @example wd-2026-01-15-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "eur",
+                 *       "amount": 250.5,
+                 *       "bank_account_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                 *       "memo": "Invoice 2026-001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InitiateFiatWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "withdraw": {
+                     *           "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "status": "PENDING",
+                     *           "idempotency_key": "fwd-2026-01-15-0001",
+                     *           "is_duplicate": false
+                     *         },
+                     *         "withdrawal_type": "fiat",
+                     *         "bank_account_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "payout": null,
+                     *         "currency": "eur",
+                     *         "amount": 250.5,
+                     *         "address": "****3000"
+                     *       },
+                     *       "meta": {
+                     *         "timestamp": "2026-01-15T10:15:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "f7a8b9c0-d1e2-4f3a-8b4c-5d6e7f8091a2"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InitiatedWithdrawalEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getFiatWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelFiatWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    confirmFiatWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalConfirmationEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resendFiatWithdrawalCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+                 * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+                 */
+                withdrawal_id: components["parameters"]["WithdrawalIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageDataEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     activateUser: {
         parameters: {
             query?: never;
@@ -10736,6 +13524,468 @@ export interface operations {
                  * @example c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f
                  */
                 address_id: components["parameters"]["AddressIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 response: empty body, no JSON. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBankAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20, at most 100. */
+                "filter[limit]"?: components["parameters"]["FilterPage.limit"];
+                /** @description Records to skip, default 0. */
+                "filter[skip]"?: components["parameters"]["FilterPage.skip"];
+            };
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a paginated list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addBankAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "eur",
+                 *       "holder_name": "Jane Doe",
+                 *       "label": "Main account",
+                 *       "iban": "DE89 3704 0044 0532 0130 00",
+                 *       "bic": "COBADEFFXXX"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddBankAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response carrying `Envelope<T>`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteBankAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                user_id: components["parameters"]["UserIdParam"];
+                /**
+                 * @description The bank account's id (`bank_account_id`), a UUID, at most 36 characters (a longer value answers 422; any other value that is not one of the user's accounts answers 404).
+                 * @example d4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f7a
+                 */
+                bank_account_id: components["parameters"]["BankAccountIdParam"];
             };
             cookie?: never;
         };
@@ -12278,6 +15528,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "is_active": true,
+                     *         "status": "ACTIVE",
+                     *         "status_reason": null,
                      *         "addresses": [
                      *           {
                      *             "address_id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
@@ -12456,6 +15708,600 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WalletBalanceEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deactivateWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    lockWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Card lost; investigating"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalletStatusReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reinstateWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    suspendWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Compliance review 2026-118"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalletStatusReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
@@ -12773,6 +16619,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransferListEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 404: the resource does not exist or is not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    unlockWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path: {
+                /**
+                 * @description The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+                 * @example 2c9d7e1f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                wallet_id: components["parameters"]["WalletIdParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying `Envelope<T>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */

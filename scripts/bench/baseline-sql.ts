@@ -11,6 +11,7 @@ import { INSERT_TRANSFER, TRANSFER_CAPS_USE, TRANSFER_PARTIES } from "../../src/
 import { LOCK_MOVEMENT, SELECT_LIMITS } from "../../src/modules/limits/repository.js";
 import { ENQUEUE_DELIVERY } from "../../src/modules/webhooks/repository.js";
 import { LOCK_ACCOUNTS, LOCK_AND_READ_ACCOUNTS, WRITE_ENTRY } from "../../src/modules/ledger/repository.js";
+import { SHARE_WALLET_STATES } from "../../src/modules/wallets/repository.js";
 import {
   COMPLETE_WITHDRAWAL,
   INSERT_WITHDRAWAL,
@@ -45,6 +46,8 @@ export const SQL = {
   caps: WITHDRAWAL_CAPS_USE.text,
   /** The user's wallets, oldest first, with their balance-cache rows of the currency (`$1` user, `$2` customer, `$3` currency). */
   walletBalances: USER_WALLET_BALANCES.text,
+  /** The movement guard: the wallets' states, share-locked (`$1` wallet ids; src/modules/wallets/states.ts). */
+  walletStates: SHARE_WALLET_STATES.text,
   /** The withdrawal (23 columns) and its code's email (12), in one statement. */
   insertWithdrawal: INSERT_WITHDRAWAL.text,
   /**
@@ -74,6 +77,8 @@ export const TRANSFER_SQL = {
   usage: TRANSFER_CAPS_USE.text,
   /** The transfer (13 columns) and both sides' wallet transactions (20 each), in one statement. */
   insertTransfer: INSERT_TRANSFER.text,
+  /** The movement guard: both wallets' states, share-locked (src/modules/wallets/states.ts). */
+  walletStates: SHARE_WALLET_STATES.text,
 } as const;
 
 /** Caps of one kind and currency, decimal strings (src/domain/limits.ts `CapSet`). */

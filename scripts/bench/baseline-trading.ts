@@ -31,11 +31,14 @@ import { accountsValues, entryValues, KEY_CALLER, SQL } from "./baseline-sql.js"
 import { INSERT_KEY, SELECT_KEY } from "../../src/modules/idempotency/repository.js";
 import { OWN_PRICE } from "../../src/providers/repository.js";
 import { INSERT_QUOTE, LOCK_QUOTE, ORDER_CALLER, ORDERS_AND_ADDRESSES, QUOTE_CALLER, WRITE_ORDER } from "../../src/modules/trading/repository.js";
+import { SHARE_WALLET_STATES } from "../../src/modules/wallets/repository.js";
 
 /** The statements, as the service's (scripts/bench/capture-trading.ts checks their shapes). */
 export const TRADING_SQL = {
   credential: SQL.authCredentialByHash,
   quoteCaller: QUOTE_CALLER.text,
+  /** The movement guard: the wallet's state, share-locked (src/modules/wallets/states.ts). */
+  walletStates: SHARE_WALLET_STATES.text,
   // the sandbox provider's price read (src/providers/repository.ts)
   price: OWN_PRICE.text,
   insertQuote: INSERT_QUOTE.text,
@@ -166,6 +169,7 @@ export function tradingBaselineListener(pool: pg.Pool, secretsKey: string): (req
       const addresses = seen?.addresses ?? [];
       const now = new Date();
       if (now.getTime() >= (q.expires_at as Date).getTime()) throw new Refusal(400, "QUOTE_EXPIRED", "Quote expired.");
+      await client.query({ name: "t_guard", text: TRADING_SQL.walletStates, values: [[q.wallet_id]] }); // the movement guard (every wallet of the bench is ACTIVE)
       const { entries, after } = await book(client, q, orderId);
       const tradeId = randomUUID();
       const buy = q.side === "buy";

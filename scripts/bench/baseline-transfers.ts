@@ -9,11 +9,11 @@
  * jwtVerify; `identity_user_token` (credential, customer and user in one prepared statement); the
  * key's row (scope `transfer`); `transfer_parties` (both wallets, their users' standing and their
  * addresses of the currency in one prepared statement); BEGIN; INSERT of the key row (`on conflict
- * do nothing`); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's caps
+ * do nothing`); both wallets' states share-locked (the movement guard); `pg_advisory_xact_lock` of `transfer:<sender>:<currency>`; the customer's caps
  * row; the sender's sums of the day and the month; one statement locking both available accounts
  * (`FOR UPDATE`, in id order) and reading both held ones; one statement writing the journal entry,
  * its two postings and both cached balances; INSERT of both wallet transactions (one statement,
- * `transfer_out` then `transfer_in`); INSERT transfer; COMMIT: 13 statements. It answers the
+ * `transfer_out` then `transfer_in`); INSERT transfer; COMMIT: 14 statements. It answers the
  * service's `Transfer` record.
  *
  * What the service does beyond this: request validation against the OpenAPI document, the exact
@@ -206,6 +206,7 @@ export function transferRoute(deps: TransferDeps): (req: IncomingMessage, res: S
         throw new Refusal(409, "IDEMPOTENCY_KEY_REUSED", "Repeated key.");
       }
       const now = new Date();
+      await client.query(TRANSFER_SQL.walletStates, [[from.wallet_id, to.wallet_id]]); // the movement guard (every wallet of the bench is ACTIVE)
       await checkCaps(client, customerId, from.user_id, currency, amount, now);
       const source = sideOf(fromParty, currency);
       const destination = sideOf(toParty, currency);

@@ -84,13 +84,13 @@ export const USER_TOKEN_SQL = `select 1 from app_user u
   where u.user_id = $1 and u.customer_id = $3 and u.deleted_at is null and u.is_active and u.status = 'VERIFIED'
     and u.token_version = $4`;
 /** The customer's wallet's balances per currency (available, held, their sum), 8 decimals. */
-export const BALANCE_SQL = `select w.user_id, a.currency,
+export const BALANCE_SQL = `select w.user_id, w.status, w.status_reason, a.currency,
     round(coalesce(sum(a.balance) filter (where a.bucket = 'available'), 0), 8)::text as available,
     round(coalesce(sum(a.balance) filter (where a.bucket = 'held'), 0), 8)::text as held,
     round(coalesce(sum(a.balance), 0), 8)::text as balance
   from wallet w left join ledger_account a on a.wallet_id = w.wallet_id
   where w.wallet_id = $1 and w.customer_id = $2
-  group by w.user_id, a.currency order by a.currency`;
+  group by w.user_id, w.status, w.status_reason, a.currency order by a.currency`;
 /** {@link BALANCE_SQL} of a wallet of the user `$3` only (a user token). */
 export const USER_BALANCE_SQL = BALANCE_SQL.replace("w.customer_id = $2", "w.customer_id = $2 and w.user_id = $3");
 /** One page of the tenant's credit products and their total. */
@@ -218,14 +218,14 @@ export function createBaseline(options: BaselineOptions): Baseline {
     } else {
       customerId = await ownerCustomer(req);
     }
-    const { rows } = await pool.query<{ user_id: string; currency: string | null; available: string; held: string; balance: string }>(
+    const { rows } = await pool.query<{ user_id: string; status: string; status_reason: string | null; currency: string | null; available: string; held: string; balance: string }>(
       userId === null
         ? { name: "balance", text: BALANCE_SQL, values: [walletId, customerId] }
         : { name: "user_balance", text: USER_BALANCE_SQL, values: [walletId, customerId, userId] },
     );
     if (!rows[0]) throw new Refusal(404, "WALLET_NOT_FOUND", "Wallet not found.");
     const items = rows.filter((r) => r.currency !== null).map((r) => ({ currency: r.currency, balance: r.balance, available: r.available, held: r.held }));
-    ok(res, 200, JSON.stringify({ wallet_id: walletId, user_id: rows[0].user_id, balance: items }), traceId);
+    ok(res, 200, JSON.stringify({ wallet_id: walletId, user_id: rows[0].user_id, status: rows[0].status, status_reason: rows[0].status_reason, balance: items }), traceId);
   }
 
   async function creditProducts(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, traceId: string): Promise<void> {
@@ -408,6 +408,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
         }
       }
       if (!chosen) throw new Refusal(400, "INSUFFICIENT_BALANCE", "No wallet of the user has enough available btc for this withdrawal.");
+      await client.query(SQL.walletStates, [[chosen.walletId]]); // the movement guard (every wallet of the bench is ACTIVE)
       const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const issuedAt = new Date();
       const expiresAt = new Date(issuedAt.getTime() + CODE_TTL_S * 1000);
@@ -467,6 +468,7 @@ export function createBaseline(options: BaselineOptions): Baseline {
       const w = (await client.query<WithdrawalRow>(SQL.withdrawalForUpdate, [withdrawalId.toLowerCase(), customerId, pathUserId.toLowerCase()])).rows[0];
       if (!w) throw new Refusal(404, "WITHDRAWAL_NOT_FOUND", "Withdrawal not found.");
       if (w.status !== "PENDING") throw new Refusal(400, w.status === "COMPLETED" ? "ALREADY_CONFIRMED" : "BAD_REQUEST", "Not pending.");
+      await client.query(SQL.walletStates, [[w.wallet_id]]); // the movement guard (every wallet of the bench is ACTIVE)
       const actual = Buffer.from(keyedHash(`withdrawal-code:${w.id}:${String(body.code)}`), "hex");
       const expected = Buffer.from(w.code_hash ?? "", "hex");
       const matches = actual.length === expected.length && timingSafeEqual(actual, expected);

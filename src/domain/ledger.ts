@@ -26,7 +26,7 @@ import { money, type Money } from "./money.js";
 export type Bucket = "available" | "held" | "external" | "liquidity" | "fees";
 
 /** Kinds of journal entries on one wallet ({@link postingsFor}). */
-export type EntryKind = "deposit" | "hold" | "release" | "debit";
+export type EntryKind = "deposit" | "hold" | "release" | "debit" | "withdrawal_reversal";
 
 /**
  * Kinds of every journal entry: the one-wallet {@link EntryKind}s, `transfer`, which moves an
@@ -71,6 +71,8 @@ export function accountCode(ref: AccountRef): string {
  * - hold:    available → held          (a withdrawal is initiated)
  * - release: held → available          (a withdrawal is cancelled)
  * - debit:   held → external(network)  (a withdrawal is confirmed and leaves custody)
+ * - withdrawal_reversal: external(network) → available (a confirmed fiat payout the bank returned
+ *   comes back, like a deposit: docs/decisions/fiat.md "Fiat withdrawals")
  * @throws DomainError AMOUNT_MUST_BE_POSITIVE for an amount ≤ 0; INVALID_AMOUNT for one the ledger
  *   cannot store exactly (more than 18 decimals, or 1e20 and above): it is refused, never rounded.
  */
@@ -92,6 +94,8 @@ export function postingsFor(kind: EntryKind, walletId: string, network: string, 
       return move(held, available);
     case "debit":
       return move(held, external);
+    case "withdrawal_reversal":
+      return move(external, available);
   }
 }
 

@@ -16,10 +16,11 @@
  * Refusals (all 400; DomainError with the code of the reference's trading group): `INVALID_SIDE`,
  * `QUANTITY_REQUIRED`, `QUANTITY_MUST_BE_POSITIVE`, `INVALID_AMOUNT` (more decimals than the base
  * currency's precision), `MARKET_CLOSED`, `LIQUIDITY_INSUFFICIENT` (the provider's answers),
- * `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED` (notional outside the pair's bounds).
+ * `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED` (notional outside the pair's bounds); a
+ * market order's price guard `PRICE_CHANGED` (docs/decisions/trading.md "Market orders").
  */
 import { DomainError, quote } from "./errors.js";
-import { Money, money } from "./money.js";
+import { Money, format8, money } from "./money.js";
 
 /** Side of a quote: `buy` spends the quote currency for the base, `sell` the base for the quote. */
 export type Side = "buy" | "sell";
@@ -125,4 +126,51 @@ export function orderLegs(terms: QuoteTerms, currencies: PairCurrencies): { spen
  */
 export function quoteLive(expiresAt: Date, now: Date): boolean {
   return now.getTime() < expiresAt.getTime();
+}
+
+/** Default of a market order's `max_slippage_bps` (basis points). */
+export const DEFAULT_MAX_SLIPPAGE_BPS = 50;
+
+/** A market order's price guard: the price the client expects and its tolerance in basis points (0–1000). */
+export interface PriceGuard {
+  /** Quote currency per base unit, positive. */
+  expectedPrice: Money;
+  /** Tolerance in basis points (1/10 000) of `expectedPrice`. */
+  slippageBps: number;
+}
+
+/**
+ * The worst execution price a market order on `side` accepts under `guard`
+ * (docs/decisions/trading.md "Market orders"): on a buy expected × (1 + bps/10 000), the highest
+ * price it pays; on a sell expected × (1 − bps/10 000), the lowest it takes. Exact, not rounded.
+ */
+export function slippageBound(side: Side, guard: PriceGuard): Money {
+  const tolerance = money(guard.slippageBps).div(10_000);
+  return guard.expectedPrice.times(side === "buy" ? money(1).plus(tolerance) : money(1).minus(tolerance));
+}
+
+/**
+ * Whether a market order on `side` fills at execution price `price` under `guard`: a buy when
+ * `price` ≤ the bound, a sell when `price` ≥ the bound ({@link slippageBound}); exactly at the bound fills.
+ */
+export function withinSlippage(side: Side, price: Money, guard: PriceGuard): boolean {
+  const bound = slippageBound(side, guard);
+  return side === "buy" ? price.lte(bound) : price.gte(bound);
+}
+
+/**
+ * Refuses a market order whose execution price `price` (quote currency `quoteCode` per base unit)
+ * is worse for the user than `guard` allows; no guard (no `expected_price` sent) accepts any price.
+ * @throws DomainError PRICE_CHANGED (400, field `expected_price`), naming both prices and the bound.
+ */
+export function assertPriceGuard(side: Side, price: Money, guard: PriceGuard | null, quoteCode: string): void {
+  if (guard === null || withinSlippage(side, price, guard)) return;
+  const code = quoteCode.toUpperCase();
+  const bound = slippageBound(side, guard);
+  throw new DomainError(
+    "PRICE_CHANGED",
+    `The price changed: the ${side} would execute at ${format8(price)} ${code}, against the expected ${guard.expectedPrice.toFixed()} ${code} ` +
+      `(${side === "buy" ? "at most" : "at least"} ${bound.toFixed()} ${code} with ${guard.slippageBps} basis points of slippage).`,
+    "expected_price",
+  );
 }

@@ -5,8 +5,21 @@
 import { randomInt } from "node:crypto";
 import { DomainError } from "./errors.js";
 
-/** Withdrawal status (reference: statuses are uppercase). */
-export type WithdrawalStatus = "PENDING" | "COMPLETED" | "CANCELLED";
+/**
+ * Withdrawal status (reference: statuses are uppercase). `FAILED`: confirmed, then failed
+ * afterwards (a fiat payout returned by the bank), its amount back in available
+ * (docs/decisions/fiat.md "Fiat withdrawals").
+ */
+export type WithdrawalStatus = "PENDING" | "COMPLETED" | "CANCELLED" | "FAILED";
+
+/** The path a withdrawal was made on: an address on a network, or a bank account on its currency's rail. */
+export type WithdrawalType = "crypto" | "fiat";
+
+/** A fiat payout's state on its rail: `submitted` at confirm, then `settled`, or `returned` (docs/decisions/fiat.md "Fiat withdrawals"). */
+export type PayoutState = "submitted" | "settled" | "returned";
+
+/** Decimals a fiat withdrawal's amount may have (cents). */
+export const FIAT_DECIMALS = 2;
 
 /** Digits of a confirmation code (docs/decisions/withdrawals.md "The code"). */
 export const CODE_DIGITS = 6;
@@ -17,29 +30,31 @@ export function newConfirmationCode(): string {
 }
 
 /**
- * @throws DomainError ALREADY_CONFIRMED (400) for a COMPLETED withdrawal, BAD_REQUEST (400) for a
+ * @throws DomainError ALREADY_CONFIRMED (400) for a COMPLETED or FAILED withdrawal, BAD_REQUEST (400) for a
  * CANCELLED one: only PENDING withdrawals can be confirmed.
  */
 export function assertConfirmable(status: WithdrawalStatus): void {
-  if (status === "COMPLETED") throw new DomainError("ALREADY_CONFIRMED", "This withdrawal has already been confirmed.");
+  if (status === "COMPLETED" || status === "FAILED") throw new DomainError("ALREADY_CONFIRMED", "This withdrawal has already been confirmed.");
   if (status === "CANCELLED") throw new DomainError("BAD_REQUEST", "This withdrawal has been cancelled and cannot be confirmed.");
 }
 
 /**
  * Resend Code: only a PENDING withdrawal gets a new code.
- * @throws DomainError ALREADY_CONFIRMED (400) for COMPLETED, BAD_REQUEST (400) for CANCELLED.
+ * @throws DomainError ALREADY_CONFIRMED (400) for COMPLETED or FAILED, BAD_REQUEST (400) for CANCELLED.
  */
 export function assertResendable(status: WithdrawalStatus): void {
-  if (status === "COMPLETED") throw new DomainError("ALREADY_CONFIRMED", "This withdrawal has already been confirmed; no code is needed.");
+  if (status === "COMPLETED" || status === "FAILED") throw new DomainError("ALREADY_CONFIRMED", "This withdrawal has already been confirmed; no code is needed.");
   if (status === "CANCELLED") throw new DomainError("BAD_REQUEST", "This withdrawal has been cancelled; no code is needed.");
 }
 
 /**
  * Cancel: PENDING → CANCELLED. A COMPLETED withdrawal's transfer cannot be reversed.
- * @throws DomainError ALREADY_CONFIRMED (400) for COMPLETED, BAD_REQUEST (400) for CANCELLED.
+ * A FAILED one's amount is already back in available.
+ * @throws DomainError ALREADY_CONFIRMED (400) for COMPLETED, BAD_REQUEST (400) for CANCELLED or FAILED.
  */
 export function assertCancellable(status: WithdrawalStatus): void {
   if (status === "COMPLETED") throw new DomainError("ALREADY_CONFIRMED", "This withdrawal has been completed; its transfer cannot be reversed.");
+  if (status === "FAILED") throw new DomainError("BAD_REQUEST", "This withdrawal has failed; its amount is already back in available.");
   if (status === "CANCELLED") throw new DomainError("BAD_REQUEST", "This withdrawal has already been cancelled.");
 }
 

@@ -98,14 +98,9 @@ export function bodyHeaderRefusal(req: Request, limitBytes: number): BodyRefusal
 export async function readJsonBody(req: Request, res: Response, reading: BodyReading): Promise<BodyRead | BodyRefusal> {
   const { limitBytes, numeric, budget, shareKeys } = reading;
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  const reserve = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limitBytes) : limitBytes;
-  const taken = budget ? budget.take(reserve, shareKeys) : "ok";
-  if (taken === "share") {
-    return { status: 429, code: "RATE_LIMIT_EXCEEDED", message: "This caller is already sending as many request bodies as it may at once; retry shortly.", retryAfterS: 1, close: true };
-  }
-  if (taken === "full") {
-    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1, close: true };
-  }
+  const reserve = reservationOf(declared, limitBytes);
+  const refused = takeBudget(budget, reserve, shareKeys);
+  if (refused) return refused;
   let failure: unknown;
   let text: unknown;
   try {
@@ -126,6 +121,66 @@ export async function readJsonBody(req: Request, res: Response, reading: BodyRea
   if (!typed) return NOT_JSON;
   return parseJsonText(text, numeric, reading.shape);
 }
+
+/** The bytes a body reserves in the budget: its declared length, or the limit when it declares none or more. */
+function reservationOf(declared: number, limitBytes: number): number {
+  return Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limitBytes) : limitBytes;
+}
+
+/** Reserves `reserve` bytes of `budget` for the callers `shareKeys`: null when taken (or no budget), else the 429 or 503 refusal. */
+function takeBudget(budget: BodyBudget | undefined, reserve: number, shareKeys: readonly string[] | undefined): BodyRefusal | null {
+  const taken = budget ? budget.take(reserve, shareKeys) : "ok";
+  if (taken === "share") {
+    return { status: 429, code: "RATE_LIMIT_EXCEEDED", message: "This caller is already sending as many request bodies as it may at once; retry shortly.", retryAfterS: 1, close: true };
+  }
+  if (taken === "full") {
+    return { status: 503, code: "SERVICE_UNAVAILABLE", message: "The service is reading too many request bodies at once; retry shortly.", retryAfterS: 1, close: true };
+  }
+  return null;
+}
+
+/** How a raw body is read ({@link readRawBody}): its limit, the budget and the caller's share keys. */
+export type RawBodyReading = Pick<BodyReading, "limitBytes" | "budget" | "shareKeys">;
+
+/**
+ * Reads a body's bytes without parsing them, for an operation authenticated by a signature over
+ * its raw body (src/http/surface.ts access `signature`; docs/security.md "Inbound webhooks"): the
+ * bytes as sent, decoded from `Content-Encoding` (gzip, deflate, br), at most `limitBytes`
+ * (body-parser), reserved in `budget` as {@link readJsonBody} reserves them. The caller verifies
+ * the bytes first, then parses them with {@link parseJsonBytes}: this reader and that parser are
+ * the only other way into a handler, and they apply the same checks.
+ * @returns the bytes (empty without a body), or the refusal: 429 or 503 as {@link readJsonBody},
+ *   413 `PAYLOAD_TOO_LARGE` over `limitBytes` (declared or counted), 415 for an unsupported
+ *   encoding, 400 `BAD_REQUEST` for a body that could not be read.
+ */
+export async function readRawBody(req: Request, res: Response, reading: RawBodyReading): Promise<{ bytes: Buffer } | BodyRefusal> {
+  if (!hasBody(req)) return { bytes: Buffer.alloc(0) };
+  const { limitBytes, budget, shareKeys } = reading;
+  const reserve = reservationOf(Number(req.headers["content-length"] ?? Number.NaN), limitBytes);
+  const refused = takeBudget(budget, reserve, shareKeys);
+  if (refused) return refused;
+  let failure: unknown;
+  try {
+    failure = await new Promise<unknown>((resolve) => rawParser(limitBytes)(req, res, resolve));
+  } finally {
+    budget?.give(reserve, shareKeys);
+  }
+  if (failure) return refusalOf(failure, req);
+  return { bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) };
+}
+
+/**
+ * Parses the bytes of {@link readRawBody} as a JSON object, with the checks of {@link readJsonBody}
+ * (UTF-8 with a leading byte order mark dropped; depth, duplicate keys, NUL characters).
+ * @returns the body and its field problems, or 400 `BAD_REQUEST` for bytes that are not a JSON object.
+ */
+export function parseJsonBytes(bytes: Buffer): BodyRead | BodyRefusal {
+  const text = bytes.toString("utf8");
+  return parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, NO_NUMERIC_FIELDS, "object");
+}
+
+/** The numeric fields of a body read without an operation's schema: none. */
+const NO_NUMERIC_FIELDS: NumericFields = new Map();
 
 /**
  * Parses a body's decoded text with the checks of {@link readJsonBody} (depth, duplicate keys, the
@@ -305,6 +360,17 @@ function release(buffer: Buffer): void {
   } catch {
     // not detachable: the collector frees it
   }
+}
+
+/** body-parser's raw reader per limit ({@link readRawBody}: one limit, the signed operations'). */
+const rawParsers = new Map<number, express.RequestHandler>();
+function rawParser(limitBytes: number): express.RequestHandler {
+  let parser = rawParsers.get(limitBytes);
+  if (!parser) {
+    parser = express.raw({ type: () => true, limit: limitBytes });
+    rawParsers.set(limitBytes, parser);
+  }
+  return parser;
 }
 
 /** body-parser's text reader per limit (a surface has one limit; the map holds one or two). */

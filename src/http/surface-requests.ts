@@ -13,6 +13,7 @@ import { problemsFromAjv } from "./ajv.js";
 import { creditMeta, errorBody, platformMeta } from "./envelope.js";
 import { renderCode, renderError, renderValidation, type RenderedError } from "./errors.js";
 import { bodyHeaderRefusal, discardUnreadBody, hasBody, readJsonBody, type BodyRefusal } from "./json-body.js";
+import { readSignedCall } from "./signed-call.js";
 import { credentialKey } from "./rate-limits.js";
 import { NO_BODY_FACTS, bodyFactsOf, type BodyFacts } from "./body-schema.js";
 import { OperationDispatch, type StateHandler as DispatchedHandler } from "./dispatch.js";
@@ -47,6 +48,8 @@ export class SurfaceRequests<Ops> {
   /** What the body reader needs of each operation, by operation id. */
   private readonly bodyFacts: Map<string, BodyFacts>;
   private readonly dispatch: OperationDispatch<RequestState>;
+  /** The operations authenticated by a signature over their raw body (access `signature`): {@link handleSigned}. */
+  private readonly signed: ReadonlySet<string>;
 
   /**
    * Registers the operations' handlers (each operation of `operationIds`) and the special handlers
@@ -60,6 +63,7 @@ export class SurfaceRequests<Ops> {
   ) {
     this.codeOperations = new Set<string>(options.codeOperations ?? []);
     this.bodyFacts = new Map(api.getOperations().map((o) => [o.operationId ?? "", bodyFactsOf(o)] as const));
+    this.signed = new Set(Object.entries(options.access as Record<string, Access>).filter(([, access]) => access === "signature").map(([id]) => id));
     const operations = this.operationHandlers(operationIds);
     const special = this.specialHandlers();
     api.register({ ...operations, ...special });
@@ -191,6 +195,7 @@ export class SurfaceRequests<Ops> {
     if ("notFound" in route) return this.notFound(state);
     if ("allowed" in route) return this.methodNotAllowed(state, route.allowed);
     const { operation } = route;
+    if (this.signed.has(operation.operationId ?? "")) return this.handleSigned(operation, state);
     const principal = await this.admitCaller(operation, state);
     if (principal === false) return;
     if (hasBody(req)) {
@@ -209,6 +214,29 @@ export class SurfaceRequests<Ops> {
       state.bodyProblems = read.problems;
     }
     await this.dispatch.dispatch(operation, request, state);
+  }
+
+  /**
+   * Answers an operation authenticated by a signature over its raw body (access `signature`):
+   * no credential is read or charged (the address's limits applied on arrival); the bytes, read
+   * by src/http/signed-call.ts within the address's share of the body budget, go to the handler
+   * unvalidated, which verifies them, then parses and checks them. The signature's 401 is not a
+   * failed guess (docs/security.md "Inbound webhooks").
+   */
+  private async handleSigned(operation: Operation, state: RequestState): Promise<void> {
+    const id = operation.operationId ?? "";
+    markOperation(state.res, id, operation.path);
+    const { bodyLimitBytes, bodyBudget, surface, handlers } = this.options;
+    const params = this.router.paramsOf(operation, state.path) ?? {};
+    const call = await readSignedCall({ state, bodyLimitBytes, bodyBudget, address: clientAddress(state.req) }, id, params);
+    if ("status" in call) return this.sendError(state, this.refusal(call), call.close);
+    try {
+      const handler = (handlers as Record<string, ((call: Call<unknown>) => Promise<Reply<unknown>>) | undefined>)[id];
+      if (!handler) throw new DomainError("NOT_IMPLEMENTED", `Operation ${id} is part of the contract but not implemented yet.`);
+      this.respond(state, await handler(call));
+    } catch (error) {
+      await this.sendError(state, renderError(surface, error));
+    }
   }
 
   /**
@@ -255,11 +283,19 @@ export class SurfaceRequests<Ops> {
     return state.auth;
   }
 
-  /** Sends a handler's reply in the surface's success envelope (`meta.pagination` for a platform list); 204 without a body. */
+  /**
+   * Sends a handler's reply in the surface's success envelope (`meta.pagination` for a platform
+   * list); 204 without a body; an XML document (`xml`) as itself, `application/xml`.
+   */
   private respond(state: RequestState, reply: Reply<unknown>): void {
     const { res } = state;
     if (reply.status === 204) {
       res.status(204).end();
+      return;
+    }
+    if ("xml" in reply) {
+      res.status(reply.status).setHeader("Content-Type", "application/xml; charset=utf-8");
+      res.end(reply.xml);
       return;
     }
     const meta =

@@ -20,8 +20,14 @@ import type { RateLimits } from "./rate-limits.js";
 import { SurfaceRequests } from "./surface-requests.js";
 import type { Call, HandlerMap } from "./types.js";
 
-/** Who may call an operation: principal kinds, or `anyone` (the handler decides, e.g. Create Session). */
-export type Access = readonly PrincipalKind[] | "anyone";
+/**
+ * Who may call an operation: principal kinds; `anyone` (the handler decides, e.g. Create Session);
+ * or `signature`: no credential is read, and the handler authenticates the request by a signature
+ * over its raw body (Receive Inbound PIN; docs/security.md "Inbound webhooks"). A `signature`
+ * operation gets its body unparsed (`Call.rawBody`, at most `SIGNED_BODY_LIMIT_BYTES`) and no
+ * request validation: its handler checks the signature first, then the body.
+ */
+export type Access = readonly PrincipalKind[] | "anyone" | "signature";
 
 /** How a surface is put together. `Ops` is the generated `operations` interface of its document. */
 export interface SurfaceOptions<Ops> {

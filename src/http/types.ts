@@ -8,6 +8,7 @@ import type { Pagination } from "./envelope.js";
 
 type Responses<O> = O extends { responses: infer R } ? R : never;
 type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : never;
+type XmlOf<R> = R extends { content: { "application/xml": infer B } } ? B : never;
 type DataOf<O, S extends PropertyKey> = S extends keyof Responses<O> ? (JsonOf<Responses<O>[S]> extends { data: infer D } ? D : never) : never;
 
 /** The JSON request body of operation `O` (undefined when it has none). */
@@ -17,9 +18,13 @@ export type ParamsOf<O> = O extends { parameters: { path?: infer P } } ? (P exte
 /** The query parameters of operation `O`. */
 export type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? (Q extends object ? Q : Record<string, never>) : Record<string, never>;
 
-/** What a handler returns: a success status of its operation and the envelope's `data`. */
+/**
+ * What a handler returns: a success status of its operation and the envelope's `data`; for an
+ * operation whose 200 is an XML document (the SEPA payout file), the document's text as `xml`.
+ */
 export type Reply<O> =
   | (200 extends keyof Responses<O> ? { status: 200; data: DataOf<O, 200>; pagination?: Pagination } : never)
+  | (200 extends keyof Responses<O> ? ([XmlOf<Responses<O>[200]>] extends [never] ? never : { status: 200; xml: string }) : never)
   | (201 extends keyof Responses<O> ? { status: 201; data: DataOf<O, 201> } : never)
   | (204 extends keyof Responses<O> ? { status: 204 } : never);
 
@@ -29,6 +34,11 @@ export interface Call<O> {
   params: ParamsOf<O>;
   query: QueryOf<O>;
   body: BodyOf<O>;
+  /**
+   * The body's bytes as received, unparsed, for an operation authenticated by a signature over
+   * them (access `signature`, src/http/surface.ts); `body` is then undefined. Absent otherwise.
+   */
+  rawBody?: Buffer;
   headers: Record<string, string | string[] | undefined>;
   /** The resolved caller; null only on operations that allow anonymous calls (Create Session). */
   principal: Principal | null;

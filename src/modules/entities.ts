@@ -15,6 +15,7 @@ import { IdempotencyKey } from "./idempotency/entities.js";
 import { TRANSFER_ENTITIES } from "./transfers/entities.js";
 import { CustomerLimits } from "./limits/entities.js";
 import { AllowlistAddress } from "./allowlist/entities.js";
+import { BankAccount } from "./bank-accounts/entities.js";
 import { Webhook, WebhookDelivery } from "./webhooks/entities.js";
 import { DeliveryAttempt } from "./outbox/entities.js";
 import { CreditProduct } from "./credit/products/entities.js";
@@ -23,6 +24,8 @@ import { CreditClock } from "./credit/clock/entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./credit/accounts/entities.js";
 import { CreditAuthorization } from "./credit/authorizations/entities.js";
 import { TRADING_ENTITIES } from "./trading/entities.js";
+import { CurrencySwitch } from "./currencies/entities.js";
+import { INBOUND_ENTITIES } from "./inbound/entities.js";
 
 /** The entities of every module and of the sandbox provider, in the order they were listed before. */
 export const ENTITIES = [
@@ -35,7 +38,9 @@ export const ENTITIES = [
   CreditProduct, CreditNotificationTarget,
   CreditWallet, CreditStatement, CreditEvent, CreditCharge, CreditPayment, CreditClock,
   ...TRANSFER_ENTITIES,
-  CustomerLimits, AllowlistAddress,
+  CustomerLimits, AllowlistAddress, BankAccount,
   CreditAuthorization,
   ...TRADING_ENTITIES,
+  CurrencySwitch,
+  ...INBOUND_ENTITIES,
 ];

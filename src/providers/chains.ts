@@ -16,7 +16,11 @@ import { base58, hex } from "@scure/base";
 import { mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 
-/** Vault network identifiers (reference: Wallet › networks[].name; docs/decisions/provider-and-sandbox.md "Deposit addresses" lists these five). */
+/**
+ * Chain network identifiers (reference: Wallet › networks[].name; docs/decisions/provider-and-sandbox.md
+ * "Deposit addresses" lists these five). The bank rails, also vault networks, are in
+ * src/providers/virtual-accounts.ts: none of them is a {@link NetworkId}.
+ */
 export const NETWORKS = [
   "networks/bitcoin",
   "networks/ethereum",

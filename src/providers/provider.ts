@@ -11,7 +11,7 @@
 import type { Sql, Tx } from "../db/sql.js";
 import type { BusinessProfile } from "../domain/customers.js";
 import type { Money } from "../domain/money.js";
-import type { PairMarket } from "../domain/trading.js";
+import type { PairMarket, Side } from "../domain/trading.js";
 
 /** A customer record as the upstream registry holds it. */
 export interface UpstreamCustomer {
@@ -49,7 +49,7 @@ export interface CatalogueCurrency {
   isConfirmationsNeeded: boolean;
   isCustodyEnabled: boolean;
   isTradingEnabled: boolean;
-  /** Vault networks (`networks/<name>`) the currency can be held on; empty for fiat. */
+  /** Vault networks (`networks/<name>`) the currency can be held on: chains, or for fiat a bank rail (`networks/ach`, `networks/sepa`). */
   networks: readonly string[];
 }
 
@@ -87,6 +87,12 @@ export interface CustodyProvider {
   /** A transaction hash in `network`'s format (the sandbox makes them up; real providers report them). */
   newTransactionHash(network: string): string;
   /**
+   * The customer's settlement account at the provider, from which its eur payouts are paid: an IBAN
+   * in electronic format and its BIC, or null when the provider names none (the debtor of the SEPA
+   * payout file, docs/decisions/fiat.md "The SEPA payout file").
+   */
+  settlementAccount(customerId: string): { iban: string; bic: string | null };
+  /**
    * Sends `amount` of `currency` from the vault wallet to `address` on `network` (withdrawal
    * confirmed). Called inside the confirming transaction: if it throws, nothing is booked.
    * @returns the on-chain transaction hash.
@@ -102,6 +108,14 @@ export interface CustodyProvider {
    * @throws DomainError MARKET_CLOSED, LIQUIDITY_INSUFFICIENT (400) when the provider cannot fill it.
    */
   pairMarket(sql: Sql, customerId: string, pair: CataloguePair, quantity: Money): Promise<PairMarket>;
+  /**
+   * Fills a market order (docs/decisions/trading.md "Market orders"): `quantity` base units of
+   * `pair` bought or sold for `customerId` at `price` (quote currency per base unit), the price
+   * {@link pairMarket} gave for it an instant before. Called inside the order's transaction, after
+   * its checks and its booking: if it throws, nothing is booked.
+   * @throws DomainError ORDER_FAILED (400) when the provider cannot fill the order.
+   */
+  fillMarketOrder(tx: Tx, order: { customerId: string; pair: CataloguePair; side: Side; quantity: Money; price: Money }): Promise<void>;
   /**
    * Checks that a listed `pair` can be traded here.
    * @throws DomainError PAIR_NOT_AVAILABLE (400) otherwise.

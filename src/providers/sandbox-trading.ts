@@ -4,8 +4,11 @@
  * spread and fee rate, order bounds by notional in the quote currency, and two magic quantities
  * that give the answers a real provider would give when it cannot fill:
  * - quantity exactly 13.13131313 → `MARKET_CLOSED`;
- * - quantity exactly 66.66666666 → `LIQUIDITY_INSUFFICIENT`.
- * Pairs with a fiat currency answer `PAIR_NOT_AVAILABLE`: custodial wallets hold no fiat.
+ * - quantity exactly 66.66666666 → `LIQUIDITY_INSUFFICIENT`;
+ * - a market order of quantity exactly 77.77777777 → `ORDER_FAILED`, once the order has passed
+ *   every other check (validation, order bounds, balance).
+ * Pairs with a fiat currency answer `PAIR_NOT_AVAILABLE`: the sandbox quotes no fiat price (wallets
+ * hold usd and eur on their bank rails, docs/decisions/fiat.md, but do not trade them).
  * Prices are exact decimals (decimal.js); no JavaScript number touches one.
  */
 import type { Sql } from "../db/sql.js";
@@ -31,6 +34,9 @@ export const MARKET_CLOSED_QUANTITY = money("13.13131313");
 /** Quantity (base units) the sandbox answers `LIQUIDITY_INSUFFICIENT` to. */
 export const LIQUIDITY_INSUFFICIENT_QUANTITY = money("66.66666666");
 
+/** Quantity (base units) of a market order the sandbox cannot fill: `ORDER_FAILED`. */
+export const ORDER_FAILED_QUANTITY = money("77.77777777");
+
 /** The sandbox's order bounds on the notional, in units of the quote currency (every pair). */
 export const SANDBOX_MIN_NOTIONAL = money(1);
 export const SANDBOX_MAX_NOTIONAL = money(1_000_000);
@@ -49,13 +55,13 @@ export const DEFAULT_SANDBOX_TRADING: SandboxTradingOptions = { spreadBps: 20, f
 const keyOf = (pair: CataloguePair): string => `${pair.base}/${pair.quote}`;
 
 /**
- * Whether the sandbox trades `pair`: both currencies are custodial (not fiat) and it has a mid price.
+ * Whether the sandbox trades `pair`: neither currency is fiat and it has a mid price.
  * @throws DomainError PAIR_NOT_AVAILABLE (400, field `symbol`) otherwise.
  */
 export function assertTradable(pair: CataloguePair, currencies: readonly CatalogueCurrency[]): void {
   const fiat = [pair.base, pair.quote].filter((code) => currencies.find((c) => c.code === code)?.isFiat);
   if (fiat.length > 0) {
-    throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} cannot be traded here: custodial wallets hold no fiat (${fiat.join(", ")}).`, "symbol");
+    throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} cannot be traded here: the sandbox trades no fiat (${fiat.join(", ")}).`, "symbol");
   }
   if (SANDBOX_MID_PRICES[keyOf(pair)] === undefined) {
     throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} is not tradable in the sandbox.`, "symbol");
@@ -75,6 +81,15 @@ export async function sandboxMarket(sql: Sql, customerId: string, pair: Catalogu
   // One plain statement (no entity: Create Quote's hot path, docs/performance.md "Trading").
   const mid = money((await ownPrice(sql, customerId, keyOf(pair))) ?? SANDBOX_MID_PRICES[keyOf(pair)] ?? "0");
   return { mid, spreadBps: options.spreadBps, feeBps: options.feeBps, minNotional: SANDBOX_MIN_NOTIONAL, maxNotional: SANDBOX_MAX_NOTIONAL };
+}
+
+/**
+ * Fills a market order of `quantity` base units: the sandbox books nothing of its own (its
+ * liquidity is the ledger's `liquidity:<currency>` accounts).
+ * @throws DomainError ORDER_FAILED (400, field `quantity`) for the magic quantity 77.77777777.
+ */
+export function sandboxFill(quantity: Money): void {
+  if (quantity.eq(ORDER_FAILED_QUANTITY)) throw new DomainError("ORDER_FAILED", "The order could not be filled (sandbox magic quantity 77.77777777); nothing moved.", "quantity");
 }
 
 /** Sets `customerId`'s mid price of a tradable `pair` (Set Sandbox Price). @returns when it was set (UTC). */

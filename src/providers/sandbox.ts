@@ -7,8 +7,10 @@
  * - ids starting with `novault` exist but have no custody vault (`CLIENT_NO_SUPPLIER_ID`).
  * Vault: deposit addresses are real addresses of their network (testnet formats where the network
  * has them), derived by HD derivation from `SANDBOX_SEED` (src/providers/chains.ts), numbered per
- * network in creation order. Catalogue: src/providers/sandbox-catalogue.ts. Market (quotes, prices,
- * magic quantities): src/providers/sandbox-trading.ts.
+ * network in creation order; on the bank rails `networks/ach` and `networks/sepa` they are virtual
+ * accounts numbered the same way (src/providers/virtual-accounts.ts). Catalogue:
+ * src/providers/sandbox-catalogue.ts. Market (quotes, prices, magic quantities):
+ * src/providers/sandbox-trading.ts.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Sql, Tx } from "../db/sql.js";
@@ -16,10 +18,11 @@ import { DomainError, quote } from "../domain/errors.js";
 import { NETWORKS, deriveDepositAddress, hdSeedFrom, isNetworkId, isValidAddress, transactionHash } from "./chains.js";
 import type { CatalogueCurrency, CataloguePair, CustodyProvider, UpstreamCustomer } from "./provider.js";
 import { SANDBOX_CURRENCIES, SANDBOX_PAIRS } from "./sandbox-catalogue.js";
+import { RAILS, isRailId, railReference, settlementIban, virtualAccount } from "./virtual-accounts.js";
 import { insertDepositAddress, insertVaultWallet, nextDerivationIndex } from "./repository.js";
 import type { Money } from "../domain/money.js";
 import type { PairMarket } from "../domain/trading.js";
-import { DEFAULT_SANDBOX_TRADING, assertTradable, sandboxMarket, setSandboxPrice, type SandboxTradingOptions } from "./sandbox-trading.js";
+import { DEFAULT_SANDBOX_TRADING, assertTradable, sandboxFill, sandboxMarket, setSandboxPrice, type SandboxTradingOptions } from "./sandbox-trading.js";
 
 const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken"];
 const LAST_NAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson"];
@@ -39,6 +42,9 @@ const BUSINESS_TYPES = ["fintech", "exchange", "payments", "asset_management"] a
 
 /** Valid customer ids (reference: max 48; docs/decisions/provider-and-sandbox.md "Customer registry": `[A-Za-z0-9_-]`). */
 export const CUSTOMER_ID_PATTERN = /^[A-Za-z0-9_-]{1,48}$/;
+
+/** The sandbox's networks: the five chains, then the two bank rails. */
+const SUPPORTED_NETWORKS: readonly string[] = [...NETWORKS, ...RAILS];
 
 /** How many destinations {@link SandboxProvider} remembers as valid (the oldest forgotten first). */
 const CHECKED_DESTINATIONS_MAX = 4096;
@@ -71,6 +77,10 @@ export class SandboxProvider implements CustodyProvider {
     return sandboxMarket(sql, customerId, pair, quantity, this.trading);
   }
 
+  async fillMarketOrder(_tx: Tx, order: { quantity: Money }): Promise<void> {
+    sandboxFill(order.quantity);
+  }
+
   async setTestPrice(sql: Sql, customerId: string, pair: CataloguePair, price: Money): Promise<Date> {
     assertTradable(pair, SANDBOX_CURRENCIES);
     return setSandboxPrice(sql, customerId, pair, price);
@@ -84,8 +94,9 @@ export class SandboxProvider implements CustodyProvider {
     return SANDBOX_PAIRS;
   }
 
+  /** The five chain networks and the bank rails `networks/ach` (usd) and `networks/sepa` (eur). */
   supportedNetworks(): readonly string[] {
-    return NETWORKS;
+    return SUPPORTED_NETWORKS;
   }
 
   async createVaultWallet(tx: Tx, customerId: string, walletId: string): Promise<string> {
@@ -98,16 +109,23 @@ export class SandboxProvider implements CustodyProvider {
     return vaultWalletId;
   }
 
+  /**
+   * A chain network's next HD-derived address, or a rail's next virtual account (an IBAN on
+   * `networks/sepa`, `<routing>/<account>` on `networks/ach`; src/providers/virtual-accounts.ts),
+   * from the network's next derivation index.
+   */
   async createDepositAddress(tx: Tx, vaultWalletId: string, network: string): Promise<string> {
-    if (!isNetworkId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${quote(network)}.`);
+    if (!isNetworkId(network) && !isRailId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${quote(network)}.`);
     // One derivation index after another per network: serialise allocators of the same network.
     const index = await nextDerivationIndex(tx, network);
-    this.hdSeed ??= hdSeedFrom(this.seed);
-    const { address, path } = deriveDepositAddress(network, this.hdSeed, index);
+    const { address, path } = isRailId(network)
+      ? virtualAccount(network, index)
+      : deriveDepositAddress(network, (this.hdSeed ??= hdSeedFrom(this.seed)), index);
     await insertDepositAddress(tx, { network, index, path, address, vaultWalletId });
     return address;
   }
 
+  /** A chain address valid on `network`; always false on a bank rail (a virtual account is no crypto destination). */
   isValidAddress(network: string, address: string): boolean {
     const valid = isNetworkId(network) && isValidAddress(network, address);
     if (valid) this.remember(`${network} ${address}`);
@@ -124,7 +142,13 @@ export class SandboxProvider implements CustodyProvider {
     return { hash: this.newTransactionHash(request.network) };
   }
 
+  /** A chain's transaction hash, or a rail's transfer reference (SEPA end-to-end id, ACH trace number). */
+  settlementAccount(customerId: string): { iban: string; bic: string | null } {
+    return { iban: settlementIban(customerId), bic: null };
+  }
+
   newTransactionHash(network: string): string {
+    if (isRailId(network)) return railReference(network, randomBytes(32));
     if (!isNetworkId(network)) throw new DomainError("BAD_REQUEST", `Unknown network ${quote(network)}.`);
     return transactionHash(network, randomBytes(32));
   }

@@ -156,7 +156,7 @@ function movementCases({ unknownUserId, unknownCustomerId }) {
       400: [
         (c) => c.body({ ...c.example(), address: "not-an-address" }).error("INVALID_CRYPTO_ADDRESS"),
         (c) => c.body({ ...c.example(), currency: "zzz" }).error("INVALID_CURRENCY"),
-        (c) => c.body({ ...c.example(), currency: "usd" }).error("UNSUPPORTED_CURRENCY"), // fiat
+        (c) => c.body({ ...c.example(), currency: "usd" }).error("INVALID_CRYPTO_ADDRESS"), // fiat: no address of its bank rail is a crypto destination
       ],
       401: (c) => c.as("none").error("UNAUTHORIZED"),
       403: [(c) => c.as("user").error("FORBIDDEN"), (c) => c.as("customerSession").error("FORBIDDEN")],

@@ -11,6 +11,8 @@
  * paths, so every case that reaches the example user's checks activates it first. Set Sandbox Price
  * runs before them too and sets BTCUSDT to the sandbox's default mid (65000), so the quotes keep
  * the figures of the decision page (buy 0.01 btc: price 65065, fees 0.65065, total 651.30065).
+ * Market orders (Create Order without `quote_id`) trade at those same figures; their ORDER_FAILED
+ * case runs on the seeding's market user (f.marketUserId, f.marketWalletId, holding eth).
  */
 
 /** The `Idempotency-Key` example of Create Order, which Dredd sends with every create (the seeding never uses it). */
@@ -51,6 +53,12 @@ function withFreshQuote(c, terms = {}) {
     c.body({ quote_id: JSON.parse(text).data.quote_id });
   });
 }
+/**
+ * Create Order as a market order (no `quote_id`) of the example user on the seeded wallet, a 0.01
+ * btc buy of BTCUSDT unless `changes` say otherwise, without an `Idempotency-Key` (see {@link order}).
+ */
+const marketOrder = (c, changes = {}) =>
+  onExampleUser(c).header("Idempotency-Key", undefined).body({ wallet_id: c.f.walletId, symbol: "BTCUSDT", side: "buy", quantity: 0.01, ...changes });
 /** Create Order without an `Idempotency-Key`: the service answers a known key first, and the example's is taken once the success case ran. */
 const order = (c) => c.header("Idempotency-Key", undefined);
 
@@ -101,10 +109,23 @@ function tradingCases({ unknownUserId }) {
             .expect(dataOf({ order_id: { const: c.f.seededOrder.orderId }, is_duplicate: { const: true } })),
         // A user token of the example user, no key (one is generated).
         (c) => order(withFreshQuote(c, { side: "sell" }).asUserOf(c.f.userId)).expect(dataOf({ side: { const: "sell" }, is_duplicate: { const: false } })),
+        // A market sell, its price guard exactly at the execution price (64935 at the default mid): no quote.
+        (c) =>
+          marketOrder(c, { side: "sell", expected_price: 64935, max_slippage_bps: 0 }).expect(
+            dataOf({ quote_id: { const: null }, side: { const: "sell" }, price: { const: "64935.00000000" }, total: { const: "648.70065000" }, status: { const: "FILLED" } }),
+          ),
       ],
       400: [
         (c) => order(onExampleUser(c)).body({ quote_id: c.f.seededOrder.quoteId }).error("QUOTE_INVALID"), // already executed
         (c) => order(withFreshQuote(c, { quantity: 10 })).error("INSUFFICIENT_BALANCE"), // 650 650 usdt and more
+        (c) => marketOrder(c, { expected_price: 60000, max_slippage_bps: 0 }).error("PRICE_CHANGED"), // a buy at 65065, above 60000
+        // The sandbox's magic quantity on a market order that passes the bounds and the balance.
+        (c) =>
+          order(c)
+            .path(`/users/${c.f.marketUserId}/orders`)
+            .body({ wallet_id: c.f.marketWalletId, symbol: "ETHUSDT", side: "sell", quantity: 77.77777777 })
+            .error("ORDER_FAILED"),
+        (c) => marketOrder(c, { quantity: undefined }).error("QUANTITY_REQUIRED"),
       ],
       401: (c) => order(c).as("none").error("UNAUTHORIZED"),
       403: [
@@ -120,6 +141,7 @@ function tradingCases({ unknownUserId }) {
       422: [
         (c) => order(c).body({ quote_id: "" }).error("UNPROCESSABLE_ENTITY"),
         (c) => c.header("Idempotency-Key", "k".repeat(256)).body(c.f.seededOrder.body).error("UNPROCESSABLE_ENTITY"), // longer than 255
+        (c) => order(c).body({ quote_id: c.f.seededOrder.quoteId, symbol: "BTCUSDT" }).error("UNPROCESSABLE_ENTITY"), // quote_id with a market field
       ],
     },
     getOrder: {

@@ -162,7 +162,14 @@ async function prepare(hooks, transaction, surface) {
   }
   const schema = op.responses[status];
   if (schema === undefined) throw new Error(`${op.operationId} declares no ${status}`);
-  if (schema === null) {
+  const document = (op.documents || {})[status];
+  if (document !== undefined) {
+    // a document other than JSON (the SEPA payout file): its media type is checked here, its
+    // content by the operation's integration test (the text changes with every download)
+    transaction.expected.headers = { "Content-Type": `${document}; charset=utf-8` };
+    delete transaction.expected.body;
+    delete transaction.expected.bodySchema;
+  } else if (schema === null) {
     transaction.expected.headers = {};
     transaction.expected.body = "";
     delete transaction.expected.bodySchema;

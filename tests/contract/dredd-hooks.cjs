@@ -20,7 +20,12 @@ const hooks = require("hooks");
 const { installCaseHooks } = require("./dredd-hooks-core.cjs");
 const { movementCases } = require("./dredd-cases-movements.cjs");
 const { walletCases } = require("./dredd-cases-wallets.cjs");
+const { walletStateCases } = require("./dredd-cases-wallet-states.cjs");
 const { tradingCases } = require("./dredd-cases-trading.cjs");
+const { bankAccountCases } = require("./dredd-cases-bank-accounts.cjs");
+const { inboundCases } = require("./dredd-cases-inbound.cjs");
+const { fiatWithdrawalCases } = require("./dredd-cases-fiat-withdrawals.cjs");
+const { payoutCases } = require("./dredd-cases-payouts.cjs");
 
 const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
 const UNKNOWN_CUSTOMER_ID = "no-such-customer";
@@ -274,15 +279,25 @@ const CASES = {
   },
   // Wallets, currencies, the sandbox and withdrawals: tests/contract/dredd-cases-wallets.cjs.
   ...walletCases({ unknownUserId: UNKNOWN_USER_ID }),
+  // Wallet states and the currency switches: tests/contract/dredd-cases-wallet-states.cjs.
+  ...walletStateCases(),
   // Transfers, limits and the allowlist: tests/contract/dredd-cases-movements.cjs.
   ...movementCases({ unknownUserId: UNKNOWN_USER_ID, unknownCustomerId: UNKNOWN_CUSTOMER_ID }),
   // Quotes, orders and Set Sandbox Price: tests/contract/dredd-cases-trading.cjs.
   ...tradingCases({ unknownUserId: UNKNOWN_USER_ID }),
+  // Users' bank accounts: tests/contract/dredd-cases-bank-accounts.cjs.
+  ...bankAccountCases({ unknownUserId: UNKNOWN_USER_ID }),
+  // The inbound webhook and pushed PINs: tests/contract/dredd-cases-inbound.cjs.
+  ...inboundCases({ unknownCustomerId: UNKNOWN_CUSTOMER_ID }),
+  // Fiat withdrawals: tests/contract/dredd-cases-fiat-withdrawals.cjs.
+  ...fiatWithdrawalCases({ unknownUserId: UNKNOWN_USER_ID }),
+  // The SEPA payout file: tests/contract/dredd-cases-payouts.cjs.
+  ...payoutCases({ unknownCustomerId: UNKNOWN_CUSTOMER_ID }),
 };
 
 /** The credential an access rule asks for by default. */
 function defaultCredential(access) {
-  if (access === "anyone") return "none";
+  if (access === "anyone" || access === "signature") return "none";
   if (access.includes("operator-session")) return "operator";
   if (access.includes("master")) return "master";
   if (access.includes("owner")) return "owner";

@@ -41,6 +41,9 @@ import {
  */
 const ALTERNATIVES: readonly (readonly string[])[] = [
   [
+    "getSepaPayoutFile 200", "getSepaPayoutFile 403", "getSepaPayoutFile 422",
+    "lockWallet 400", "lockWallet 403", "unlockWallet 400", "unlockWallet 403", "suspendWallet 403",
+    "reinstateWallet 400", "deactivateWallet 400", "deactivateWallet 403", "updateCurrency 200", "updateCurrency 403",
     "createWallet 201", "createWallet 400", "createWallet 403", "createWallet 404",
     "listWallets 200", "listWallets 403", "listWallets 404",
     "getWalletBalance 200", "getWalletBalance 404",
@@ -62,6 +65,12 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "addAddress 201", "addAddress 400", "addAddress 403",
     "listAddresses 200", "listAddresses 403",
     "deleteAddress 403", "deleteAddress 404",
+    "addBankAccount 201", "addBankAccount 400", "addBankAccount 403",
+    "listBankAccounts 200", "listBankAccounts 403",
+    "deleteBankAccount 403", "deleteBankAccount 404",
+    "receiveInboundPin 400",
+    "initiateFiatWithdrawal 201", "initiateFiatWithdrawal 400", "confirmFiatWithdrawal 400", "confirmFiatWithdrawal 403", "confirmFiatWithdrawal 404",
+    "cancelFiatWithdrawal 400", "getFiatWithdrawal 404",
     "createQuote 201", "createQuote 400", "createQuote 403", "createQuote 404", "createQuote 422",
     "createOrder 201", "createOrder 400", "createOrder 403", "createOrder 404", "createOrder 422",
     "getOrder 200", "getOrder 403", "getOrder 404",
@@ -69,6 +78,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "setSandboxPrice 200", "setSandboxPrice 400", "setSandboxPrice 403", "setSandboxPrice 422",
   ],
   [
+    "lockWallet 400", "deactivateWallet 400",
     "createWallet 400", "createSandboxDeposit 404",
     "initiateWithdrawal 201", "initiateWithdrawal 400", "initiateWithdrawal 404",
     "getWithdrawal 404",
@@ -76,9 +86,12 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "createTransfer 201", "createTransfer 400", "createTransfer 404",
     "getTransfer 200", "getTransfer 404",
     "addAddress 400",
-    "createQuote 400", "createQuote 404", "createOrder 201", "getOrder 404",
+    "addBankAccount 400",
+    "confirmFiatWithdrawal 400",
+    "createQuote 400", "createQuote 404", "createOrder 201", "createOrder 400", "createOrder 422", "getOrder 404",
   ],
-  ["initiateWithdrawal 400", "createTransfer 400", "createQuote 400"],
+  ["initiateWithdrawal 400", "createTransfer 400", "createQuote 400", "createOrder 201", "createOrder 400"],
+  ["createOrder 400"],
 ];
 
 /** Negative control only: when on, every JSON response keeps its keys but one value changes type. */

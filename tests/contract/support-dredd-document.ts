@@ -79,6 +79,8 @@ export interface ContractOperation {
   implemented: boolean;
   /** JSON Schema (draft-07) of the `application/json` body of each declared status; `null` without a body. */
   responses: Record<string, Json>;
+  /** The media type of each status whose body is a document other than JSON (the SEPA payout file's `application/xml`). */
+  documents: Record<string, string>;
   /** The request body example of the document, if any. */
   requestExample: Json;
 }
@@ -189,9 +191,12 @@ export function contractOperations(doc: OpenApiDocument, surface: ContractSurfac
       const rule = access[op.operationId];
       if (!rule) throw new Error(`No access rule for ${op.operationId}`);
       const responses: Record<string, Json> = {};
+      const documents: Record<string, string> = {};
       for (const [status, response] of Object.entries(op.responses)) {
         const schema = response.content?.["application/json"]?.schema;
         responses[status] = schema === undefined ? null : toJsonSchema(doc, schema);
+        const other = Object.keys(response.content ?? {}).find((type) => type !== "application/json");
+        if (schema === undefined && other !== undefined) documents[status] = other;
       }
       operations[`${method.toUpperCase()} ${path}`] = {
         operationId: op.operationId,
@@ -201,6 +206,7 @@ export function contractOperations(doc: OpenApiDocument, surface: ContractSurfac
         access: rule,
         implemented: !notImplemented.has(op.operationId),
         responses,
+        documents,
         requestExample: op.requestBody?.content["application/json"]?.example ?? null,
       };
     }
@@ -210,5 +216,7 @@ export function contractOperations(doc: OpenApiDocument, surface: ContractSurfac
 
 /** Dredd's name of a transaction of a single-document run. */
 export function transactionName(op: ContractOperation, status: string): string {
+  const document = op.documents[status];
+  if (document !== undefined) return `${op.path} > ${op.summary} > ${status} > ${document}`;
   return op.responses[status] === null ? `${op.path} > ${op.summary} > ${status}` : `${op.path} > ${op.summary} > ${status} > application/json`;
 }

@@ -1,5 +1,5 @@
 /**
- * The records the Dredd cases of transfers, limits and the withdrawal allowlist need
+ * The records the Dredd cases of transfers, limits, the withdrawal allowlist and bank accounts need
  * (tests/contract/dredd-cases-movements.cjs; docs/decisions/limits-and-allowlist.md), seeded over
  * the platform API after the example customer, user and wallet exist ({@link seedMovementFixtures},
  * called by support-dredd-fixtures.ts `seedFixtures`).
@@ -27,11 +27,19 @@ export interface MovementFixtures {
   keptAddress: { currency: string; address: string };
   /** An allowlist entry of the example user that Delete Address deletes. */
   doomedAddressId: string;
+  /** A bank account of the example user that stays (Add Bank Account with its body answers 409), its id and body (tests/contract/dredd-cases-bank-accounts.cjs). */
+  keptBankAccountId: string;
+  keptBankAccount: JsonObject;
+  /** A bank account of the example user that Delete Bank Account deletes. */
+  doomedBankAccountId: string;
 }
 
 /** A valid bitcoin testnet address (a BIP 173 test vector), not the document's example. */
 const KEPT_ADDRESS = { currency: "btc", address: "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7" };
 const DOOMED_ADDRESS = { currency: "usdt", address: "0x2222222222222222222222222222222222222222" };
+/** Bank accounts of the example user, other than the document's example (whose IBAN is DE89…3000). */
+const KEPT_BANK_ACCOUNT = { currency: "eur", holder_name: "Dredd kept", iban: "NL91ABNA0417164300" };
+const DOOMED_BANK_ACCOUNT = { currency: "usd", holder_name: "Dredd doomed", routing_number: "011000015", account_number: "987654321" };
 /** The btc the example user's wallet receives for the transfers (units of btc). */
 const BTC_FUNDING = 1;
 
@@ -71,6 +79,9 @@ export async function seedMovementFixtures(
   const addresses = `/users/${example.userId}/addresses`;
   const kept = (await call("POST", addresses, 201, { headers: asOwner, body: { ...KEPT_ADDRESS, label: "Dredd kept" } })).data;
   const doomed = (await call("POST", addresses, 201, { headers: asOwner, body: { ...DOOMED_ADDRESS, label: "Dredd doomed" } })).data;
+  const bankAccounts = `/users/${example.userId}/bank-accounts`;
+  const keptBank = (await call("POST", bankAccounts, 201, { headers: asOwner, body: KEPT_BANK_ACCOUNT })).data;
+  const doomedBank = (await call("POST", bankAccounts, 201, { headers: asOwner, body: DOOMED_BANK_ACCOUNT })).data;
   return {
     customerSession,
     recipientUserId: recipient.userId,
@@ -80,5 +91,8 @@ export async function seedMovementFixtures(
     keptAddressId: String(kept.address_id),
     keptAddress: KEPT_ADDRESS,
     doomedAddressId: String(doomed.address_id),
+    keptBankAccountId: String(keptBank.bank_account_id),
+    keptBankAccount: KEPT_BANK_ACCOUNT,
+    doomedBankAccountId: String(doomedBank.bank_account_id),
   };
 }

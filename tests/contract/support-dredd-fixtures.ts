@@ -12,9 +12,10 @@ import { userBody } from "../support/fixtures.js";
 import type { ContractOperation, Json, JsonObject } from "./support-dredd-document.js";
 import { seedMovementFixtures, type MovementFixtures } from "./support-dredd-fixtures-movements.js";
 import { seedTradingFixtures, type TradingFixtures } from "./support-dredd-fixtures-trading.js";
+import { seedFiatFixtures, type FiatFixtures } from "./support-dredd-fixtures-fiat.js";
 
 /** Ids, keys and tokens the seeding creates (with those of transfers, limits, the allowlist and trading); the hooks put them into requests. */
-export interface Fixtures extends MovementFixtures, TradingFixtures {
+export interface Fixtures extends MovementFixtures, TradingFixtures, FiatFixtures {
   masterKey: string;
   operatorToken: string;
   /** The document's example customer (`acme-corp`) and an owner key of it. */
@@ -188,6 +189,7 @@ export async function seedFixtures(
   await call("POST", `/users/${String(novaultUser.user_id)}/activate`, 200, { headers: asNovaultOwner });
   const movements = await seedMovementFixtures(call, { customerId, ownerKey, userId, walletId });
   const trading = await seedTradingFixtures(call, { ownerKey, userId, walletId });
+  const fiat = await seedFiatFixtures(call, { ownerKey, userId, email: String(user.email) });
 
   return {
     masterKey: TEST_MASTER_KEY,
@@ -222,6 +224,7 @@ export async function seedFixtures(
     pollerDoomedCustomerId,
     ...movements,
     ...trading,
+    ...fiat,
   };
 }
 

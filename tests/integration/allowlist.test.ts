@@ -85,7 +85,9 @@ describe("Add and List Address", () => {
     ["a bad EIP-55 checksum", { currency: "eth", address: BAD.ethChecksum, label: "x" }, 400, "INVALID_CRYPTO_ADDRESS"],
     ["an address of another network", { currency: "btc", address: TO.eth, label: "x" }, 400, "INVALID_CRYPTO_ADDRESS"],
     ["an unknown currency", { currency: "xyz", address: TO.btc, label: "x" }, 400, "INVALID_CURRENCY"],
-    ["a fiat currency", { currency: "usd", address: TO.btc, label: "x" }, 400, "UNSUPPORTED_CURRENCY"],
+    // fiat is held on a bank rail, where no address is a crypto destination (docs/decisions/fiat.md "Rails and virtual accounts")
+    ["a fiat currency", { currency: "usd", address: TO.btc, label: "x" }, 400, "INVALID_CRYPTO_ADDRESS"],
+    ["a fiat currency with an IBAN", { currency: "eur", address: "DE89370400440532013000", label: "x" }, 400, "INVALID_CRYPTO_ADDRESS"],
     ["a label with a zero-width character", { currency: "btc", address: TO.btc, label: "Cold\u200bstorage" }, 422, "UNPROCESSABLE_ENTITY"],
     ["no label", { currency: "btc", address: TO.btc }, 422, "UNPROCESSABLE_ENTITY"],
     ["a label of 101 characters", { currency: "btc", address: TO.btc, label: "x".repeat(101) }, 422, "UNPROCESSABLE_ENTITY"],

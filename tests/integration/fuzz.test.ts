@@ -41,6 +41,8 @@ interface Operation {
   body?: Schema;
   security: Record<string, unknown>[];
   statuses: Set<string>;
+  /** The media types of its success answers other than JSON (the SEPA payout file's `application/xml`). */
+  documents: string[];
 }
 
 /** The operations of a document, `$ref`s of parameters resolved; deletes last so the seeded state lives longest. */
@@ -62,6 +64,9 @@ function operationsOf(doc: Schema): Operation[] {
         body,
         security: (op.security ?? doc.security ?? []) as Record<string, unknown>[],
         statuses: new Set(Object.keys(op.responses as object)),
+        documents: Object.entries(op.responses as Record<string, { content?: Record<string, unknown> }>)
+          .filter(([status]) => status.startsWith("2"))
+          .flatMap(([, response]) => Object.keys(response.content ?? {}).filter((type) => type !== "application/json")),
       });
     }
   }
@@ -312,6 +317,12 @@ for (const surface of ["platform", "credit"] as const) {
             expect(res.status < 500, what).toBe(true);
             expect(op.statuses.has(String(res.status)), `undeclared status: ${what}`).toBe(true);
             if (res.status === 204) return;
+            if (res.status < 300 && String(res.headers["content-type"]).startsWith("application/xml")) {
+              // a document the operation declares instead of the envelope (the SEPA payout file)
+              expect(op.documents, `undeclared XML answer: ${what}`).toContain("application/xml");
+              expect(res.text, what).toMatch(/^<\?xml /);
+              return;
+            }
             expect(res.body.meta?.version, what).toBe(surface === "platform" ? "v1" : "v2");
             expect(res.body.success, what).toBe(res.status < 400);
             const check = validator.validateResponse(res.body, op.operationId, res.status);

@@ -123,6 +123,7 @@ function allowed(buckets: Buckets, kind: OpKind, amount: MoneyValue): boolean {
 function apply(buckets: Buckets, kind: EntryKind, amount: MoneyValue): Buckets {
   switch (kind) {
     case "deposit":
+    case "withdrawal_reversal":
       return { available: buckets.available.plus(amount), held: buckets.held };
     case "hold":
       return { available: buckets.available.minus(amount), held: buckets.held.plus(amount) };

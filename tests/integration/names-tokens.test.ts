@@ -69,14 +69,14 @@ it("keys the existing wallets oldest first, keeps look-alikes that already exist
   // of "Main" (microseconds apart), and 1200 wallets of another user whose 600 names each come
   // twice, across the migration's 1000-row batches
   await sql(
-    `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, description, wallet_type, networks, is_active, created_at, updated_at)
-     select gen_random_uuid(), w.customer_id, w.user_id, w.vault_wallet_id, v.name, null, w.wallet_type, '[]'::jsonb, true, w.created_at + v.i * interval '1 microsecond', w.updated_at
+    `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, description, wallet_type, networks, status, created_at, updated_at)
+     select gen_random_uuid(), w.customer_id, w.user_id, w.vault_wallet_id, v.name, null, w.wallet_type, '[]'::jsonb, 'ACTIVE', w.created_at + v.i * interval '1 microsecond', w.updated_at
        from wallet w, (values (1, 'main'), (2, 'ＭＡＩＮ'), (3, 'Savings')) as v(i, name) where w.user_id = ?`,
     [holder],
   );
   await sql(
-    `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, description, wallet_type, networks, is_active, created_at, updated_at)
-     select gen_random_uuid(), w.customer_id, ?, w.vault_wallet_id, case when i <= 600 then 'W ' || i else 'w ' || (i - 600) end, null, w.wallet_type, '[]'::jsonb, true,
+    `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, description, wallet_type, networks, status, created_at, updated_at)
+     select gen_random_uuid(), w.customer_id, ?, w.vault_wallet_id, case when i <= 600 then 'W ' || i else 'w ' || (i - 600) end, null, w.wallet_type, '[]'::jsonb, 'ACTIVE',
             w.created_at + i * interval '1 microsecond', w.updated_at
        from wallet w, generate_series(1, 1200) as i where w.user_id = ? and w.name = 'Main'`,
     [many, holder],

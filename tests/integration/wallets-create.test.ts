@@ -233,8 +233,11 @@ describe("POST /users/{user_id}/wallets (createWallet)", () => {
     ["an unknown currency", [{ name: "networks/bitcoin", currency: "doge" }], 400, "INVALID_CURRENCY"],
     ["btc on ethereum", [{ name: "networks/ethereum", currency: "btc" }], 400, "UNSUPPORTED_CURRENCY"],
     ["trx on polygon", [{ name: "networks/polygon", currency: "trx" }], 400, "UNSUPPORTED_CURRENCY"],
-    ["fiat usd", [{ name: "networks/ethereum", currency: "usd" }], 400, "UNSUPPORTED_CURRENCY"],
-    ["fiat eur", [{ name: "networks/bitcoin", currency: "eur" }], 400, "UNSUPPORTED_CURRENCY"],
+    ["fiat usd on a chain", [{ name: "networks/ethereum", currency: "usd" }], 400, "UNSUPPORTED_CURRENCY"],
+    ["fiat eur on a chain", [{ name: "networks/bitcoin", currency: "eur" }], 400, "UNSUPPORTED_CURRENCY"],
+    ["usd on the SEPA rail", [{ name: "networks/sepa", currency: "usd" }], 400, "UNSUPPORTED_CURRENCY"],
+    ["eur on the ACH rail", [{ name: "networks/ach", currency: "eur" }], 400, "UNSUPPORTED_CURRENCY"],
+    ["btc on a bank rail", [{ name: "networks/sepa", currency: "btc" }], 400, "UNSUPPORTED_CURRENCY"],
     ["the same pair twice", [USDT_ETH, BTC, USDT_ETH], 400, "BAD_REQUEST"],
   ])("answers %s with %i %s and creates nothing", async (_label, networks, status, code) => {
     const { key, userId } = await scene("networks-bad");
@@ -274,6 +277,19 @@ describe("POST /users/{user_id}/wallets (createWallet)", () => {
     for (const net of ALL_NATIVE) {
       const addresses = responses.map((r) => (r.body.data as WalletRecord).addresses.find((a) => a.network === net.name)?.address);
       expect(new Set(addresses).size, net.name).toBe(10);
+    }
+  });
+
+  it("parallel creates naming the networks in opposite orders all succeed (addresses are allocated in network order)", async () => {
+    const { key, userId } = await scene("race-order");
+    const reversed = [...ALL_NATIVE].reverse();
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createWallet(apiKey(key), userId, { name: `Order ${i}`, networks: i % 2 === 0 ? ALL_NATIVE : reversed })),
+    );
+    for (const r of responses) expect(r.status, JSON.stringify(r.body)).toBe(201);
+    // each wallet lists its addresses in the order it named its networks
+    for (const [i, r] of responses.entries()) {
+      expect((r.body.data as WalletRecord).addresses.map((a) => a.network)).toEqual((i % 2 === 0 ? ALL_NATIVE : reversed).map((n) => n.name));
     }
   });
 });

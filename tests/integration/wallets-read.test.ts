@@ -193,6 +193,10 @@ describe("GET /currencies and /currencies/pairs (listCurrencies, listTradingPair
       });
     }
     expect(currencies.find((c) => c.code === "usdt")).toMatchObject({ precision: 6, is_fiat: false, can_deposit: true });
+    // fiat is held on its bank rail (docs/decisions/fiat.md "Rails and virtual accounts")
+    for (const code of ["usd", "eur"]) {
+      expect(currencies.find((c) => c.code === code)).toMatchObject({ precision: 2, is_fiat: true, can_deposit: true, can_withdraw: true, is_custody_enabled: true, is_confirmations_needed: false });
+    }
     expect(currencies.find((c) => c.code === "btc")).toMatchObject({ precision: 8, symbol: "BTC" });
   });
 

@@ -31,6 +31,9 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
     expect(data).toEqual({
       id: expect.stringMatching(UUID),
       withdraw: { id: data.id, status: "PENDING", idempotency_key: expect.any(String), is_duplicate: false },
+      withdrawal_type: "crypto",
+      bank_account_id: null,
+      payout: null,
       currency: "btc",
       amount: 0.25,
       address: TO.btc,
@@ -154,8 +157,8 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
 
     it.each<[string, number, string, Record<string, unknown>]>([
       ["an unknown currency", 400, "INVALID_CURRENCY", { currency: "doge", amount: 0.1, address: TO.btc }],
-      ["a fiat currency (usd)", 400, "UNSUPPORTED_CURRENCY", { currency: "usd", amount: 20, address: TO.btc }],
-      ["a fiat currency (EUR)", 400, "UNSUPPORTED_CURRENCY", { currency: "EUR", amount: 20, address: TO.btc }],
+      ["a fiat currency (usd): the fiat path's", 400, "INVALID_CURRENCY", { currency: "usd", amount: 20, address: TO.btc }],
+      ["a fiat currency (EUR): the fiat path's", 400, "INVALID_CURRENCY", { currency: "EUR", amount: 20, address: TO.btc }],
       ["amount 0", 400, "AMOUNT_MUST_BE_POSITIVE", { currency: "btc", amount: 0, address: TO.btc }],
       ["a negative amount", 400, "AMOUNT_MUST_BE_POSITIVE", { currency: "btc", amount: -0.5, address: TO.btc }],
       ["btc below the 0.0001 minimum", 400, "MINIMUM_AMOUNT_NOT_MET", { currency: "btc", amount: 0.00009999, address: TO.btc }],
@@ -172,7 +175,7 @@ describe("POST …/withdrawals (initiateWithdrawal)", () => {
       ["usdt the wallet holds none of", 400, "INSUFFICIENT_BALANCE", { currency: "usdt", amount: 5, address: TO.eth }],
       // two rules broken: the earlier check wins
       ["unknown currency and amount 0", 400, "INVALID_CURRENCY", { currency: "doge", amount: 0, address: "nope" }],
-      ["fiat and a negative amount", 400, "UNSUPPORTED_CURRENCY", { currency: "usd", amount: -1, address: "nope" }],
+      ["fiat and a negative amount", 400, "INVALID_CURRENCY", { currency: "usd", amount: -1, address: "nope" }],
       ["amount 0 and a bad address", 400, "AMOUNT_MUST_BE_POSITIVE", { currency: "btc", amount: 0, address: BAD.mainnetBc1 }],
       ["below the minimum and a bad address", 400, "MINIMUM_AMOUNT_NOT_MET", { currency: "btc", amount: 0.00001, address: BAD.mainnetBc1 }],
       ["a bad address and over the balance", 400, "INVALID_CRYPTO_ADDRESS", { currency: "btc", amount: 1.5, address: BAD.mainnetBc1 }],

@@ -37,6 +37,8 @@ describe("GET …/{withdrawal_id} and GET …/withdrawals (getWithdrawal, listWi
     expect(res.body.data).toEqual({
       id: w1,
       withdrawal_type: "crypto",
+      bank_account_id: null,
+      payout: null,
       currency: "btc",
       amount: 0.1,
       address: TO.btc,

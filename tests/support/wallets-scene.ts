@@ -8,6 +8,7 @@
 import type request from "supertest";
 import { beforeAll, expect } from "vitest";
 import type { NetworkId } from "../../src/providers/chains.js";
+import type { RailId } from "../../src/providers/virtual-accounts.js";
 import { useTestApp, type TestAppHandle } from "./app.js";
 import { BASE, Walk } from "./fixtures.js";
 
@@ -16,13 +17,19 @@ export const UNKNOWN_ID = "0b9f2c4e-8a61-4d3b-9c7e-5f1a2b3c4d5e";
 export const EIGHT_DECIMALS = /^\d+\.\d{8}$/;
 export const ZERO = "0.00000000";
 
-/** Hash formats of the sandbox's deposits, per network (docs/decisions/provider-and-sandbox.md; src/providers/chains.ts). */
-export const HASH_FORMAT: Record<NetworkId, RegExp> = {
+/**
+ * Hash formats of the sandbox's deposits, per network (docs/decisions/provider-and-sandbox.md;
+ * src/providers/chains.ts), and on the bank rails the transfer's reference (docs/decisions/fiat.md
+ * "Rails and virtual accounts"; src/providers/virtual-accounts.ts).
+ */
+export const HASH_FORMAT: Record<NetworkId | RailId, RegExp> = {
   "networks/bitcoin": /^[0-9a-f]{64}$/,
   "networks/ethereum": /^0x[0-9a-f]{64}$/,
   "networks/polygon": /^0x[0-9a-f]{64}$/,
   "networks/tron": /^[0-9a-f]{64}$/,
   "networks/solana": /^[1-9A-HJ-NP-Za-km-z]{87,88}$/,
+  "networks/ach": /^11000000\d{7}$/,
+  "networks/sepa": /^E2E[0-9A-F]{32}$/,
 };
 
 /** Network/currency pairs of Create Wallet. */
@@ -37,7 +44,10 @@ export const USDT_TRON: Net = { name: "networks/tron", currency: "usdt" };
 export const TRX: Net = { name: "networks/tron", currency: "trx" };
 export const USDC_SOLANA: Net = { name: "networks/solana", currency: "usdc" };
 export const SOL: Net = { name: "networks/solana", currency: "sol" };
-/** One native currency on each of the five sandbox networks. */
+/** The fiat currencies on their bank rails. */
+export const USD_ACH: Net = { name: "networks/ach", currency: "usd" };
+export const EUR_SEPA: Net = { name: "networks/sepa", currency: "eur" };
+/** One native currency on each of the five sandbox chain networks. */
 export const ALL_NATIVE: Net[] = [BTC, ETH, POL, TRX, SOL];
 
 /** How a request carries its credential. */

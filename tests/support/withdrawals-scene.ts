@@ -77,7 +77,7 @@ export type BalanceItem = { currency: string; balance: string; available: string
 /** An email of the sandbox outbox (`sent_at`: ISO 8601 UTC). */
 export type Mail = { to: string; subject: string; text: string; sent_at: string };
 /** A withdrawal as getWithdrawal and listWithdrawals show it (`amount` in the currency's units). */
-export type WithdrawalRecord = { id: string; withdrawal_type: string; currency: string; amount: number; address: string; status: string; created_at: string };
+export type WithdrawalRecord = { id: string; withdrawal_type: string; bank_account_id: string | null; payout: { rail: string; reference: string; state: string } | null; currency: string; amount: number; address: string; status: string; created_at: string };
 /** A wallet transaction as listWalletTransactions shows it. */
 export type TransactionRecord = { id: number; balance: number; transaction: Record<string, unknown> & { action: string; status: string; hash: string; amount: number } };
 

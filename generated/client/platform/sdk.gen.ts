@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.js';
-import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, AddAddressData, AddAddressErrors, AddAddressResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateOrderData, CreateOrderErrors, CreateOrderResponses, CreateQuoteData, CreateQuoteErrors, CreateQuoteResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateTransferData, CreateTransferErrors, CreateTransferResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeleteAddressData, DeleteAddressErrors, DeleteAddressResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetLimitsData, GetLimitsErrors, GetLimitsResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetTransferData, GetTransferErrors, GetTransferResponses, GetUserData, GetUserErrors, GetUserLimitsData, GetUserLimitsErrors, GetUserLimitsResponses, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListAddressesData, ListAddressesErrors, ListAddressesResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListOrdersData, ListOrdersErrors, ListOrdersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWalletTransfersData, ListWalletTransfersErrors, ListWalletTransfersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetLimitsData, SetLimitsErrors, SetLimitsResponses, SetSandboxPriceData, SetSandboxPriceErrors, SetSandboxPriceResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
+import type { ActivateUserData, ActivateUserErrors, ActivateUserResponses, AddAddressData, AddAddressErrors, AddAddressResponses, AddBankAccountData, AddBankAccountErrors, AddBankAccountResponses, CancelFiatWithdrawalData, CancelFiatWithdrawalErrors, CancelFiatWithdrawalResponses, CancelWithdrawalData, CancelWithdrawalErrors, CancelWithdrawalResponses, ConfirmFiatWithdrawalData, ConfirmFiatWithdrawalErrors, ConfirmFiatWithdrawalResponses, ConfirmWithdrawalData, ConfirmWithdrawalErrors, ConfirmWithdrawalResponses, CreateCustomerData, CreateCustomerErrors, CreateCustomerResponses, CreateEmailPollerData, CreateEmailPollerErrors, CreateEmailPollerResponses, CreateInboundWebhookData, CreateInboundWebhookErrors, CreateInboundWebhookResponses, CreateOrderData, CreateOrderErrors, CreateOrderResponses, CreateQuoteData, CreateQuoteErrors, CreateQuoteResponses, CreateSandboxDepositData, CreateSandboxDepositErrors, CreateSandboxDepositResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateTransferData, CreateTransferErrors, CreateTransferResponses, CreateUserData, CreateUserErrors, CreateUserResponses, CreateUserTokenData, CreateUserTokenErrors, CreateUserTokenResponses, CreateWalletData, CreateWalletErrors, CreateWalletResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeactivateUserData, DeactivateUserErrors, DeactivateUserResponses, DeactivateWalletData, DeactivateWalletErrors, DeactivateWalletResponses, DeleteAddressData, DeleteAddressErrors, DeleteAddressResponses, DeleteBankAccountData, DeleteBankAccountErrors, DeleteBankAccountResponses, DeleteCredentialData, DeleteCredentialErrors, DeleteCredentialResponses, DeleteCustomerData, DeleteCustomerErrors, DeleteCustomerResponses, DeleteEmailPollerData, DeleteEmailPollerErrors, DeleteEmailPollerResponses, DeleteInboundWebhookData, DeleteInboundWebhookErrors, DeleteInboundWebhookResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisableEmailPollerData, DisableEmailPollerErrors, DisableEmailPollerResponses, EnableEmailPollerData, EnableEmailPollerErrors, EnableEmailPollerResponses, GenerateCredentialsData, GenerateCredentialsErrors, GenerateCredentialsResponses, GetCustomerData, GetCustomerErrors, GetCustomerResponses, GetEmailPollerData, GetEmailPollerErrors, GetEmailPollerResponses, GetFiatWithdrawalData, GetFiatWithdrawalErrors, GetFiatWithdrawalResponses, GetInboundWebhookData, GetInboundWebhookErrors, GetInboundWebhookResponses, GetLimitsData, GetLimitsErrors, GetLimitsResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetSepaPayoutFileData, GetSepaPayoutFileErrors, GetSepaPayoutFileResponses, GetTransferData, GetTransferErrors, GetTransferResponses, GetUserData, GetUserErrors, GetUserLimitsData, GetUserLimitsErrors, GetUserLimitsResponses, GetUserResponses, GetWalletBalanceData, GetWalletBalanceErrors, GetWalletBalanceResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, GetWithdrawalData, GetWithdrawalErrors, GetWithdrawalResponses, InitiateFiatWithdrawalData, InitiateFiatWithdrawalErrors, InitiateFiatWithdrawalResponses, InitiateWithdrawalData, InitiateWithdrawalErrors, InitiateWithdrawalResponses, ListAddressesData, ListAddressesErrors, ListAddressesResponses, ListBankAccountsData, ListBankAccountsErrors, ListBankAccountsResponses, ListCredentialsData, ListCredentialsErrors, ListCredentialsResponses, ListCurrenciesData, ListCurrenciesErrors, ListCurrenciesResponses, ListCustomersData, ListCustomersErrors, ListCustomersResponses, ListFiatWithdrawalsData, ListFiatWithdrawalsErrors, ListFiatWithdrawalsResponses, ListOrdersData, ListOrdersErrors, ListOrdersResponses, ListSandboxMailData, ListSandboxMailErrors, ListSandboxMailResponses, ListTradingPairsData, ListTradingPairsErrors, ListTradingPairsResponses, ListUsersData, ListUsersErrors, ListUsersResponses, ListWalletsData, ListWalletsErrors, ListWalletsResponses, ListWalletTransactionsData, ListWalletTransactionsErrors, ListWalletTransactionsResponses, ListWalletTransfersData, ListWalletTransfersErrors, ListWalletTransfersResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWithdrawalsData, ListWithdrawalsErrors, ListWithdrawalsResponses, LockWalletData, LockWalletErrors, LockWalletResponses, ReceiveInboundPinData, ReceiveInboundPinErrors, ReceiveInboundPinResponses, RecoverWebhookDeliveriesData, RecoverWebhookDeliveriesErrors, RecoverWebhookDeliveriesResponses, ReinstateWalletData, ReinstateWalletErrors, ReinstateWalletResponses, ResendFiatWithdrawalCodeData, ResendFiatWithdrawalCodeErrors, ResendFiatWithdrawalCodeResponses, ResendWithdrawalCodeData, ResendWithdrawalCodeErrors, ResendWithdrawalCodeResponses, RetryWebhookDeliveryData, RetryWebhookDeliveryErrors, RetryWebhookDeliveryResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SetLimitsData, SetLimitsErrors, SetLimitsResponses, SetSandboxPriceData, SetSandboxPriceErrors, SetSandboxPriceResponses, SuspendWalletData, SuspendWalletErrors, SuspendWalletResponses, UnlockWalletData, UnlockWalletErrors, UnlockWalletResponses, UpdateCurrencyData, UpdateCurrencyErrors, UpdateCurrencyResponses, UpdateCustomerData, UpdateCustomerErrors, UpdateCustomerResponses, UpdateEmailPollerData, UpdateEmailPollerErrors, UpdateEmailPollerResponses, UpdateUserData, UpdateUserErrors, UpdateUserResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, VerifyEmailPollerData, VerifyEmailPollerErrors, VerifyEmailPollerResponses, VerifyWebhookData, VerifyWebhookErrors, VerifyWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -41,6 +41,26 @@ export const listTradingPairs = <ThrowOnError extends boolean = false>(options?:
     security: [{ name: 'x-api-key', type: 'apiKey' }],
     url: '/currencies/pairs',
     ...options
+});
+
+/**
+ * Switch a currency's flags
+ *
+ * Switch a currency's flags (the operator's switches; docs/decisions/provider-and-sandbox.md
+ * "Currency switches"): `can_deposit`, `can_withdraw`, `is_custody_enabled` and
+ * `is_trading_enabled`. Answers the currency as List Currencies shows it from then on; the
+ * switches persist across restarts and reach every replica within one second. Operator session
+ * or the master key. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (another kind of credential);
+ * 404 `NOT_FOUND` (unknown code); 422 `UNPROCESSABLE_ENTITY` (a bad body).
+ */
+export const updateCurrency = <ThrowOnError extends boolean = false>(options: Options<UpdateCurrencyData, ThrowOnError>): RequestResult<UpdateCurrencyResponses, UpdateCurrencyErrors, ThrowOnError> => (options.client ?? client).patch<UpdateCurrencyResponses, UpdateCurrencyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-master-api-key', type: 'apiKey' }],
+    url: '/currencies/{code}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -261,6 +281,48 @@ export const enableEmailPoller = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
+ * Delete the inbound webhook
+ *
+ * Delete the customer's inbound webhook: every secret stops verifying at once, and every pushed
+ * PIN answers 401 `INVALID_WEBHOOK_SIGNATURE` until a new one is created. Errors: 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND`.
+ */
+export const deleteInboundWebhook = <ThrowOnError extends boolean = false>(options: Options<DeleteInboundWebhookData, ThrowOnError>): RequestResult<DeleteInboundWebhookResponses, DeleteInboundWebhookErrors, ThrowOnError> => (options.client ?? client).delete<DeleteInboundWebhookResponses, DeleteInboundWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/inbound-webhook',
+    ...options
+});
+
+/**
+ * Get the inbound webhook
+ *
+ * Read the customer's inbound webhook; the secret is `***masked***`. Errors: 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `CUSTOMER_NOT_FOUND` or `WEBHOOK_NOT_FOUND` (no inbound
+ * webhook).
+ */
+export const getInboundWebhook = <ThrowOnError extends boolean = false>(options: Options<GetInboundWebhookData, ThrowOnError>): RequestResult<GetInboundWebhookResponses, GetInboundWebhookErrors, ThrowOnError> => (options.client ?? client).get<GetInboundWebhookResponses, GetInboundWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/inbound-webhook',
+    ...options
+});
+
+/**
+ * Create the inbound webhook or rotate its secret
+ *
+ * Create the customer's inbound webhook, or rotate its secret: a new `whsec_` secret is returned
+ * (only in this answer) and verifies pushed PINs from now on. On a rotation the secret it
+ * replaces keeps verifying for `INBOUND_SECRET_OVERLAP_S` (default 86400 s), so the provider can
+ * switch without a refused PIN; a secret older than that never verifies again. Errors: 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN` (another customer's session, or a credential other than a
+ * session token); 404 `CUSTOMER_NOT_FOUND`.
+ */
+export const createInboundWebhook = <ThrowOnError extends boolean = false>(options: Options<CreateInboundWebhookData, ThrowOnError>): RequestResult<CreateInboundWebhookResponses, CreateInboundWebhookErrors, ThrowOnError> => (options.client ?? client).post<CreateInboundWebhookResponses, CreateInboundWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/inbound-webhook',
+    ...options
+});
+
+/**
  * Get a customer's limits
  *
  * Read a customer's caps (withdrawals and transfers, per currency) and its allowlist policy. A
@@ -290,6 +352,23 @@ export const setLimits = <ThrowOnError extends boolean = false>(options: Options
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Download a day's SEPA payout file
+ *
+ * The eur payouts of fiat withdrawals confirmed on one UTC day, returned ones included, as an
+ * ISO 20022 `pain.001.001.03` credit transfer file: what a bank takes to execute them
+ * (docs/decisions/fiat.md "The SEPA payout file"). The debtor is the customer's settlement
+ * account. An empty day is a file with `NbOfTxs` 0. Session token: the operator, or the
+ * customer's own session. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (another customer's
+ * session, or another kind of credential); 404 `CUSTOMER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`
+ * (`date` missing or not `YYYY-MM-DD`, or no such day).
+ */
+export const getSepaPayoutFile = <ThrowOnError extends boolean = false>(options: Options<GetSepaPayoutFileData, ThrowOnError>): RequestResult<GetSepaPayoutFileResponses, GetSepaPayoutFileErrors, ThrowOnError> => (options.client ?? client).get<GetSepaPayoutFileResponses, GetSepaPayoutFileErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/customers/{customer_id}/payouts/sepa',
+    ...options
 });
 
 /**
@@ -451,10 +530,42 @@ export const verifyWebhook = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
+ * Receive a PIN pushed by the provider
+ *
+ * The provider pushes a withdrawal's PIN. No API key: the request is authenticated by its
+ * Standard Webhooks headers over the raw body, with the customer's inbound secret (the previous
+ * one too while its overlap lasts). Checked in this order: the body's size (over 8 KiB: 413
+ * `PAYLOAD_TOO_LARGE`); the signature (401 `INVALID_WEBHOOK_SIGNATURE`, one identical answer for
+ * a missing or wrong signature, a timestamp more than 300 s away, an unknown customer and a
+ * customer without an inbound webhook); then the body: not JSON → 400 `BAD_REQUEST`; a missing
+ * `withdrawal_id`, a `pin` that is not a string of 4–8 digits, a withdrawal that is not one of
+ * this customer's, and one that is not `PENDING` each answer 400 `PIN_NOTIFICATION_FAILED` with
+ * its own message. Otherwise the PIN becomes the withdrawal's confirmation code exactly as a PIN
+ * read by the email poller does: the previous code is void, the code's lifetime
+ * (`WITHDRAWAL_CODE_TTL_S`) starts again, the attempt counter is reset, and the user receives it
+ * by email and the customer's webhook as `withdrawal.pin`. A `webhook-id` is remembered per
+ * customer for at least 24 hours: a repeat (retried, or sent several times at once) answers the
+ * first answer, whatever its body, and changes nothing. Other errors: 415
+ * `UNSUPPORTED_MEDIA_TYPE` (a body that is not `application/json`); 429 `RATE_LIMIT_EXCEEDED`
+ * (the client address's limits).
+ */
+export const receiveInboundPin = <ThrowOnError extends boolean = false>(options: Options<ReceiveInboundPinData, ThrowOnError>): RequestResult<ReceiveInboundPinResponses, ReceiveInboundPinErrors, ThrowOnError> => (options.client ?? client).post<ReceiveInboundPinResponses, ReceiveInboundPinErrors, ThrowOnError>({
+    url: '/inbound/{customer_id}/pins',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Sandbox: simulate a deposit
  *
  * Sandbox only: credit a wallet as a confirmed on-chain deposit, recorded as a `deposit`
- * transaction with status `done` and a transaction hash. Answers 404 when the provider is not
+ * transaction with status `done` and a transaction hash. On a bank rail (`networks/sepa` for
+ * `eur`, `networks/ach` for `usd`) it is an incoming bank transfer to the wallet's virtual
+ * account, and the hash is the rail's reference: a SEPA end-to-end identification (`E2E` and 32
+ * hexadecimal digits) or a 15-digit ACH trace number. Answers 404 when the provider is not
  * the sandbox. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
  * `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
@@ -757,6 +868,113 @@ export const resendWithdrawalCode = <ThrowOnError extends boolean = false>(optio
 });
 
 /**
+ * List fiat withdrawals
+ *
+ * List the user's fiat withdrawals (no crypto one), most recent first by default, with
+ * `meta.pagination`; `filter[where][status]` takes `FAILED`. Errors: 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const listFiatWithdrawals = <ThrowOnError extends boolean = false>(options: Options<ListFiatWithdrawalsData, ThrowOnError>): RequestResult<ListFiatWithdrawalsResponses, ListFiatWithdrawalsErrors, ThrowOnError> => (options.client ?? client).get<ListFiatWithdrawalsResponses, ListFiatWithdrawalsErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals',
+    ...options
+});
+
+/**
+ * Initiate a fiat withdrawal
+ *
+ * Initiate a fiat withdrawal to one of the user's bank accounts, on the currency's rail
+ * (`networks/sepa` for eur, `networks/ach` for usd): the amount moves from available to held,
+ * the withdrawal is `PENDING`, and a one-time code is sent to the user as for a crypto withdrawal
+ * (same codes, lockout, `Idempotency-Key`, caps of kind `withdrawal`). A repeated
+ * `Idempotency-Key` is answered first; then, in order: user exists and is active; the currency
+ * is fiat; amount positive, at least the minimum, at most 2 decimals; the bank account; caps;
+ * balance. Errors: 400 `INVALID_CURRENCY` (unknown, or a crypto currency), `CURRENCY_NOT_ACTIVE`,
+ * `AMOUNT_MUST_BE_POSITIVE`, `MINIMUM_AMOUNT_NOT_MET`, `INVALID_AMOUNT` (more than 2 decimals),
+ * `BANK_ACCOUNT_REQUIRED` (no `bank_account_id`, or the user has no bank account),
+ * `INVALID_BANK_ACCOUNT` (not the user's, deleted, or in another currency),
+ * `WITHDRAWAL_LIMIT_EXCEEDED`, `DAILY_LIMIT_EXCEEDED`, `MONTHLY_LIMIT_EXCEEDED`, `WALLET_LOCKED`,
+ * `WALLET_SUSPENDED`, `WALLET_INACTIVE`, `INVALID_WALLET_ID` or `INSUFFICIENT_BALANCE`; 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND`,
+ * `RESOURCE_NOT_FOUND` (user deleted or inactive) or `WALLET_NOT_FOUND`; 409
+ * `IDEMPOTENCY_KEY_REUSED`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const initiateFiatWithdrawal = <ThrowOnError extends boolean = false>(options: Options<InitiateFiatWithdrawalData, ThrowOnError>): RequestResult<InitiateFiatWithdrawalResponses, InitiateFiatWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<InitiateFiatWithdrawalResponses, InitiateFiatWithdrawalErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Cancel a fiat withdrawal
+ *
+ * Cancel a `PENDING` fiat withdrawal: it becomes `CANCELLED` and the held amount returns to
+ * available. Errors: 400 `ALREADY_CONFIRMED` (confirmed: the payout is on the rail) or
+ * `BAD_REQUEST` (already cancelled, or `FAILED`); 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+ * `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto withdrawal's id).
+ */
+export const cancelFiatWithdrawal = <ThrowOnError extends boolean = false>(options: Options<CancelFiatWithdrawalData, ThrowOnError>): RequestResult<CancelFiatWithdrawalResponses, CancelFiatWithdrawalErrors, ThrowOnError> => (options.client ?? client).delete<CancelFiatWithdrawalResponses, CancelFiatWithdrawalErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}',
+    ...options
+});
+
+/**
+ * Get a fiat withdrawal
+ *
+ * Read a fiat withdrawal of the user, with its payout. Errors: 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN`; 404 `USER_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto withdrawal's id).
+ */
+export const getFiatWithdrawal = <ThrowOnError extends boolean = false>(options: Options<GetFiatWithdrawalData, ThrowOnError>): RequestResult<GetFiatWithdrawalResponses, GetFiatWithdrawalErrors, ThrowOnError> => (options.client ?? client).get<GetFiatWithdrawalResponses, GetFiatWithdrawalErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}',
+    ...options
+});
+
+/**
+ * Confirm a fiat withdrawal
+ *
+ * Confirm a `PENDING` fiat withdrawal with its one-time code: the payout goes to the rail. When
+ * the rail accepts it, the amount leaves held, a `withdrawal` transaction is recorded, the
+ * withdrawal is `COMPLETED` and `payout.state` `submitted` (later `settled`, or `returned`: then
+ * the withdrawal is `FAILED`, the amount back in available and `withdrawal.failed` sent to the
+ * customer's webhook). When the rail refuses at once: 400 `FIAT_WITHDRAWAL_FAILED`, nothing
+ * debited, the withdrawal still `PENDING` (it can be cancelled), the code not used up and no
+ * attempt counted. Other errors as Confirm Withdrawal: 400 `CONFIRMATION_CODE_INVALID`,
+ * `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`, `BAD_REQUEST`, `WALLET_LOCKED`,
+ * `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` or
+ * `FORBIDDEN`; 404 `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto
+ * withdrawal's id); 422 `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+ */
+export const confirmFiatWithdrawal = <ThrowOnError extends boolean = false>(options: Options<ConfirmFiatWithdrawalData, ThrowOnError>): RequestResult<ConfirmFiatWithdrawalResponses, ConfirmFiatWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<ConfirmFiatWithdrawalResponses, ConfirmFiatWithdrawalErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/confirm',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Resend a fiat withdrawal's code
+ *
+ * Issue a new one-time code for a `PENDING` fiat withdrawal, as Resend Withdrawal Code. Errors:
+ * 400 `ALREADY_CONFIRMED` or `BAD_REQUEST`; 401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` or
+ * `FORBIDDEN`; 404 `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` or `WITHDRAWAL_NOT_FOUND` (also a crypto
+ * withdrawal's id); 429 `RATE_LIMIT_EXCEEDED` (with `Retry-After`).
+ */
+export const resendFiatWithdrawalCode = <ThrowOnError extends boolean = false>(options: Options<ResendFiatWithdrawalCodeData, ThrowOnError>): RequestResult<ResendFiatWithdrawalCodeResponses, ResendFiatWithdrawalCodeErrors, ThrowOnError> => (options.client ?? client).post<ResendFiatWithdrawalCodeResponses, ResendFiatWithdrawalCodeErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/verification/codes',
+    ...options
+});
+
+/**
  * Activate a user
  *
  * Activate a user: `PENDING` or `SUSPENDED` becomes `VERIFIED` and the account is marked
@@ -817,6 +1035,55 @@ export const deleteAddress = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
+ * List bank accounts
+ *
+ * List the user's bank accounts (deleted ones left out), newest first, with `meta.pagination`.
+ * Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const listBankAccounts = <ThrowOnError extends boolean = false>(options: Options<ListBankAccountsData, ThrowOnError>): RequestResult<ListBankAccountsResponses, ListBankAccountsErrors, ThrowOnError> => (options.client ?? client).get<ListBankAccountsResponses, ListBankAccountsErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/bank-accounts',
+    ...options
+});
+
+/**
+ * Add a bank account
+ *
+ * Add a bank account to the user, the destination of fiat withdrawals. `eur` needs a valid IBAN
+ * of a SEPA country (checksum and national format) and takes an optional valid BIC; `usd` needs
+ * an account number (4–17 digits) and an ABA routing number (9 digits, valid checksum). The
+ * numbers are encrypted at rest and only `account_mask` is ever answered. Errors: 400
+ * `INVALID_BANK_ACCOUNT` (an invalid or missing field, named in `field`: `currency`,
+ * `holder_name`, `iban`, `bic`, `account_number`, `routing_number`); 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` (unknown or another
+ * customer's user) or `RESOURCE_NOT_FOUND` (a deleted user); 409 `RESOURCE_CONFLICT` (the user
+ * already has this IBAN, or this routing and account number); 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const addBankAccount = <ThrowOnError extends boolean = false>(options: Options<AddBankAccountData, ThrowOnError>): RequestResult<AddBankAccountResponses, AddBankAccountErrors, ThrowOnError> => (options.client ?? client).post<AddBankAccountResponses, AddBankAccountErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/bank-accounts',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a bank account
+ *
+ * Delete one of the user's bank accounts. It no longer lists and can no longer receive fiat
+ * withdrawals (those name it as deleted); the same account may be added again. Errors: 401
+ * `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND` (no such account
+ * of the user, or already deleted); 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const deleteBankAccount = <ThrowOnError extends boolean = false>(options: Options<DeleteBankAccountData, ThrowOnError>): RequestResult<DeleteBankAccountResponses, DeleteBankAccountErrors, ThrowOnError> => (options.client ?? client).delete<DeleteBankAccountResponses, DeleteBankAccountErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
+    url: '/users/{user_id}/bank-accounts/{bank_account_id}',
+    ...options
+});
+
+/**
  * Deactivate a user
  *
  * Deactivate a user: `VERIFIED` becomes `SUSPENDED` and the account is marked inactive; its user
@@ -861,18 +1128,33 @@ export const listOrders = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Create an order
  *
- * Execute a quote of the user, exactly once and atomically: the spent currency (the quote
- * currency's `total` on a buy, the base currency's `quantity` on a sell) leaves the wallet's
- * available balance, the bought currency (`quantity` on a buy, `total` on a sell) arrives in it,
- * and the fees go to the ledger's fee account. Each currency appears in the wallet's transaction
- * history (action `trade`, status `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees`
- * and `net_proceeds`). A repeated `Idempotency-Key` is answered first; then, in order: the user
- * exists and is `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404
- * `QUOTE_NOT_FOUND`, also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or
- * a quote already executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE`
- * (the wallet's available balance of the spent currency). Other errors: 401 `UNAUTHORIZED`; 403
- * `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 422
- * `UNPROCESSABLE_ENTITY`; 429 `RATE_LIMIT_EXCEEDED`.
+ * Execute an order of the user, exactly once and atomically: either a quote of the user (body
+ * `{quote_id}`: a quoted order, at the quote's terms), or a market order (body with `wallet_id`,
+ * `symbol`, `side`, `quantity`, optional `expected_price` and `max_slippage_bps`, without
+ * `quote_id`: at once, at the price the provider gives now, with the fees and rounding of a
+ * quote; the answer's `quote_id` is `null`). The spent currency (the quote currency's `total` on a buy, the base
+ * currency's `quantity` on a sell) leaves the wallet's available balance, the bought currency
+ * (`quantity` on a buy, `total` on a sell) arrives in it, and the fees go to the ledger's fee
+ * account. Each currency appears in the wallet's transaction history (action `trade`, status
+ * `done`, with `order_id`, `trade_id`, `symbol`, `price`, `fees` and `net_proceeds`). Both forms
+ * share one `Idempotency-Key` space. 422 `UNPROCESSABLE_ENTITY` first for `quote_id` together
+ * with a market field, or a market order without `wallet_id`, `symbol` or `side`; a market
+ * order's `wallet_id` that is not a UUID then answers 400 `INVALID_WALLET_ID`. A repeated
+ * `Idempotency-Key` is answered next. Then, for a quoted order, in order: the user exists and is
+ * `VERIFIED` (404 `USER_NOT_FOUND`); the quote exists for the customer (404 `QUOTE_NOT_FOUND`,
+ * also for another customer's); 400 `QUOTE_INVALID` (another user's quote, or a quote already
+ * executed), `QUOTE_EXPIRED` (at or after `expires_at`), `INSUFFICIENT_BALANCE` (the wallet's
+ * available balance of the spent currency). For a market order, in order: 404
+ * `USER_NOT_FOUND`, `WALLET_NOT_FOUND`; then Create Quote's checks
+ * (400 `INVALID_SIDE`, `INVALID_CURRENCY_PAIR`, `PAIR_NOT_AVAILABLE`, `UNSUPPORTED_CURRENCY`,
+ * `QUANTITY_REQUIRED`, `QUANTITY_MUST_BE_POSITIVE`, `INVALID_AMOUNT`, `MARKET_CLOSED`,
+ * `LIQUIDITY_INSUFFICIENT`, `MINIMUM_ORDER_NOT_MET`, `MAXIMUM_ORDER_EXCEEDED`); 400
+ * `PRICE_CHANGED` (with `expected_price`: the execution price is worse than `expected_price` by
+ * more than `max_slippage_bps`; the message names both prices); 400 `INSUFFICIENT_BALANCE`; 400
+ * `ORDER_FAILED` (the provider cannot fill the order; the sandbox answers it to the quantity
+ * 77.77777777). A refused order moves nothing. Other errors: 401 `UNAUTHORIZED`; 403
+ * `FORBIDDEN` (a user token of another user); 409 `IDEMPOTENCY_KEY_REUSED`; 429
+ * `RATE_LIMIT_EXCEEDED`.
  */
 export const createOrder = <ThrowOnError extends boolean = false>(options: Options<CreateOrderData, ThrowOnError>): RequestResult<CreateOrderResponses, CreateOrderErrors, ThrowOnError> => (options.client ?? client).post<CreateOrderResponses, CreateOrderErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
@@ -958,9 +1240,11 @@ export const listWallets = <ThrowOnError extends boolean = false>(options: Optio
  * Create a wallet
  *
  * Open a custodial wallet for a user, with one deposit address per network. The user must exist
- * and be active. Needs the owner API key, or a user token of that same user. Errors: 400
+ * and be active. Needs the owner API key, or a user token of that same user. Fiat is held on a
+ * bank rail: `usd` on `networks/ach`, `eur` on `networks/sepa`, where the deposit address is a
+ * virtual bank account of the wallet (an IBAN, or an ABA routing and account number). Errors: 400
  * `WALLET_NAME_REQUIRED`, `WALLET_NAME_MAX_LENGTH`, `INVALID_CURRENCY` (unknown code),
- * `UNSUPPORTED_CURRENCY` (not held on that network, or fiat), `BAD_REQUEST` (unknown network, or
+ * `UNSUPPORTED_CURRENCY` (not held on that network: fiat on a chain, crypto on a rail), `BAD_REQUEST` (unknown network, or
  * a network/currency pair listed twice) or `CLIENT_NO_SUPPLIER_ID` (no custody vault for the
  * customer); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or
@@ -991,6 +1275,72 @@ export const getWalletBalance = <ThrowOnError extends boolean = false>(options: 
 });
 
 /**
+ * Deactivate a wallet
+ *
+ * Close a wallet for good (`INACTIVE`). Only a wallet whose balances are all zero, with nothing
+ * held, can be closed. Afterwards every movement answers 400 `WALLET_INACTIVE`; reads keep
+ * working, and the user may give the name to a new wallet. Owner API key. Errors: 400
+ * `INVALID_WALLET_ID`, `BAD_REQUEST` (a balance or a held amount remains: the message names the
+ * currency), `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+ * `WALLET_NOT_FOUND`.
+ */
+export const deactivateWallet = <ThrowOnError extends boolean = false>(options: Options<DeactivateWalletData, ThrowOnError>): RequestResult<DeactivateWalletResponses, DeactivateWalletErrors, ThrowOnError> => (options.client ?? client).post<DeactivateWalletResponses, DeactivateWalletErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/wallets/{wallet_id}/deactivate',
+    ...options
+});
+
+/**
+ * Lock a wallet
+ *
+ * Lock a wallet (the owner's hold): money may still arrive, but withdrawals, transfers out,
+ * quotes and orders from it answer 400 `WALLET_LOCKED`. Owner API key. Errors: 400
+ * `INVALID_WALLET_ID`, `WALLET_SUSPENDED`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`;
+ * 404 `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY` (`reason` missing or longer than 255).
+ */
+export const lockWallet = <ThrowOnError extends boolean = false>(options: Options<LockWalletData, ThrowOnError>): RequestResult<LockWalletResponses, LockWalletErrors, ThrowOnError> => (options.client ?? client).post<LockWalletResponses, LockWalletErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/wallets/{wallet_id}/lock',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Reinstate a suspended wallet
+ *
+ * Reinstate a `SUSPENDED` wallet: it returns to the state it had before the suspension (`ACTIVE`
+ * or `LOCKED`, with that state's reason). Operator session. Errors: 400 `INVALID_WALLET_ID`,
+ * `BAD_REQUEST` (not suspended), `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+ * `WALLET_NOT_FOUND`.
+ */
+export const reinstateWallet = <ThrowOnError extends boolean = false>(options: Options<ReinstateWalletData, ThrowOnError>): RequestResult<ReinstateWalletResponses, ReinstateWalletErrors, ThrowOnError> => (options.client ?? client).post<ReinstateWalletResponses, ReinstateWalletErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/wallets/{wallet_id}/reinstate',
+    ...options
+});
+
+/**
+ * Suspend a wallet
+ *
+ * Suspend a wallet (the operator's compliance hold): nothing moves in or out by request (400
+ * `WALLET_SUSPENDED`); chain and bank deposits are still credited. Operator session. Errors: 400
+ * `INVALID_WALLET_ID`, `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404
+ * `WALLET_NOT_FOUND`; 422 `UNPROCESSABLE_ENTITY`.
+ */
+export const suspendWallet = <ThrowOnError extends boolean = false>(options: Options<SuspendWalletData, ThrowOnError>): RequestResult<SuspendWalletResponses, SuspendWalletErrors, ThrowOnError> => (options.client ?? client).post<SuspendWalletResponses, SuspendWalletErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/wallets/{wallet_id}/suspend',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List a wallet's transactions
  *
  * List the transactions of a wallet (filtered to the wallet's own addresses), most recent first
@@ -1016,5 +1366,18 @@ export const listWalletTransactions = <ThrowOnError extends boolean = false>(opt
 export const listWalletTransfers = <ThrowOnError extends boolean = false>(options: Options<ListWalletTransfersData, ThrowOnError>): RequestResult<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError> => (options.client ?? client).get<ListWalletTransfersResponses, ListWalletTransfersErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
     url: '/wallets/{wallet_id}/transfers',
+    ...options
+});
+
+/**
+ * Unlock a wallet
+ *
+ * Unlock a `LOCKED` wallet: it is `ACTIVE` again. Owner API key. Errors: 400
+ * `INVALID_WALLET_ID`, `WALLET_SUSPENDED` (only the operator lifts a suspension),
+ * `WALLET_INACTIVE`; 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `WALLET_NOT_FOUND`.
+ */
+export const unlockWallet = <ThrowOnError extends boolean = false>(options: Options<UnlockWalletData, ThrowOnError>): RequestResult<UnlockWalletResponses, UnlockWalletErrors, ThrowOnError> => (options.client ?? client).post<UnlockWalletResponses, UnlockWalletErrors, ThrowOnError>({
+    security: [{ name: 'x-api-key', type: 'apiKey' }],
+    url: '/wallets/{wallet_id}/unlock',
     ...options
 });

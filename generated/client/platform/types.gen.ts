@@ -23,6 +23,48 @@ export type AddAddressRequest = {
 };
 
 /**
+ * Body of Add Bank Account. Which number fields are needed depends on `currency`: `eur` takes
+ * `iban` (and optionally `bic`), `usd` takes `account_number` and `routing_number`; a field of the
+ * other rail is refused. Every bank-account rule below answers 400 `INVALID_BANK_ACCOUNT` naming
+ * the field (`field` in the error); the schema refuses only what cannot be the field at all (a
+ * value of the wrong JSON type, or longer than its bound), with 422.
+ */
+export type AddBankAccountRequest = {
+    /**
+     * `usd` or `eur`, case-insensitive, at most 16 characters; any other currency answers 400 `INVALID_BANK_ACCOUNT` (field `currency`).
+     */
+    currency: string;
+    /**
+     * The account holder's name as the bank knows it: 1–140 characters once trimmed, no control
+     * characters, no zero-width or bidirectional-control characters, no word mixing Latin, Cyrillic
+     * or Greek letters. Absent, empty or otherwise invalid answers 400 `INVALID_BANK_ACCOUNT` (field
+     * `holder_name`); the schema refuses more than 1000 characters with 422.
+     */
+    holder_name?: string;
+    /**
+     * A name for the account, 1–100 characters, shown in lists (zero-width characters or mixed-script words answer 422).
+     */
+    label?: string;
+    /**
+     * IBAN of a SEPA country, needed for `eur`: spaces are ignored and letters read in upper case; the
+     * checksum and the country's national format are checked. At most 64 characters as sent.
+     */
+    iban?: string;
+    /**
+     * BIC (SWIFT code) of the bank, optional for `eur`: 8 or 11 characters, case-insensitive. At most 64 characters as sent.
+     */
+    bic?: string;
+    /**
+     * Account number, needed for `usd`: 4–17 digits. At most 64 characters as sent.
+     */
+    account_number?: string;
+    /**
+     * ABA routing number, needed for `usd`: 9 digits with a valid ABA checksum. At most 64 characters as sent.
+     */
+    routing_number?: string;
+};
+
+/**
  * Data of an `address.added` notification: the allowlist entry just added.
  */
 export type AddressAddedData = {
@@ -160,6 +202,81 @@ export type AllowlistAddressListEnvelope = {
 export type AllowlistStatus = 'PENDING' | 'ACTIVE';
 
 /**
+ * A bank account of a user, destination of fiat withdrawals. The full numbers are never shown again once added.
+ */
+export type BankAccount = {
+    /**
+     * Bank account id (UUID).
+     */
+    bank_account_id: string;
+    /**
+     * The user.
+     */
+    user_id: string;
+    /**
+     * `usd` (ACH) or `eur` (SEPA).
+     */
+    currency: BankAccountCurrency;
+    /**
+     * The account holder's name, trimmed.
+     */
+    holder_name: string;
+    /**
+     * Its label; null when none was given.
+     */
+    label: string | null;
+    /**
+     * `****` followed by the last four characters of the IBAN (`eur`) or of the account number (`usd`).
+     */
+    account_mask: string;
+    /**
+     * When it was added, ISO 8601 UTC.
+     */
+    created_at: string;
+};
+
+/**
+ * Currency of a bank account: `usd` (an ACH account) or `eur` (a SEPA account).
+ */
+export type BankAccountCurrency = 'usd' | 'eur';
+
+/**
+ * Success envelope of the platform API.
+ */
+export type BankAccountEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: BankAccount;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of a paginated platform list.
+ */
+export type BankAccountListEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * One page of records.
+     */
+    data: Array<BankAccount>;
+    /**
+     * Response metadata with `pagination`.
+     */
+    meta: ListMeta;
+};
+
+/**
  * The caps of one kind of movement in one currency: 8-decimal strings in answers.
  */
 export type CapSet = {
@@ -254,13 +371,42 @@ export type CreateEmailPollerRequest = {
 };
 
 /**
- * Body of Create Order.
+ * Body of Create Order, in one of two forms. A **quoted order** sends only `quote_id` and executes
+ * that firm quote. A **market order** sends no `quote_id` but `wallet_id`, `symbol`, `side` and
+ * `quantity` (with `expected_price` and `max_slippage_bps` optional) and executes at once at the
+ * price the provider gives now. `quote_id` together with any market field answers 422; without
+ * `quote_id`, a missing `wallet_id`, `symbol` or `side` answers 422 and a missing `quantity` 400
+ * `QUANTITY_REQUIRED`.
  */
 export type CreateOrderRequest = {
     /**
-     * The quote to execute (its `quote_id`, a UUID, 1–36 characters): a live quote of the user in the path.
+     * Quoted order: the quote to execute (its `quote_id`, a UUID, 1–36 characters), a live quote of the user in the path. Absent for a market order.
      */
-    quote_id: string;
+    quote_id?: string;
+    /**
+     * Market order: the wallet that trades, as in Create Quote (a UUID, 1–36 characters; not a UUID: 400 `INVALID_WALLET_ID`; not the user's: 404 `WALLET_NOT_FOUND`; not holding both currencies of the pair: 400 `UNSUPPORTED_CURRENCY`). Required without `quote_id`.
+     */
+    wallet_id?: string;
+    /**
+     * Market order: the trading pair, as in Create Quote (for example `BTCUSDT`, case-insensitive, 1–32 characters; 400 `INVALID_CURRENCY_PAIR`, `PAIR_NOT_AVAILABLE`). Required without `quote_id`.
+     */
+    symbol?: string;
+    /**
+     * Market order: `buy` or `sell`, as in Create Quote (case-sensitive, 1–16 characters; anything else: 400 `INVALID_SIDE`). Required without `quote_id`.
+     */
+    side?: string;
+    /**
+     * Market order: amount of the base currency to buy or sell, as in Create Quote: required (else 400 `QUANTITY_REQUIRED`), greater than 0 (else 400 `QUANTITY_MUST_BE_POSITIVE`), at most the base currency's decimals (else 400 `INVALID_AMOUNT`), at most 10^12 (a larger value answers 422). Read exactly from the JSON text.
+     */
+    quantity?: number;
+    /**
+     * Market order, optional: the price the client expects, units of the quote currency per unit of the base currency, greater than 0 and at most 10^12 (else 422: a negative or larger value by the schema, 0 by the operation), read exactly from the JSON text. With it, an execution price worse for the user than this price by more than `max_slippage_bps` answers 400 `PRICE_CHANGED` and nothing moves.
+     */
+    expected_price?: number;
+    /**
+     * Market order, optional: the tolerance around `expected_price`, in basis points (1/10 000), an integer from 0 to 1000 (else 422); default 50. A buy is refused when the execution price is above `expected_price × (1 + max_slippage_bps / 10000)`, a sell when it is below `expected_price × (1 − max_slippage_bps / 10000)`; a price exactly at that bound fills. Ignored without `expected_price`.
+     */
+    max_slippage_bps?: number;
 };
 
 /**
@@ -272,7 +418,7 @@ export type CreateQuoteRequest = {
      */
     wallet_id: string;
     /**
-     * Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair: custodial wallets hold no fiat) answers 400 `PAIR_NOT_AVAILABLE`.
+     * Trading pair: a pair's `symbol` from List Trading Pairs (`GET /currencies/pairs`), for example `BTCUSDT`, case-insensitive, 1–32 characters. An unknown symbol answers 400 `INVALID_CURRENCY_PAIR`; a listed pair that cannot trade here (a fiat pair, which the sandbox does not quote, or a currency whose trading the operator switched off) answers 400 `PAIR_NOT_AVAILABLE`.
      */
     symbol: string;
     /**
@@ -294,7 +440,7 @@ export type CreateSandboxDepositRequest = {
      */
     wallet_id: string;
     /**
-     * Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`), at most 64 characters.
+     * Vault network identifier held by the wallet, `networks/<network>` (for example `networks/ethereum`, or the bank rail `networks/sepa` or `networks/ach`), at most 64 characters.
      */
     network: string;
     /**
@@ -302,7 +448,7 @@ export type CreateSandboxDepositRequest = {
      */
     currency: string;
     /**
-     * Amount to credit, in units of the currency; greater than 0 (else 400 `AMOUNT_MUST_BE_POSITIVE`).
+     * Amount to credit, in units of the currency; greater than 0 (else 400 `AMOUNT_MUST_BE_POSITIVE`), with at most the currency's decimals (2 for `usd` and `eur`; else 400 `INVALID_AMOUNT`).
      */
     amount: number;
 };
@@ -408,7 +554,7 @@ export type CreateWalletRequest = {
      */
     name: string;
     /**
-     * Network/currency pairs to hold; 1–16 (more than the five sandbox networks can use). Unknown networks or currencies answer 400.
+     * Network/currency pairs to hold; 1–16 (more than the sandbox's thirteen pairs on its five chains and two bank rails). Unknown networks or currencies answer 400.
      */
     networks: Array<WalletNetwork>;
     /**
@@ -555,6 +701,24 @@ export type CurrencyArrayEnvelope = {
      * Every record; no pagination.
      */
     data: Array<Currency>;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type CurrencyEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: Currency;
     /**
      * Response metadata.
      */
@@ -1098,11 +1262,136 @@ export type GeneratedCredentialEnvelope = {
 export type IdType = 'ssn' | 'passport';
 
 /**
+ * Body of Receive Inbound PIN, as the provider signs it. Its fields are checked by the service
+ * after the signature, not by request validation: a missing `withdrawal_id` or a `pin` that is not
+ * a string of 4–8 digits answers 400 `PIN_NOTIFICATION_FAILED`, never 422.
+ */
+export type InboundPinRequest = {
+    /**
+     * The withdrawal the PIN confirms: a withdrawal of the customer in the path (a UUID, 36 characters).
+     */
+    withdrawal_id: string;
+    /**
+     * The PIN: a JSON string of 4 to 8 ASCII digits (`^[0-9]{4,8}$`); it becomes the withdrawal's confirmation code.
+     */
+    pin: string;
+};
+
+/**
+ * The customer's inbound webhook as read: the secret is masked.
+ */
+export type InboundWebhook = {
+    /**
+     * The path the provider POSTs PINs to: `/api/v1/inbound/{customer_id}/pins`.
+     */
+    url: string;
+    /**
+     * Always the literal `***masked***`: the secret is shown only by Create Inbound Webhook.
+     */
+    secret: '***masked***';
+    /**
+     * When the current secret was created, ISO 8601 UTC.
+     */
+    created_at: string;
+    /**
+     * Until when the previous secret still verifies, ISO 8601 UTC; null when only the current one does.
+     */
+    previous_secret_expires_at: string | null;
+};
+
+/**
+ * The customer's inbound webhook as Create Inbound Webhook answers it: the only answer that shows
+ * the secret (docs/decisions/withdrawals.md "PINs pushed by the provider").
+ */
+export type InboundWebhookCreated = {
+    /**
+     * The path the provider POSTs PINs to, relative to the service's host: `/api/v1/inbound/{customer_id}/pins`.
+     */
+    url: string;
+    /**
+     * The Standard Webhooks secret the provider signs with: `whsec_` followed by the base64 of 32
+     * random bytes (the key is the base64-decoded part). Shown only in this answer; store it now.
+     */
+    secret: string;
+    /**
+     * When this secret was created, ISO 8601 UTC.
+     */
+    created_at: string;
+    /**
+     * Until when the secret this one replaced still verifies (`INBOUND_SECRET_OVERLAP_S` after the
+     * rotation), ISO 8601 UTC; null on the first create, or when the overlap is 0.
+     */
+    previous_secret_expires_at: string | null;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type InboundWebhookCreatedEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: InboundWebhookCreated;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type InboundWebhookEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: InboundWebhook;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
+ * Body of Initiate Fiat Withdrawal.
+ */
+export type InitiateFiatWithdrawalRequest = {
+    /**
+     * Fiat currency code (`usd` or `eur`, case-insensitive), 1–16 characters; unknown or a crypto currency answers 400 `INVALID_CURRENCY`.
+     */
+    currency: string;
+    /**
+     * Amount, in units of the currency: positive (else 400 `AMOUNT_MUST_BE_POSITIVE`), at least the currency's minimum withdrawal (else 400 `MINIMUM_AMOUNT_NOT_MET`), at most 2 decimals (else 400 `INVALID_AMOUNT`).
+     */
+    amount: number;
+    /**
+     * The user's bank account to pay out to (its `bank_account_id`), at most 36 characters. Absent, or the user has no bank account: 400 `BANK_ACCOUNT_REQUIRED`; not the user's, deleted or in another currency: 400 `INVALID_BANK_ACCOUNT`.
+     */
+    bank_account_id?: string;
+    /**
+     * Wallet to withdraw from (its `wallet_id`, a UUID, at most 36 characters; a value that is not a UUID answers 400 `INVALID_WALLET_ID`, before any other check); when omitted, the user's oldest wallet holding the currency with enough available balance.
+     */
+    wallet_id?: string;
+    /**
+     * Remittance information for the payee, at most 140 characters (what a SEPA credit transfer carries).
+     */
+    memo?: string;
+};
+
+/**
  * Body of Initiate Withdrawal.
  */
 export type InitiateWithdrawalRequest = {
     /**
-     * Currency code (for example `usdt`, case-insensitive), 1–16 characters; unknown answers 400 `INVALID_CURRENCY`, not withdrawable (fiat) 400 `UNSUPPORTED_CURRENCY`.
+     * Currency code (for example `usdt`, case-insensitive), 1–16 characters; unknown or a fiat currency (withdrawn on the fiat path) answers 400 `INVALID_CURRENCY`, not withdrawable 400 `UNSUPPORTED_CURRENCY`.
      */
     currency: string;
     /**
@@ -1136,6 +1425,31 @@ export type InitiatedWithdrawal = {
      */
     withdraw: InitiatedWithdrawalState;
     /**
+     * `crypto` on the crypto path, `fiat` on the fiat path.
+     */
+    withdrawal_type: WithdrawalType;
+    /**
+     * The bank account a fiat withdrawal pays out to; null for crypto.
+     */
+    bank_account_id: string | null;
+    /**
+     * A fiat withdrawal's payout; null before confirm, and always null for crypto.
+     */
+    payout: {
+        /**
+         * The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+         */
+        rail: string;
+        /**
+         * The rail's reference of the payout.
+         */
+        reference: string;
+        /**
+         * `submitted` → `settled`, or `returned`.
+         */
+        state: PayoutState;
+    } | null;
+    /**
      * Lowercase currency code.
      */
     currency: string;
@@ -1144,7 +1458,7 @@ export type InitiatedWithdrawal = {
      */
     amount: number;
     /**
-     * Destination address.
+     * Destination address; for a fiat withdrawal, the bank account's `account_mask`.
      */
     address: string;
 };
@@ -1258,7 +1572,7 @@ export type Meta = {
 };
 
 /**
- * An executed quote: the conversion, booked at once on the ledger.
+ * An executed order (a quote's, or a market order): the conversion, booked at once on the ledger.
  */
 export type Order = {
     /**
@@ -1266,9 +1580,9 @@ export type Order = {
      */
     order_id: string;
     /**
-     * The quote executed.
+     * The quote executed; `null` for a market order (executed at the provider's price of the moment, without a quote).
      */
-    quote_id: string;
+    quote_id: string | null;
     /**
      * Trade id (UUID), carried by the order's wallet transactions.
      */
@@ -1298,23 +1612,23 @@ export type Order = {
      */
     side: TradeSide;
     /**
-     * Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's.
+     * Amount of the base currency bought or sold, as a decimal string with 8 decimals; the quote's, or the one a market order sent.
      */
     quantity: string;
     /**
-     * Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's.
+     * Execution price, units of the quote currency per unit of the base currency, as a decimal string with 8 decimals; the quote's, or the market's at execution.
      */
     price: string;
     /**
-     * Fees, in the quote currency, as a decimal string with 8 decimals; the quote's.
+     * Fees, in the quote currency, as a decimal string with 8 decimals; the quote's, or the market's at execution.
      */
     fees: string;
     /**
-     * In the quote currency, as a decimal string with 8 decimals; the quote's: what the user paid on a buy, received on a sell.
+     * In the quote currency, as a decimal string with 8 decimals; the quote's, or the market's at execution: what the user paid on a buy, received on a sell.
      */
     total: string;
     /**
-     * Always `FILLED`: an order executes its firm quote whole, at once.
+     * Always `FILLED`: an order executes whole, at once (a firm quote, or the market's price of the moment), or not at all.
      */
     status: 'FILLED';
     /**
@@ -1428,6 +1742,16 @@ export type PaginationRecords = {
      */
     limit: number;
 };
+
+/**
+ * An ISO 20022 `pain.001.001.03` customer credit transfer initiation document.
+ */
+export type Pain001Document = string;
+
+/**
+ * State of a fiat payout on its rail.
+ */
+export type PayoutState = 'submitted' | 'settled' | 'returned';
 
 /**
  * A firm quote: the terms at which Create Order converts between the pair's two currencies of one wallet until `expires_at`.
@@ -1795,6 +2119,30 @@ export type TransferListEnvelope = {
      * Response metadata with `pagination`.
      */
     meta: ListMeta;
+};
+
+/**
+ * Body of Update Currency: the operator's switches. Each flag given replaces the switch; a flag
+ * left out keeps its value. A switch can only turn off what the provider offers: a flag the
+ * provider's catalogue has false stays false whatever the switch says.
+ */
+export type UpdateCurrencyRequest = {
+    /**
+     * Sandbox and bank deposits of the currency (off: 400 `CURRENCY_NOT_ACTIVE`).
+     */
+    can_deposit?: boolean;
+    /**
+     * Initiate Withdrawal of the currency (off: 400 `CURRENCY_NOT_ACTIVE`; a `PENDING` withdrawal may still be confirmed).
+     */
+    can_withdraw?: boolean;
+    /**
+     * New wallets holding the currency, and transfers of it (off: 400 `CURRENCY_NOT_ACTIVE`).
+     */
+    is_custody_enabled?: boolean;
+    /**
+     * Quotes and orders on its pairs (off: 400 `PAIR_NOT_AVAILABLE`, and List Trading Pairs leaves them out).
+     */
+    is_trading_enabled?: boolean;
 };
 
 /**
@@ -2279,9 +2627,17 @@ export type Wallet = {
      */
     networks: Array<WalletNetwork>;
     /**
-     * Whether the wallet is active.
+     * Whether the wallet is active: true only when `status` is `ACTIVE`.
      */
     is_active: boolean;
+    /**
+     * The wallet's state.
+     */
+    status: WalletStatus;
+    /**
+     * Why the wallet is `LOCKED` or `SUSPENDED`, as given to Lock or Suspend Wallet; null otherwise.
+     */
+    status_reason: string | null;
     /**
      * Deposit addresses, one per network.
      */
@@ -2313,7 +2669,7 @@ export type WalletAddress = {
      */
     network: string;
     /**
-     * On-chain deposit address, valid for the network.
+     * Deposit address, valid for the network: an on-chain address, or on a bank rail the wallet's virtual account (an IBAN on `networks/sepa`; `<routing_number>/<account_number>` on `networks/ach`, a 9-digit ABA routing number and a 10–17 digit account number), unique to the wallet.
      */
     address: string;
 };
@@ -2330,6 +2686,14 @@ export type WalletBalance = {
      * The user the wallet belongs to.
      */
     user_id: string;
+    /**
+     * The wallet's state.
+     */
+    status: WalletStatus;
+    /**
+     * Why the wallet is `LOCKED` or `SUSPENDED`; null otherwise.
+     */
+    status_reason: string | null;
     /**
      * One entry per currency held.
      */
@@ -2417,13 +2781,85 @@ export type WalletListEnvelope = {
  */
 export type WalletNetwork = {
     /**
-     * Vault network identifier, `networks/<network>` (for example `networks/ethereum`), at most 64 characters.
+     * Vault network identifier, `networks/<network>`, at most 64 characters: a chain (for example `networks/ethereum`) or a bank rail (`networks/ach` holds `usd`, `networks/sepa` holds `eur`).
      */
     name: string;
     /**
      * Lowercase currency code (for example `usdt`), at most 16 characters.
      */
     currency: string;
+};
+
+/**
+ * State of a wallet. `ACTIVE`: everything moves. `LOCKED` (the owner's own hold): money may arrive
+ * but not leave. `SUSPENDED` (the operator's compliance hold): nothing moves by request; chain and
+ * bank deposits are still credited. `INACTIVE` (closed for good): nothing moves by request; reads
+ * keep working and the name may be reused.
+ */
+export type WalletStatus = 'ACTIVE' | 'LOCKED' | 'SUSPENDED' | 'INACTIVE';
+
+/**
+ * Data of a `wallet.status_changed` notification: a wallet's state changed.
+ */
+export type WalletStatusChangedData = {
+    /**
+     * Event type, repeated in the data.
+     */
+    event: 'wallet.status_changed';
+    /**
+     * The wallet.
+     */
+    wallet_id: string;
+    /**
+     * The user the wallet belongs to.
+     */
+    user_id: string;
+    /**
+     * The state before the change.
+     */
+    previous_status: WalletStatus;
+    /**
+     * The state after the change.
+     */
+    status: WalletStatus;
+    /**
+     * The reason given to Lock or Suspend Wallet; null for the other changes.
+     */
+    reason: string | null;
+    /**
+     * When the state changed, ISO 8601 UTC.
+     */
+    changed_at: string;
+};
+
+/**
+ * Body of a `wallet.status_changed` notification, sent when a wallet is locked, unlocked,
+ * suspended, reinstated or deactivated, with the same headers, signature, retries and delivery log
+ * as `withdrawal.pin`.
+ */
+export type WalletStatusChangedNotification = {
+    /**
+     * Event type.
+     */
+    type: 'wallet.status_changed';
+    /**
+     * When the event happened, ISO 8601 UTC.
+     */
+    timestamp: string;
+    /**
+     * The change.
+     */
+    data: WalletStatusChangedData;
+};
+
+/**
+ * Body of Lock Wallet and Suspend Wallet.
+ */
+export type WalletStatusReasonRequest = {
+    /**
+     * Why, 1–255 characters; shown as the wallet's `status_reason`.
+     */
+    reason: string;
 };
 
 /**
@@ -2473,7 +2909,7 @@ export type WalletTransactionDetail = {
      */
     created_at: string;
     /**
-     * On-chain transaction hash.
+     * On-chain transaction hash; on a bank rail, the transfer's reference (a SEPA end-to-end identification, an ACH trace number).
      */
     hash: string;
     /**
@@ -2650,7 +3086,7 @@ export type WebhookDelivery = {
      */
     created_at: string;
     /**
-     * The notification body sent on every attempt (the same bytes each time): `withdrawal.pin` or `address.added`.
+     * The notification body sent on every attempt (the same bytes each time): `withdrawal.pin`, `address.added`, `wallet.status_changed` or `withdrawal.failed`.
      */
     payload: WebhookNotification;
 };
@@ -2778,7 +3214,7 @@ export type WebhookHeaderRequest = {
 /**
  * The body of a notification in the delivery log: one of the event types the webhook receives.
  */
-export type WebhookNotification = WithdrawalPinNotification | AddressAddedNotification;
+export type WebhookNotification = WithdrawalPinNotification | AddressAddedNotification | WalletStatusChangedNotification | WithdrawalFailedNotification;
 
 /**
  * Body of Recover Webhook Deliveries (docs/outbox.md "Recovering missed notifications").
@@ -2991,7 +3427,7 @@ export type WindowResets = {
 };
 
 /**
- * A crypto withdrawal, as returned by Get and List.
+ * A withdrawal, as returned by Get and List.
  */
 export type Withdrawal = {
     /**
@@ -2999,9 +3435,30 @@ export type Withdrawal = {
      */
     id: string;
     /**
-     * Always `crypto`.
+     * `crypto` on the crypto path, `fiat` on the fiat path.
      */
-    withdrawal_type: 'crypto';
+    withdrawal_type: WithdrawalType;
+    /**
+     * The bank account a fiat withdrawal pays out to; null for crypto.
+     */
+    bank_account_id: string | null;
+    /**
+     * A fiat withdrawal's payout on its rail; null before confirm, and always null for crypto.
+     */
+    payout: {
+        /**
+         * The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+         */
+        rail: string;
+        /**
+         * The rail's reference of the payout.
+         */
+        reference: string;
+        /**
+         * `submitted` → `settled`, or `returned`.
+         */
+        state: PayoutState;
+    } | null;
     /**
      * Lowercase currency code.
      */
@@ -3011,11 +3468,11 @@ export type Withdrawal = {
      */
     amount: number;
     /**
-     * Destination address.
+     * Destination address; for a fiat withdrawal, the bank account's `account_mask`.
      */
     address: string;
     /**
-     * `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`).
+     * `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned after confirm.
      */
     status: WithdrawalStatus;
     /**
@@ -3072,6 +3529,85 @@ export type WithdrawalEnvelope = {
      * Response metadata.
      */
     meta: Meta;
+};
+
+/**
+ * Data of a `withdrawal.failed` notification: a confirmed withdrawal failed after confirm (a fiat payout the bank returned).
+ */
+export type WithdrawalFailedData = {
+    /**
+     * The withdrawal, now `FAILED`.
+     */
+    withdrawal_id: string;
+    /**
+     * The user who made the withdrawal.
+     */
+    user_id: string;
+    /**
+     * The customer (tenant).
+     */
+    customer_id: string;
+    /**
+     * The wallet the amount went back to (available).
+     */
+    wallet_id: string;
+    /**
+     * `fiat` (a returned payout).
+     */
+    withdrawal_type: WithdrawalType;
+    /**
+     * Lowercase currency code.
+     */
+    currency: string;
+    /**
+     * The amount given back to available, 8-decimal string.
+     */
+    amount: string;
+    /**
+     * Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout.
+     */
+    error_code: 'FIAT_WITHDRAWAL_FAILED' | 'CRYPTO_WITHDRAWAL_FAILED';
+    /**
+     * The payout's rail and reference, and its state `returned`.
+     */
+    payout: {
+        /**
+         * The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
+         */
+        rail: string;
+        /**
+         * The rail's reference of the payout.
+         */
+        reference: string;
+        /**
+         * `submitted` → `settled`, or `returned`.
+         */
+        state: PayoutState;
+    } | null;
+    /**
+     * When it failed, ISO 8601 UTC.
+     */
+    failed_at: string;
+};
+
+/**
+ * Body of a `withdrawal.failed` notification, sent when a confirmed withdrawal fails afterwards (a
+ * fiat payout returned by the bank: the withdrawal is `FAILED` and its amount back in available),
+ * with the same headers, signature, retries and delivery log as `withdrawal.pin`.
+ */
+export type WithdrawalFailedNotification = {
+    /**
+     * Event type.
+     */
+    type: 'withdrawal.failed';
+    /**
+     * When the event happened, ISO 8601 UTC.
+     */
+    timestamp: string;
+    /**
+     * The failed withdrawal.
+     */
+    data: WithdrawalFailedData;
 };
 
 /**
@@ -3144,7 +3680,12 @@ export type WithdrawalPinNotification = {
 /**
  * Status of a withdrawal.
  */
-export type WithdrawalStatus = 'PENDING' | 'COMPLETED' | 'CANCELLED';
+export type WithdrawalStatus = 'PENDING' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
+
+/**
+ * Which path a withdrawal was made on: `crypto` (an address on a network) or `fiat` (a bank account on the currency's rail).
+ */
+export type WithdrawalType = 'crypto' | 'fiat';
 
 /**
  * The allowlist entry's id (`address_id`), a UUID, at most 36 characters (a longer value answers 422).
@@ -3152,9 +3693,19 @@ export type WithdrawalStatus = 'PENDING' | 'COMPLETED' | 'CANCELLED';
 export type AddressIdParam = string;
 
 /**
+ * The bank account's id (`bank_account_id`), a UUID, at most 36 characters (a longer value answers 422; any other value that is not one of the user's accounts answers 404).
+ */
+export type BankAccountIdParam = string;
+
+/**
  * The credential id (a UUID, 36 characters), as returned by List Credentials; a longer value answers 422.
  */
 export type CredentialIdParam = string;
+
+/**
+ * Lowercase currency code (case-insensitive), at most 16 characters; an unknown one answers 404.
+ */
+export type CurrencyCodeParam = string;
 
 /**
  * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
@@ -3316,6 +3867,28 @@ export type PollerIdParam = string;
  * A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
  */
 export type SandboxPriceSymbolParam = string;
+
+/**
+ * The UTC day whose confirmed eur payouts the file holds, `YYYY-MM-DD` (10 characters). Required: without it, or in another form, the answer is 422.
+ */
+export type SepaPayoutFileQuery = string;
+
+/**
+ * The message's unique id (1–255 characters), the same on every retry of one message: a repeat answers the first answer.
+ */
+export type StandardWebhookHeadersWebhookId = string;
+
+/**
+ * One or more space-separated signatures `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`,
+ * keyed with the secret's base64-decoded part after `whsec_`; one that verifies suffices. At
+ * most 1024 characters.
+ */
+export type StandardWebhookHeadersWebhookSignature = string;
+
+/**
+ * When the message was signed, Unix seconds; more than 300 s from the service's clock either way answers 401.
+ */
+export type StandardWebhookHeadersWebhookTimestamp = string;
 
 /**
  * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
@@ -3489,6 +4062,89 @@ export type ListTradingPairsResponses = {
 };
 
 export type ListTradingPairsResponse = ListTradingPairsResponses[keyof ListTradingPairsResponses];
+
+export type UpdateCurrencyData = {
+    body: UpdateCurrencyRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * Lowercase currency code (case-insensitive), at most 16 characters; an unknown one answers 404.
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/currencies/{code}';
+};
+
+export type UpdateCurrencyErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateCurrencyError = UpdateCurrencyErrors[keyof UpdateCurrencyErrors];
+
+export type UpdateCurrencyResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: CurrencyEnvelope;
+};
+
+export type UpdateCurrencyResponse = UpdateCurrencyResponses[keyof UpdateCurrencyResponses];
 
 export type ListCustomersData = {
     body?: never;
@@ -4750,6 +5406,255 @@ export type EnableEmailPollerResponses = {
 
 export type EnableEmailPollerResponse = EnableEmailPollerResponses[keyof EnableEmailPollerResponses];
 
+export type DeleteInboundWebhookData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/inbound-webhook';
+};
+
+export type DeleteInboundWebhookErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DeleteInboundWebhookError = DeleteInboundWebhookErrors[keyof DeleteInboundWebhookErrors];
+
+export type DeleteInboundWebhookResponses = {
+    /**
+     * 204 response: empty body, no JSON.
+     */
+    204: void;
+};
+
+export type DeleteInboundWebhookResponse = DeleteInboundWebhookResponses[keyof DeleteInboundWebhookResponses];
+
+export type GetInboundWebhookData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/inbound-webhook';
+};
+
+export type GetInboundWebhookErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetInboundWebhookError = GetInboundWebhookErrors[keyof GetInboundWebhookErrors];
+
+export type GetInboundWebhookResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: InboundWebhookEnvelope;
+};
+
+export type GetInboundWebhookResponse = GetInboundWebhookResponses[keyof GetInboundWebhookResponses];
+
+export type CreateInboundWebhookData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/customers/{customer_id}/inbound-webhook';
+};
+
+export type CreateInboundWebhookErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateInboundWebhookError = CreateInboundWebhookErrors[keyof CreateInboundWebhookErrors];
+
+export type CreateInboundWebhookResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: InboundWebhookCreatedEnvelope;
+};
+
+export type CreateInboundWebhookResponse = CreateInboundWebhookResponses[keyof CreateInboundWebhookResponses];
+
 export type GetLimitsData = {
     body?: never;
     headers?: {
@@ -4915,6 +5820,94 @@ export type SetLimitsResponses = {
 };
 
 export type SetLimitsResponse = SetLimitsResponses[keyof SetLimitsResponses];
+
+export type GetSepaPayoutFileData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query: {
+        /**
+         * The UTC day whose confirmed eur payouts the file holds, `YYYY-MM-DD` (10 characters). Required: without it, or in another form, the answer is 422.
+         */
+        date: string;
+    };
+    url: '/customers/{customer_id}/payouts/sepa';
+};
+
+export type GetSepaPayoutFileErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetSepaPayoutFileError = GetSepaPayoutFileErrors[keyof GetSepaPayoutFileErrors];
+
+export type GetSepaPayoutFileResponses = {
+    /**
+     * The file of Get SEPA Payout File.
+     */
+    200: Pain001Document;
+};
+
+export type GetSepaPayoutFileResponse = GetSepaPayoutFileResponses[keyof GetSepaPayoutFileResponses];
 
 export type DeleteWebhookData = {
     body?: never;
@@ -5679,6 +6672,91 @@ export type VerifyWebhookResponses = {
 };
 
 export type VerifyWebhookResponse = VerifyWebhookResponses[keyof VerifyWebhookResponses];
+
+export type ReceiveInboundPinData = {
+    body: InboundPinRequest;
+    headers: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+        /**
+         * The message's unique id (1–255 characters), the same on every retry of one message: a repeat answers the first answer.
+         */
+        'webhook-id': string;
+        /**
+         * When the message was signed, Unix seconds; more than 300 s from the service's clock either way answers 401.
+         */
+        'webhook-timestamp': string;
+        /**
+         * One or more space-separated signatures `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`,
+         * keyed with the secret's base64-decoded part after `whsec_`; one that verifies suffices. At
+         * most 1024 characters.
+         */
+        'webhook-signature': string;
+    };
+    path: {
+        /**
+         * The customer (tenant) id, as supplied on Create Customer (1–48 characters `[A-Za-z0-9_-]`); a longer value answers 422.
+         */
+        customer_id: string;
+    };
+    query?: never;
+    url: '/inbound/{customer_id}/pins';
+};
+
+export type ReceiveInboundPinErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ReceiveInboundPinError = ReceiveInboundPinErrors[keyof ReceiveInboundPinErrors];
+
+export type ReceiveInboundPinResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: MessageDataEnvelope;
+};
+
+export type ReceiveInboundPinResponse = ReceiveInboundPinResponses[keyof ReceiveInboundPinResponses];
 
 export type CreateSandboxDepositData = {
     body: CreateSandboxDepositRequest;
@@ -7152,6 +8230,549 @@ export type ResendWithdrawalCodeResponses = {
 
 export type ResendWithdrawalCodeResponse = ResendWithdrawalCodeResponses[keyof ResendWithdrawalCodeResponses];
 
+export type ListFiatWithdrawalsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: {
+        /**
+         * Page size, default 20, at most 100.
+         */
+        'filter[limit]'?: number;
+        /**
+         * Records to skip, default 0.
+         */
+        'filter[skip]'?: number;
+        /**
+         * Sort by creation time: `ASC` or `DESC` (default, most recent first).
+         */
+        'filter[sort]'?: SortOrder;
+        /**
+         * Only withdrawals in this status.
+         */
+        'filter[where][status]'?: WithdrawalStatus;
+        /**
+         * Only withdrawals of this currency (case-insensitive), at most 16 characters.
+         */
+        'filter[where][currency]'?: string;
+    };
+    url: '/users/{user_id}/accounts/fiat/withdrawals';
+};
+
+export type ListFiatWithdrawalsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListFiatWithdrawalsError = ListFiatWithdrawalsErrors[keyof ListFiatWithdrawalsErrors];
+
+export type ListFiatWithdrawalsResponses = {
+    /**
+     * 200 response carrying a paginated list.
+     */
+    200: WithdrawalListEnvelope;
+};
+
+export type ListFiatWithdrawalsResponse = ListFiatWithdrawalsResponses[keyof ListFiatWithdrawalsResponses];
+
+export type InitiateFiatWithdrawalData = {
+    body: InitiateFiatWithdrawalRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+        /**
+         * Client-chosen key, unique per customer and kept as long as the withdrawal: a repeat with the same key and body returns the first withdrawal (`withdraw.is_duplicate: true`) before any other check; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters (the stored key's column); a longer key answers 422.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/accounts/fiat/withdrawals';
+};
+
+export type InitiateFiatWithdrawalErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type InitiateFiatWithdrawalError = InitiateFiatWithdrawalErrors[keyof InitiateFiatWithdrawalErrors];
+
+export type InitiateFiatWithdrawalResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: InitiatedWithdrawalEnvelope;
+};
+
+export type InitiateFiatWithdrawalResponse = InitiateFiatWithdrawalResponses[keyof InitiateFiatWithdrawalResponses];
+
+export type CancelFiatWithdrawalData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+         */
+        withdrawal_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}';
+};
+
+export type CancelFiatWithdrawalErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CancelFiatWithdrawalError = CancelFiatWithdrawalErrors[keyof CancelFiatWithdrawalErrors];
+
+export type CancelFiatWithdrawalResponses = {
+    /**
+     * 204 response: empty body, no JSON.
+     */
+    204: void;
+};
+
+export type CancelFiatWithdrawalResponse = CancelFiatWithdrawalResponses[keyof CancelFiatWithdrawalResponses];
+
+export type GetFiatWithdrawalData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+         */
+        withdrawal_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}';
+};
+
+export type GetFiatWithdrawalErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetFiatWithdrawalError = GetFiatWithdrawalErrors[keyof GetFiatWithdrawalErrors];
+
+export type GetFiatWithdrawalResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WithdrawalEnvelope;
+};
+
+export type GetFiatWithdrawalResponse = GetFiatWithdrawalResponses[keyof GetFiatWithdrawalResponses];
+
+export type ConfirmFiatWithdrawalData = {
+    body: ConfirmWithdrawalRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+         */
+        withdrawal_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/confirm';
+};
+
+export type ConfirmFiatWithdrawalErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ConfirmFiatWithdrawalError = ConfirmFiatWithdrawalErrors[keyof ConfirmFiatWithdrawalErrors];
+
+export type ConfirmFiatWithdrawalResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WithdrawalConfirmationEnvelope;
+};
+
+export type ConfirmFiatWithdrawalResponse = ConfirmFiatWithdrawalResponses[keyof ConfirmFiatWithdrawalResponses];
+
+export type ResendFiatWithdrawalCodeData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
+         */
+        withdrawal_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/accounts/fiat/withdrawals/{withdrawal_id}/verification/codes';
+};
+
+export type ResendFiatWithdrawalCodeErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ResendFiatWithdrawalCodeError = ResendFiatWithdrawalCodeErrors[keyof ResendFiatWithdrawalCodeErrors];
+
+export type ResendFiatWithdrawalCodeResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: MessageDataEnvelope;
+};
+
+export type ResendFiatWithdrawalCodeResponse = ResendFiatWithdrawalCodeResponses[keyof ResendFiatWithdrawalCodeResponses];
+
 export type ActivateUserData = {
     body?: never;
     headers?: {
@@ -7500,6 +9121,272 @@ export type DeleteAddressResponses = {
 };
 
 export type DeleteAddressResponse = DeleteAddressResponses[keyof DeleteAddressResponses];
+
+export type ListBankAccountsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: {
+        /**
+         * Page size, default 20, at most 100.
+         */
+        'filter[limit]'?: number;
+        /**
+         * Records to skip, default 0.
+         */
+        'filter[skip]'?: number;
+    };
+    url: '/users/{user_id}/bank-accounts';
+};
+
+export type ListBankAccountsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListBankAccountsError = ListBankAccountsErrors[keyof ListBankAccountsErrors];
+
+export type ListBankAccountsResponses = {
+    /**
+     * 200 response carrying a paginated list.
+     */
+    200: BankAccountListEnvelope;
+};
+
+export type ListBankAccountsResponse = ListBankAccountsResponses[keyof ListBankAccountsResponses];
+
+export type AddBankAccountData = {
+    body: AddBankAccountRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/bank-accounts';
+};
+
+export type AddBankAccountErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type AddBankAccountError = AddBankAccountErrors[keyof AddBankAccountErrors];
+
+export type AddBankAccountResponses = {
+    /**
+     * 201 response carrying `Envelope<T>`.
+     */
+    201: BankAccountEnvelope;
+};
+
+export type AddBankAccountResponse = AddBankAccountResponses[keyof AddBankAccountResponses];
+
+export type DeleteBankAccountData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The user id (UUID v4). An unknown user, or one of another customer, answers 404 `USER_NOT_FOUND`; a deleted user answers 404 `RESOURCE_NOT_FOUND` where the operation needs a live user (its withdrawals and history stay readable); with a user token, another user's id answers 403. At most 36 characters (a UUID); a longer value answers 422.
+         */
+        user_id: string;
+        /**
+         * The bank account's id (`bank_account_id`), a UUID, at most 36 characters (a longer value answers 422; any other value that is not one of the user's accounts answers 404).
+         */
+        bank_account_id: string;
+    };
+    query?: never;
+    url: '/users/{user_id}/bank-accounts/{bank_account_id}';
+};
+
+export type DeleteBankAccountErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DeleteBankAccountError = DeleteBankAccountErrors[keyof DeleteBankAccountErrors];
+
+export type DeleteBankAccountResponses = {
+    /**
+     * 204 response: empty body, no JSON.
+     */
+    204: void;
+};
+
+export type DeleteBankAccountResponse = DeleteBankAccountResponses[keyof DeleteBankAccountResponses];
 
 export type DeactivateUserData = {
     body?: never;
@@ -8365,6 +10252,338 @@ export type GetWalletBalanceResponses = {
 
 export type GetWalletBalanceResponse = GetWalletBalanceResponses[keyof GetWalletBalanceResponses];
 
+export type DeactivateWalletData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: never;
+    url: '/wallets/{wallet_id}/deactivate';
+};
+
+export type DeactivateWalletErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DeactivateWalletError = DeactivateWalletErrors[keyof DeactivateWalletErrors];
+
+export type DeactivateWalletResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WalletEnvelope;
+};
+
+export type DeactivateWalletResponse = DeactivateWalletResponses[keyof DeactivateWalletResponses];
+
+export type LockWalletData = {
+    body: WalletStatusReasonRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: never;
+    url: '/wallets/{wallet_id}/lock';
+};
+
+export type LockWalletErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type LockWalletError = LockWalletErrors[keyof LockWalletErrors];
+
+export type LockWalletResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WalletEnvelope;
+};
+
+export type LockWalletResponse = LockWalletResponses[keyof LockWalletResponses];
+
+export type ReinstateWalletData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: never;
+    url: '/wallets/{wallet_id}/reinstate';
+};
+
+export type ReinstateWalletErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ReinstateWalletError = ReinstateWalletErrors[keyof ReinstateWalletErrors];
+
+export type ReinstateWalletResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WalletEnvelope;
+};
+
+export type ReinstateWalletResponse = ReinstateWalletResponses[keyof ReinstateWalletResponses];
+
+export type SuspendWalletData = {
+    body: WalletStatusReasonRequest;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: never;
+    url: '/wallets/{wallet_id}/suspend';
+};
+
+export type SuspendWalletErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SuspendWalletError = SuspendWalletErrors[keyof SuspendWalletErrors];
+
+export type SuspendWalletResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WalletEnvelope;
+};
+
+export type SuspendWalletResponse = SuspendWalletResponses[keyof SuspendWalletResponses];
+
 export type ListWalletTransactionsData = {
     body?: never;
     headers?: {
@@ -8581,3 +10800,86 @@ export type ListWalletTransfersResponses = {
 };
 
 export type ListWalletTransfersResponse = ListWalletTransfersResponses[keyof ListWalletTransfersResponses];
+
+export type UnlockWalletData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path: {
+        /**
+         * The wallet id, a UUID (any version, any case): a value that is not one answers 400 `INVALID_WALLET_ID`. An unknown wallet, one of another customer, or (with a user token) one of another user answers 404 `WALLET_NOT_FOUND`, never its data. At most 36 characters; a longer value answers 422.
+         */
+        wallet_id: string;
+    };
+    query?: never;
+    url: '/wallets/{wallet_id}/unlock';
+};
+
+export type UnlockWalletErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 404: the resource does not exist or is not visible to the caller.
+     */
+    404: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 422 `UNPROCESSABLE_ENTITY`: field validation failed (body, query or path parameters); one entry per invalid field.
+     */
+    422: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UnlockWalletError = UnlockWalletErrors[keyof UnlockWalletErrors];
+
+export type UnlockWalletResponses = {
+    /**
+     * 200 response carrying `Envelope<T>`.
+     */
+    200: WalletEnvelope;
+};
+
+export type UnlockWalletResponse = UnlockWalletResponses[keyof UnlockWalletResponses];

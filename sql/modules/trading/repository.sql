@@ -19,7 +19,7 @@ select (select count(*) from trade_order where quote_id = $1) as orders,
               from wallet_address a where a.wallet_id = $2 and a.currency in ($3, $4)), '[]'::json) as addresses;
 
 -- QUOTE_CALLER: trading_quote_caller
-select u.user_id, u.deleted_at is not null as deleted, coalesce(u.deleted_at is null and u.status = 'VERIFIED' and u.is_active, false) as good_standing, w.wallet_id, w.networks
+select u.user_id, u.deleted_at is not null as deleted, coalesce(u.deleted_at is null and u.status = 'VERIFIED' and u.is_active, false) as good_standing, w.wallet_id, w.networks, w.status, w.status_reason
            from app_user u
            left join wallet w on w.wallet_id = $3 and w.customer_id = u.customer_id and w.user_id = u.user_id
           where u.user_id = $1 and u.customer_id = $2;

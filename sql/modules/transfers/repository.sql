@@ -11,7 +11,7 @@ select coalesce(sum(amount) filter (where created_at >= $1), 0)::text as today, 
        from transfer where from_user_id = $2 and currency = $3 and created_at >= $4;
 
 -- TRANSFER_PARTIES: transfer_parties
-select w.wallet_id, w.user_id, w.networks,
+select w.wallet_id, w.user_id, w.status, w.status_reason, w.networks,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted,
                 coalesce(u.deleted_at is null and u.status = 'VERIFIED' and u.is_active, false) as user_good_standing, a.network, a.address
            from wallet w

@@ -11,11 +11,22 @@ insert into wallet_transaction ("wallet_id", "customer_id", "network", "address"
 insert into wallet_address (address_id, wallet_id, network, currency, address, created_at) values ($1, $2, $3, $4, $5, $6);
 
 -- INSERT_WALLET: wallet_insert
-insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, is_active, created_at, updated_at)
+insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, status, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $11);
 
+-- LOCK_WALLET_STATE: wallet_lock_state
+select wallet_id, customer_id, user_id, status, status_reason, suspended_status, suspended_reason from wallet where wallet_id = $1::uuid for update;
+
+-- SHARE_WALLET_STATES: wallet_share_states
+select wallet_id, status, status_reason from wallet where wallet_id = any($1::uuid[]) order by wallet_id for share;
+
+-- UPDATE_WALLET_STATE: wallet_update_state
+update wallet set status = $2::varchar, status_reason = $3, suspended_status = $4, suspended_reason = $5,
+                name_key = case when $2::varchar = 'INACTIVE' then null else name_key end, updated_at = $6
+          where wallet_id = $1::uuid;
+
 -- WALLET_BALANCE: wallet_balance
-select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
+select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance::text as balance
            from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
           where w.wallet_id = $1::uuid and w.customer_id = $2
           order by a.currency, a.bucket;

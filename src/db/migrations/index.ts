@@ -25,6 +25,11 @@ import { Migration20261126090000_credit_authorizations } from "./Migration202611
 import { Migration20261126100000_ledger_trading_accounts } from "./Migration20261126100000_ledger_trading_accounts.js";
 import { Migration20261126110000_trading } from "./Migration20261126110000_trading.js";
 import { Migration20261128000000_idempotency_caller } from "./Migration20261128000000_idempotency_caller.js";
+import { Migration20261129010000_wallet_states } from "./Migration20261129010000_wallet_states.js";
+import { Migration20261129020000_inbound_webhooks } from "./Migration20261129020000_inbound_webhooks.js";
+import { Migration20261129030000_bank_accounts } from "./Migration20261129030000_bank_accounts.js";
+import { Migration20261129040000_fiat_withdrawals } from "./Migration20261129040000_fiat_withdrawals.js";
+import { Migration20261129063000_market_orders } from "./Migration20261129063000_market_orders.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -49,4 +54,9 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126100000_ledger_trading_accounts", class: Migration20261126100000_ledger_trading_accounts },
   { name: "Migration20261126110000_trading", class: Migration20261126110000_trading },
   { name: "Migration20261128000000_idempotency_caller", class: Migration20261128000000_idempotency_caller },
+  { name: "Migration20261129010000_wallet_states", class: Migration20261129010000_wallet_states },
+  { name: "Migration20261129020000_inbound_webhooks", class: Migration20261129020000_inbound_webhooks },
+  { name: "Migration20261129030000_bank_accounts", class: Migration20261129030000_bank_accounts },
+  { name: "Migration20261129040000_fiat_withdrawals", class: Migration20261129040000_fiat_withdrawals },
+  { name: "Migration20261129063000_market_orders", class: Migration20261129063000_market_orders },
 ];

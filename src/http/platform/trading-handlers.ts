@@ -1,6 +1,6 @@
 /**
  * Platform handlers of trading (docs/decisions/trading.md; spec/platform/trading.tsp): Create
- * Quote, Create Order, Get Order and List Orders for the owner API key or the user's own token
+ * Quote, Create Order (of a quote, or a market order), Get Order and List Orders for the owner API key or the user's own token
  * (the path scope check answers 403 for another user's), and the sandbox's Set Sandbox Price.
  */
 import type { operations } from "../../../generated/types/platform.js";
@@ -24,7 +24,11 @@ export function tradingHandlers(trading: TradingService): HandlerMap<operations>
     }),
     createOrder: async ({ em, principal, params, body, headers }) => ({
       status: 201,
-      data: await trading.createOrder(em, walletCaller(principal).customerId, params.user_id, body.quote_id, header(headers, "idempotency-key"), principal),
+      data: await trading.submitOrder(em, walletCaller(principal).customerId, params.user_id, {
+        ...body,
+        ...(body.quantity === undefined ? {} : { quantity: exactNumber(body, "quantity") }),
+        ...(body.expected_price === undefined ? {} : { expected_price: exactNumber(body, "expected_price") }),
+      }, header(headers, "idempotency-key"), principal),
     }),
     getOrder: async ({ em, principal, params }) => ({
       status: 200,

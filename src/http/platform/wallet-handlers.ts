@@ -7,6 +7,8 @@ import type { operations } from "../../../generated/types/platform.js";
 import { DomainError } from "../../domain/errors.js";
 import type { Principal } from "../../modules/identity/auth.js";
 import type { WalletCaller, WalletService } from "../../modules/wallets/service.js";
+import type { StateCaller, WalletStates } from "../../modules/wallets/states.js";
+import type { CurrencySwitches } from "../../modules/currencies/service.js";
 import type { CatalogueCurrency, CataloguePair, CustodyProvider } from "../../providers/provider.js";
 import { buildPagination } from "../envelope.js";
 import { frozenOnce } from "../send-json.js";
@@ -31,10 +33,19 @@ export function sandboxOnly(provider: CustodyProvider): void {
 type CurrencyItem = operations["listCurrencies"]["responses"][200]["content"]["application/json"]["data"][number];
 type PairItem = operations["listTradingPairs"]["responses"][200]["content"]["application/json"]["data"][number];
 
-/** The provider's currency catalogue as the API lists it, built and serialized once per catalogue (src/http/send-json.ts). */
-const currencyItems = frozenOnce(
-  (currencies: readonly CatalogueCurrency[]): CurrencyItem[] =>
-    currencies.map((c) => ({
+/** The owner key's customer, or the operator (any customer's wallet), as a wallet state call's caller. */
+function stateCaller(principal: Principal | null): StateCaller {
+  if (principal?.kind === "owner") return { customerId: principal.customerId };
+  if (principal?.kind === "operator-session") return { operator: true };
+  throw new DomainError("FORBIDDEN", "This operation needs another kind of credential.");
+}
+
+/** The switched currency catalogue as the API lists it, built and serialized once per catalogue (src/http/send-json.ts). */
+const currencyItems = frozenOnce((currencies: readonly CatalogueCurrency[]): CurrencyItem[] => currencies.map(currencyItem));
+
+/** A catalogue entry as the API shows it (schema `Currency`). */
+function currencyItem(c: CatalogueCurrency): CurrencyItem {
+  return {
       id: c.id,
       symbol: c.symbol,
       name: c.name,
@@ -49,8 +60,8 @@ const currencyItems = frozenOnce(
       is_confirmations_needed: c.isConfirmationsNeeded,
       is_custody_enabled: c.isCustodyEnabled,
       is_trading_enabled: c.isTradingEnabled,
-    })),
-);
+  };
+}
 
 /** The provider's trading pairs as the API lists them, built and serialized once per list. */
 const pairItems = frozenOnce(
@@ -64,7 +75,7 @@ const pairItems = frozenOnce(
 );
 
 /** Handlers of the wallet operations. */
-export function walletHandlers(wallets: WalletService, provider: CustodyProvider): HandlerMap<operations> {
+export function walletHandlers(wallets: WalletService, states: WalletStates, switches: CurrencySwitches, provider: CustodyProvider): HandlerMap<operations> {
   return {
     createWallet: async ({ em, principal, params, body }) => ({
       status: 201,
@@ -98,8 +109,22 @@ export function walletHandlers(wallets: WalletService, provider: CustodyProvider
       const { items, total } = await wallets.transactions(em, walletCaller(principal), params.wallet_id, page, filter);
       return { status: 200, data: items, pagination: buildPagination(`/wallets/${params.wallet_id}/transactions`, page, total, filtersOf(query)) };
     },
-    listCurrencies: async () => ({ status: 200, data: currencyItems(await provider.listCurrencies()) }),
-    listTradingPairs: async () => ({ status: 200, data: pairItems(await provider.listTradingPairs()) }),
+    lockWallet: async ({ em, principal, params, body }) => ({ status: 200, data: await states.change(em, stateCaller(principal), params.wallet_id, "lock", body.reason) }),
+    unlockWallet: async ({ em, principal, params }) => ({ status: 200, data: await states.change(em, stateCaller(principal), params.wallet_id, "unlock") }),
+    suspendWallet: async ({ em, principal, params, body }) => ({ status: 200, data: await states.change(em, stateCaller(principal), params.wallet_id, "suspend", body.reason) }),
+    reinstateWallet: async ({ em, principal, params }) => ({ status: 200, data: await states.change(em, stateCaller(principal), params.wallet_id, "reinstate") }),
+    deactivateWallet: async ({ em, principal, params }) => ({ status: 200, data: await states.change(em, stateCaller(principal), params.wallet_id, "deactivate") }),
+    listCurrencies: async () => ({ status: 200, data: currencyItems(await switches.currencies()) }),
+    updateCurrency: async ({ params, body }) => {
+      const change = {
+        ...(body.can_deposit !== undefined && { canDeposit: body.can_deposit }),
+        ...(body.can_withdraw !== undefined && { canWithdraw: body.can_withdraw }),
+        ...(body.is_custody_enabled !== undefined && { isCustodyEnabled: body.is_custody_enabled }),
+        ...(body.is_trading_enabled !== undefined && { isTradingEnabled: body.is_trading_enabled }),
+      };
+      return { status: 200, data: currencyItem(await switches.update(params.code, change)) };
+    },
+    listTradingPairs: async () => ({ status: 200, data: pairItems(await switches.pairs()) }),
     createSandboxDeposit: async ({ em, principal, body }) => {
       sandboxOnly(provider);
       return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, { ...body, amount: exactNumber(body, "amount") }) };

@@ -4,7 +4,7 @@
  * mailbox over IMAP. Each enabled poller has its own recurring Agenda job (`email-poll`, data
  * `{pollerId}`), so one poller's failure never touches another's, and a poll runs on one worker
  * at a time. A poll reads the unseen messages of INBOX, takes the withdrawal id and PIN of each
- * ({@link extractPin}), hands them to {@link WithdrawalService.applyMailboxPin}, and marks the
+ * ({@link extractPin}), hands them to {@link WithdrawalService.applyProviderPin}, and marks the
  * message seen, whatever it carried; one bad message never stops the rest. mailparser is imported
  * with the first message read (docs/operations.md "Start and memory": it is not needed to start).
  */
@@ -253,7 +253,7 @@ export class EmailPollerService {
       const text = parsed.text ?? (typeof parsed.html === "string" ? htmlToText(parsed.html) : "");
       const found = extractPin(parsed.subject ?? "", text);
       if (!found) return false;
-      const applied = await this.withdrawals.applyMailboxPin(poller.customerId, found.withdrawalId, found.pin);
+      const applied = await this.withdrawals.applyProviderPin(poller.customerId, found.withdrawalId, found.pin);
       this.logger.info({ pollerId: poller.pollerId, withdrawalId: found.withdrawalId, outcome: applied }, "mailbox PIN read");
       return applied === "applied";
     } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * Trading storage (docs/decisions/trading.md; spec/platform/trading.tsp): the firm quotes users ask
- * for, and the orders that execute them, at most one per quote (unique `quote_id`). Amounts are
+ * for, and the orders that execute them, at most one per quote (unique `quote_id`; null for a market
+ * order, which has no quote). Amounts are
  * `numeric(38,18)` read and written as exact decimal strings; instants UTC. The orders'
  * Idempotency-Keys are the shared `idempotency_key` rows of scope `order`
  * (src/modules/idempotency/, docs/idempotency.md); their money moves as two ledger entries of kind
@@ -47,7 +48,7 @@ export const TradeQuote = defineEntity({
 });
 export type TradeQuote = InferEntity<typeof TradeQuote>;
 
-/** An executed quote (status `FILLED`). */
+/** An executed order (status `FILLED`): of a quote, or a market order without one. */
 export const TradeOrder = defineEntity({
   name: "TradeOrder",
   tableName: "trade_order",
@@ -55,7 +56,8 @@ export const TradeOrder = defineEntity({
   uniques: [{ name: "trade_order_quote_id_unique", properties: ["quoteId"] }],
   properties: {
     orderId: p.uuid().primary(),
-    quoteId: () => p.manyToOne(TradeQuote).mapToPk().fieldName("quote_id"),
+    /** The quote executed; null for a market order (docs/decisions/trading.md "Market orders"). Quotes are never deleted: no action on delete, as before it became nullable (the ORM would default a nullable reference to set null). */
+    quoteId: () => p.manyToOne(TradeQuote).mapToPk().fieldName("quote_id").nullable().deleteRule("no action"),
     tradeId: p.uuid(),
     customerId: p.string().length(48),
     userId: p.uuid(),

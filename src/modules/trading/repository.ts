@@ -13,6 +13,7 @@
  * what they read stay in src/modules/trading/service.ts, in the order of the users' and wallets'
  * own services. Amounts are exact decimal strings (numeric as text); instants are UTC.
  */
+import type { WalletStatus } from "../../domain/wallet-states.js";
 import type { Db, PreparedStatement, Sql } from "../../db/sql.js";
 import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/repository.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
@@ -22,8 +23,8 @@ import type { Side } from "../../domain/trading.js";
 export interface QuoteCaller extends UserStanding {
   /** Lower-case UUID. */
   userId: string;
-  /** The wallet of the request, when the customer has it and it is this user's; null otherwise. */
-  wallet: { walletId: string; networks: WalletNetworkEntry[] } | null;
+  /** The wallet of the request with its state, when the customer has it and it is this user's; null otherwise. */
+  wallet: { walletId: string; networks: WalletNetworkEntry[]; status: WalletStatus; statusReason: string | null } | null;
 }
 
 /** A row of {@link QUOTE_CALLER}. */
@@ -33,6 +34,8 @@ interface QuoteCallerRow {
   good_standing: boolean;
   wallet_id: string | null;
   networks: WalletNetworkEntry[] | null;
+  status: WalletStatus | null;
+  status_reason: string | null;
 }
 
 /**
@@ -44,7 +47,7 @@ interface QuoteCallerRow {
  */
 export const QUOTE_CALLER: PreparedStatement = {
   name: "trading_quote_caller",
-  text: `select u.user_id, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing, w.wallet_id, w.networks
+  text: `select u.user_id, u.deleted_at is not null as deleted, ${goodStandingSql("u")} as good_standing, w.wallet_id, w.networks, w.status, w.status_reason
            from app_user u
            left join wallet w on w.wallet_id = $3 and w.customer_id = u.customer_id and w.user_id = u.user_id
           where ${userOfCustomerSql("u", "$1", "$2")}`,
@@ -76,7 +79,7 @@ export const INSERT_QUOTE: PreparedStatement = {
 export async function quoteCaller(statements: Db, customerId: string, userId: string, walletId: string | null): Promise<QuoteCaller | null> {
   const [row] = await statements.rows<QuoteCallerRow>(QUOTE_CALLER, [userId, customerId, walletId]);
   if (!row) return null;
-  const wallet = row.wallet_id === null ? null : { walletId: row.wallet_id, networks: row.networks ?? [] };
+  const wallet = row.wallet_id === null ? null : { walletId: row.wallet_id, networks: row.networks ?? [], status: row.status ?? "ACTIVE", statusReason: row.status_reason };
   return { userId: row.user_id, deleted: row.deleted, goodStanding: row.good_standing, wallet };
 }
 
@@ -183,16 +186,21 @@ export const ORDERS_AND_ADDRESSES: PreparedStatement = {
 
 /**
  * In transaction `tx`, after the quote's lock: how many orders `q` already has, and its wallet's
- * deposit addresses of its two currencies, by network.
+ * deposit addresses of its two currencies, by network. A market order (`quoteId` null) has no
+ * quote: `orders` is 0 and only its addresses count.
  */
-export async function ordersAndAddresses(tx: Sql, q: QuoteRecord): Promise<{ orders: number; addresses: TradeAddress[] }> {
+export async function ordersAndAddresses(tx: Sql, q: Pick<QuoteRecord, "walletId" | "base" | "quote"> & { quoteId: string | null }): Promise<{ orders: number; addresses: TradeAddress[] }> {
   const [row] = await tx.rows<{ orders: string | number; addresses: TradeAddress[] }>(ORDERS_AND_ADDRESSES, [q.quoteId, q.walletId, q.base, q.quote]);
   return { orders: Number(row?.orders ?? 0), addresses: row?.addresses ?? [] };
 }
 
-/** An order as stored (status `FILLED`): the quote's terms, its ids and key; amounts exact decimal text. */
-export interface OrderRecord extends Omit<QuoteRecord, "expiresAt"> {
+/**
+ * An order as stored (status `FILLED`): its terms (a quote's, or a market order's at execution),
+ * its ids and key; `quoteId` null for a market order. Amounts exact decimal text.
+ */
+export interface OrderRecord extends Omit<QuoteRecord, "expiresAt" | "quoteId"> {
   orderId: string;
+  quoteId: string | null;
   tradeId: string;
   status: "FILLED";
   idempotencyKey: string;

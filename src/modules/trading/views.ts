@@ -29,11 +29,14 @@ export function quoteView(q: QuoteRecord): Schemas["Quote"] {
   };
 }
 
-/** A stored order as the API returns it (spec `Order`); `isDuplicate` for a repeated Idempotency-Key. */
-export function orderView(o: OrderRecord, isDuplicate: boolean): Schemas["Order"] {
+/**
+ * A stored order as the API returns it (spec `Order`; `quote_id` null for a market order, the
+ * entity's absent value too); `isDuplicate` for a repeated Idempotency-Key.
+ */
+export function orderView(o: Omit<OrderRecord, "quoteId"> & { quoteId?: string | null }, isDuplicate: boolean): Schemas["Order"] {
   return {
     order_id: o.orderId,
-    quote_id: o.quoteId,
+    quote_id: o.quoteId ?? null,
     trade_id: o.tradeId,
     wallet_id: o.walletId,
     user_id: o.userId,

@@ -15,6 +15,7 @@ import type { PreparedStatement, Sql, Tx } from "../../db/sql.js";
 import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { goodStandingSql, userOfCustomerSql, type UserStanding } from "../users/repository.js";
+import type { WalletStatus } from "../../domain/wallet-states.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
 import { insertTransactionsSql, TRANSACTION_COLUMNS } from "../wallets/repository.js";
 import { Transfer } from "./entities.js";
@@ -37,6 +38,9 @@ export type PartyOwner = UserStanding | null;
 export interface TransferParty {
   walletId: string;
   userId: string;
+  /** The wallet's state and its reason (docs/decisions/customers-users-and-wallets.md "Wallet states"). */
+  status: WalletStatus;
+  statusReason: string | null;
   networks: WalletNetworkEntry[];
   owner: PartyOwner;
   /** Network name → the wallet's address there, for the transfer's currency only. */
@@ -50,6 +54,8 @@ export interface TransferParty {
 interface PartyRow {
   wallet_id: string;
   user_id: string;
+  status: WalletStatus;
+  status_reason: string | null;
   networks: WalletNetworkEntry[];
   user_exists: boolean;
   user_deleted: boolean;
@@ -67,7 +73,7 @@ interface PartyRow {
  */
 export const TRANSFER_PARTIES: PreparedStatement = {
   name: "transfer_parties",
-  text: `select w.wallet_id, w.user_id, w.networks,
+  text: `select w.wallet_id, w.user_id, w.status, w.status_reason, w.networks,
                 u.user_id is not null as user_exists, u.deleted_at is not null as user_deleted,
                 ${goodStandingSql("u")} as user_good_standing, a.network, a.address
            from wallet w
@@ -90,6 +96,8 @@ export async function transferParties(statements: Sql, customerId: string, walle
       party = {
         walletId: row.wallet_id,
         userId: row.user_id,
+        status: row.status,
+        statusReason: row.status_reason,
         networks: row.networks,
         owner: row.user_exists ? { deleted: row.user_deleted, goodStanding: row.user_good_standing } : null,
         addresses: new Map(),

@@ -20,10 +20,12 @@ import type { MovementKind } from "../../domain/limits.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { checkTransfer } from "../../domain/transfers.js";
+import { assertMovable } from "../../domain/wallet-states.js";
 import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import { assertGoodStanding } from "../users/repository.js";
 import type { WalletCaller, WalletService } from "../wallets/service.js";
+import { guardMovements } from "../wallets/states.js";
 import { Transfer } from "./entities.js";
 import { insertTransfer, sideOf, transferParties, walletTransfers, type TransferParty } from "./repository.js";
 import { transferRequest } from "./request-key.js";
@@ -70,9 +72,11 @@ export class TransferService {
    * by the same caller (docs/idempotency.md "Whose key it is") with the same body answers the first
    * transfer with `is_duplicate: true` before any other check (to a caller who may send from its
    * source wallet); another caller's key of the same text is another key. Then, in order: both wallets found (404),
-   * the source the token user's (403), both users live and VERIFIED (404), steps 1–6 of
-   * src/domain/transfers.ts, and in one transaction the caps (the sender's, kind `transfer`), the
-   * balance, the ledger entry, the transfer and both wallet transactions.
+   * the source the token user's (403), both wallets' states (the source may send, the destination
+   * receive: docs/decisions/customers-users-and-wallets.md "Wallet states"), both users live and
+   * VERIFIED (404), steps 1–6 of src/domain/transfers.ts, custody of the currency switched on, and
+   * in one transaction the wallets' states again under their share locks, the caps (the sender's,
+   * kind `transfer`), the balance, the ledger entry, the transfer and both wallet transactions.
    * @param caller the owner key's customer, or a user token's customer and user.
    * @param input `amount` exactly as the client wrote it (number or decimal text).
    * @param idempotencyKey as sent (1–255 characters), or undefined: a UUID is generated.
@@ -80,7 +84,7 @@ export class TransferService {
    *   callers not named (src/modules/idempotency/service.ts `keyCaller`).
    * A wallet id that is not a UUID answers first (docs/decisions/customers-users-and-wallets.md "Wallets").
    * @throws DomainError INVALID_WALLET_ID (400); IDEMPOTENCY_KEY_REUSED (409); WALLET_NOT_FOUND, USER_NOT_FOUND (404);
-   *   FORBIDDEN (403); SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
+   *   FORBIDDEN (403); WALLET_LOCKED (the source), WALLET_SUSPENDED, WALLET_INACTIVE, CURRENCY_NOT_ACTIVE, SAME_WALLET_TRANSFER, INVALID_CURRENCY, UNSUPPORTED_CURRENCY,
    *   AMOUNT_MUST_BE_POSITIVE, AMOUNT_TOO_SMALL, INVALID_AMOUNT, TRANSFER_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, INSUFFICIENT_BALANCE (400).
    */
@@ -135,6 +139,8 @@ export class TransferService {
     const from = found(parties, input.from_wallet_id);
     this.assertMaySend(caller, from.userId);
     const to = found(parties, input.to_wallet_id);
+    assertMovable(from, "out", "from_wallet_id");
+    assertMovable(to, "in", "to_wallet_id");
     assertVerified(from);
     assertVerified(to);
     const known = await this.wallets.currency(input.currency).catch((error: unknown) => {
@@ -151,6 +157,7 @@ export class TransferService {
       toHolds: to.networks.map((n) => n.currency),
       amount,
     });
+    await this.wallets.switches.assertOn(currency, "isCustodyEnabled");
     return { customerId: caller.customerId, from, to, currency, amount, memo: input.memo ?? null, key };
   }
 
@@ -166,12 +173,17 @@ export class TransferService {
   }
 
   /**
-   * The change of a new transfer `id`, in `tx` after its key was claimed: the sender's caps, then
-   * the ledger entry (which refuses an uncovered amount), the transfer and both sides' wallet
+   * The change of a new transfer `id`, in `tx` after its key was claimed: the wallets' states under
+   * their share locks (a lock that commits first refuses the transfer; one that comes later waits
+   * for it), the sender's caps, then the ledger entry (which refuses an uncovered amount), the transfer and both sides' wallet
    * transactions. @returns the stored transfer.
    */
   private async book(tx: Tx, c: CheckedTransfer, id: string): Promise<Transfer> {
     const now = new Date();
+    await guardMovements(tx, [
+      { walletId: c.from.walletId, direction: "out", field: "from_wallet_id" },
+      { walletId: c.to.walletId, direction: "in", field: "to_wallet_id" },
+    ]);
     await this.limits.checkMovement(tx, { customerId: c.customerId, userId: c.from.userId, kind: "transfer", currency: c.currency, amount: c.amount.toFixed(), now });
     const source = sideOf(c.from, c.currency);
     const destination = sideOf(c.to, c.currency);

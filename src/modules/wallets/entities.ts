@@ -2,6 +2,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { Customer } from "../identity/entities.js";
 import { User } from "../users/entities.js";
+import type { WalletStatus } from "../../domain/wallet-states.js";
 
 /** One network/currency pair of a wallet (reference: `networks[]`). */
 export interface WalletNetworkEntry {
@@ -36,7 +37,14 @@ export const Wallet = defineEntity({
     description: p.text().nullable(),
     walletType: p.string().$type<"virtual" | "real">(),
     networks: p.json<WalletNetworkEntry[]>(),
-    isActive: p.boolean(),
+    /** The wallet's state (src/domain/wallet-states.ts; docs/decisions/customers-users-and-wallets.md "Wallet states"). */
+    status: p.string().length(16).$type<WalletStatus>(),
+    /** Why it is `LOCKED` or `SUSPENDED` (1–255 characters); null otherwise. */
+    statusReason: p.string().length(255).nullable(),
+    /** While `SUSPENDED`: the status to reinstate (`ACTIVE` or `LOCKED`); null otherwise. */
+    suspendedStatus: p.string().length(16).$type<WalletStatus>().nullable(),
+    /** While `SUSPENDED`: the reason of the status to reinstate; null otherwise. */
+    suspendedReason: p.string().length(255).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -6,11 +6,14 @@
  */
 import type { Db, PreparedStatement, Sql } from "../../db/sql.js";
 import type { BalanceCacheRow } from "../ledger/service.js";
+import type { WalletState, WalletStateView, WalletStatus } from "../../domain/wallet-states.js";
 
 /** A row of {@link walletBalanceRows}: the wallet, and one of its balance-cache accounts (null columns when it has none). */
 export interface WalletBalanceRow extends BalanceCacheRow {
   wallet_id: string;
   user_id: string;
+  status: WalletStatus;
+  status_reason: string | null;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface WalletBalanceRow extends BalanceCacheRow {
  */
 export const WALLET_BALANCE: PreparedStatement = {
   name: "wallet_balance",
-  text: `select w.wallet_id, w.user_id, a.currency, a.bucket, a.balance::text as balance
+  text: `select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance::text as balance
            from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
           where w.wallet_id = $1::uuid and w.customer_id = $2
           order by a.currency, a.bucket`,
@@ -51,12 +54,12 @@ export function insertTransactionsSql(from: number, rows = 1): string {
 
 /**
  * A new wallet: `$1` id, `$2` customer, `$3` user, `$4` vault wallet, `$5` name, `$6` its
- * `nameKey`, `$7` description, `$8` type, `$9` networks (JSON text), `$10` active, `$11` the
+ * `nameKey`, `$7` description, `$8` type, `$9` networks (JSON text), `$10` status, `$11` the
  * instant. A name key the user has already fails on `wallet_user_name_key_unique`.
  */
 export const INSERT_WALLET: PreparedStatement = {
   name: "wallet_insert",
-  text: `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, is_active, created_at, updated_at)
+  text: `insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name_key, description, wallet_type, networks, status, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $11)`,
 };
 
@@ -87,13 +90,13 @@ export interface WalletWrite {
   description: string | null;
   walletType: "virtual" | "real";
   networks: readonly { name: string; currency: string }[];
-  isActive: boolean;
+  status: WalletStatus;
   createdAt: Date;
 }
 
 /** Inserts wallet `w` in `tx`. @throws the driver's unique violation (23505, `wallet_user_name_key_unique`) for a name key the user has. */
 export async function insertWallet(tx: Sql, w: WalletWrite): Promise<void> {
-  await tx.run(INSERT_WALLET, [w.walletId, w.customerId, w.userId, w.vaultWalletId, w.name, w.nameKey, w.description, w.walletType, JSON.stringify(w.networks), w.isActive, w.createdAt]);
+  await tx.run(INSERT_WALLET, [w.walletId, w.customerId, w.userId, w.vaultWalletId, w.name, w.nameKey, w.description, w.walletType, JSON.stringify(w.networks), w.status, w.createdAt]);
 }
 
 /** Inserts a deposit address of wallet `walletId`, in `tx`. */
@@ -138,4 +141,68 @@ export async function insertTransaction(tx: Sql, t: TransactionWrite): Promise<n
     t.balanceAfter, t.hash, t.memo, t.description, t.orderId, t.tradeId, t.idempotencyId, t.journalEntryId, t.createdAt,
   ]);
   return Number(row?.id);
+}
+
+/** A wallet's owner and stored state, as a state call reads it (`$1` the wallet, locked `FOR UPDATE`). */
+export interface WalletStateRow extends WalletState {
+  walletId: string;
+  customerId: string;
+  userId: string;
+}
+
+/**
+ * Wallet `$1` with its owner and state, its row locked (`FOR UPDATE`) until the transaction ends: a
+ * state call waits for the movements that hold the row's share lock ({@link SHARE_WALLET_STATES})
+ * and they wait for it.
+ */
+export const LOCK_WALLET_STATE: PreparedStatement = {
+  name: "wallet_lock_state",
+  text: `select wallet_id, customer_id, user_id, status, status_reason, suspended_status, suspended_reason from wallet where wallet_id = $1::uuid for update`,
+};
+
+/**
+ * Wallet `$1`'s new state: `$2` status, `$3` its reason, `$4`/`$5` the state to reinstate, `$6` the
+ * instant. An `INACTIVE` wallet gives up its name key, so the user may name a new wallet the same.
+ */
+export const UPDATE_WALLET_STATE: PreparedStatement = {
+  name: "wallet_update_state",
+  text: `update wallet set status = $2::varchar, status_reason = $3, suspended_status = $4, suspended_reason = $5,
+                name_key = case when $2::varchar = 'INACTIVE' then null else name_key end, updated_at = $6
+          where wallet_id = $1::uuid`,
+};
+
+/**
+ * The states of wallets `$1` (an array of UUIDs), each row share-locked (`FOR SHARE`, in id order)
+ * until the transaction ends: a movement's guard. Shares do not wait for each other; a state call's
+ * `FOR UPDATE` waits for them, and they for it.
+ */
+export const SHARE_WALLET_STATES: PreparedStatement = {
+  name: "wallet_share_states",
+  text: `select wallet_id, status, status_reason from wallet where wallet_id = any($1::uuid[]) order by wallet_id for share`,
+};
+
+/** Wallet `walletId` (a UUID) with its owner and state, locked for `tx`; null when there is none. */
+export async function lockWalletState(tx: Sql, walletId: string): Promise<WalletStateRow | null> {
+  const [row] = await tx.rows<{ wallet_id: string; customer_id: string; user_id: string; status: WalletStatus; status_reason: string | null; suspended_status: WalletStatus | null; suspended_reason: string | null }>(LOCK_WALLET_STATE, [walletId]);
+  if (!row) return null;
+  return {
+    walletId: row.wallet_id,
+    customerId: row.customer_id,
+    userId: row.user_id,
+    status: row.status,
+    statusReason: row.status_reason,
+    suspendedStatus: row.suspended_status,
+    suspendedReason: row.suspended_reason,
+  };
+}
+
+/** Writes wallet `walletId`'s new state `state` at `now`, in `tx`. */
+export async function updateWalletState(tx: Sql, walletId: string, state: WalletState, now: Date): Promise<void> {
+  await tx.run(UPDATE_WALLET_STATE, [walletId, state.status, state.statusReason, state.suspendedStatus, state.suspendedReason, now]);
+}
+
+/** The states of wallets `walletIds` (UUIDs), share-locked for `tx`, by wallet id. */
+export async function shareWalletStates(tx: Sql, walletIds: readonly string[]): Promise<Map<string, WalletStateView>> {
+  const rows = await tx.rows<{ wallet_id: string; status: WalletStatus; status_reason: string | null }>(SHARE_WALLET_STATES, [walletIds]);
+  return new Map(rows.map((r) => [r.wallet_id, { walletId: r.wallet_id, status: r.status, statusReason: r.status_reason }]));
 }

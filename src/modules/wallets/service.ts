@@ -18,6 +18,9 @@ import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { walletIdOf } from "../../domain/ids.js";
 import type { Db } from "../../db/sql.js";
+import { assertMovable } from "../../domain/wallet-states.js";
+import type { CurrencySwitches } from "../currencies/service.js";
+import { guardMovements } from "./states.js";
 import { addressHolder, insertTransaction, insertWallet, insertWalletAddress, walletBalanceRows, type TransactionWrite, type WalletWrite } from "./repository.js";
 import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
 
@@ -67,6 +70,8 @@ export class WalletService {
     private readonly users: UserService,
     /** Where the hot reads ({@link balance}) and the changes (a new wallet, a deposit) run (src/db/sql.ts). */
     private readonly statements: Db,
+    /** The operator's currency switches (src/modules/currencies/service.ts). */
+    readonly switches: CurrencySwitches,
   ) {}
 
   /**
@@ -75,7 +80,7 @@ export class WalletService {
    * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404, deleted or not active),
    *   WALLET_NAME_REQUIRED / WALLET_NAME_MAX_LENGTH (400), BAD_REQUEST (unknown network or a
    *   repeated network/currency pair), INVALID_CURRENCY (unknown code), UNSUPPORTED_CURRENCY (not
-   *   depositable on that network), RESOURCE_CONFLICT (409, name taken by another wallet of the
+   *   depositable on that network), CURRENCY_NOT_ACTIVE (custody switched off by the operator), RESOURCE_CONFLICT (409, name taken by another wallet of the
    *   user: names are compared by their NFKC, case-folded `nameKey`, so "main" and "Ｍａｉｎ" take
    *   "Main"; a unique index holds it under concurrency), CLIENT_NO_SUPPLIER_ID (400, no custody
    *   vault); ValidationFailed (422) for a name holding a zero-width or bidirectional-control
@@ -111,18 +116,22 @@ export class WalletService {
           description: input.description ?? null,
           walletType: input.wallet_type ?? "virtual",
           networks,
-          isActive: true,
+          status: "ACTIVE",
           createdAt,
         };
         await insertWallet(tx, written);
+        // One address per network, allocated in network-name order: each allocation holds its
+        // network's lock until commit, so two creates naming networks in opposite orders never deadlock.
         const byNetwork = new Map<string, string>();
+        for (const name of [...new Set(networks.map((n) => n.name))].sort()) {
+          byNetwork.set(name, await this.provider.createDepositAddress(tx, vaultWalletId, name));
+        }
         for (const entry of networks) {
-          const address = byNetwork.get(entry.name) ?? (await this.provider.createDepositAddress(tx, vaultWalletId, entry.name));
-          byNetwork.set(entry.name, address);
+          const address = byNetwork.get(entry.name) as string;
           await insertWalletAddress(tx, { addressId: randomUUID(), walletId, network: entry.name, currency: entry.currency, address, createdAt: new Date() });
         }
         await this.ledger.openWalletAccounts(tx, walletId, networks.map((n) => n.currency));
-        return { ...written, updatedAt: createdAt } as Wallet;
+        return { ...written, updatedAt: createdAt, statusReason: null, suspendedStatus: null, suspendedReason: null } as Wallet;
       });
       return await walletView(em, wallet);
     } catch (error) {
@@ -182,6 +191,8 @@ export class WalletService {
     return {
       wallet_id: first.wallet_id,
       user_id: first.user_id,
+      status: first.status,
+      status_reason: first.status_reason,
       balance: currencyBalances(rows).map((b) => ({
         currency: b.currency,
         balance: format8(b.balance),
@@ -237,11 +248,20 @@ export class WalletService {
    *   AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT (more decimals than the currency's precision, or too large).
    */
   async recordConfirmedDeposit(em: EntityManager, deposit: DepositNotification): Promise<WalletTransactionView> {
+    return this.bookDeposit(deposit, false);
+  }
+
+  /**
+   * {@link recordConfirmedDeposit}; `byRequest` (a sandbox deposit) also passes the movement guard
+   * in its transaction (./states.ts `guardMovements`: a suspended or deactivated wallet refuses it).
+   */
+  private async bookDeposit(deposit: DepositNotification, byRequest: boolean): Promise<WalletTransactionView> {
     const currency = await this.currency(deposit.currency);
     checkAmount(deposit.amount, currency);
     return this.statements.transaction(async (tx) => {
       const wallet = await addressHolder(tx, deposit.network, deposit.address, currency.code);
       if (!wallet) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${quote(deposit.address)} on ${quote(deposit.network)}.`);
+      if (byRequest) await guardMovements(tx, [{ walletId: wallet.walletId, direction: "in", field: "wallet_id" }]);
       const { entryId, after } = await this.ledger.post(tx, {
         kind: "deposit",
         walletId: wallet.walletId,
@@ -279,10 +299,14 @@ export class WalletService {
   }
 
   /**
-   * Sandbox test helper (docs/decisions/provider-and-sandbox.md "Test helpers"): credits `walletId` as a confirmed on-chain deposit with a
-   * made-up transaction hash, through {@link recordConfirmedDeposit}.
-   * @throws DomainError WALLET_NOT_FOUND, ADDRESS_NOT_FOUND (the wallet has no address for this
-   *   network and currency), AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT, INVALID_CURRENCY.
+   * Sandbox test helper (docs/decisions/provider-and-sandbox.md "Test helpers"): credits `walletId` as a confirmed deposit (on a
+   * chain, or an incoming bank transfer on a rail: docs/decisions/fiat.md) with a made-up transaction hash or rail reference, as {@link recordConfirmedDeposit} books one. Checks, in order: the
+   * wallet (found, then its state: docs/decisions/customers-users-and-wallets.md "Wallet states"),
+   * the currency and its deposit switch, the address, the amount.
+   * @throws DomainError INVALID_WALLET_ID (400); WALLET_NOT_FOUND (404); WALLET_SUSPENDED,
+   *   WALLET_INACTIVE, INVALID_CURRENCY, CURRENCY_NOT_ACTIVE (deposits switched off), ADDRESS_NOT_FOUND
+   *   (the wallet has no address for this network and currency), AMOUNT_MUST_BE_POSITIVE,
+   *   INVALID_AMOUNT (400).
    */
   async sandboxDeposit(
     em: EntityManager,
@@ -291,16 +315,18 @@ export class WalletService {
     input: { wallet_id: string; network: string; currency: string; amount: number | string },
   ): Promise<WalletTransactionView> {
     const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id, "wallet_id");
+    assertMovable(wallet, "in", "wallet_id");
     const currency = (await this.currency(input.currency)).code;
+    await this.switches.assertOn(currency, "canDeposit");
     const address = await em.findOne(WalletAddress, { walletId: wallet.walletId, network: input.network, currency });
     if (!address) throw new DomainError("ADDRESS_NOT_FOUND", `Wallet ${quote(input.wallet_id)} has no ${currency} address on ${quote(input.network)}.`);
-    return this.recordConfirmedDeposit(em, {
+    return this.bookDeposit({
       network: input.network,
       address: address.address,
       currency,
       amount: money(input.amount),
       hash: this.provider.newTransactionHash(input.network),
-    });
+    }, true);
   }
 
   /** The catalogue entry of `code` (case-insensitive). @throws DomainError INVALID_CURRENCY (naming `field`). */
@@ -322,6 +348,7 @@ export class WalletService {
       if (!currency.canDeposit || !currency.networks.includes(entry.name)) {
         throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be held on ${quote(entry.name)}.`, `networks.${i}.currency`);
       }
+      await this.switches.assertOn(currency.code, "isCustodyEnabled", `networks.${i}.currency`);
       const key = `${entry.name} ${currency.code}`;
       if (seen.has(key)) throw new DomainError("BAD_REQUEST", `${currency.code} on ${quote(entry.name)} is listed twice.`, `networks.${i}`);
       seen.add(key);

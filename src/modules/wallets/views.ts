@@ -32,7 +32,9 @@ export async function walletView(em: EntityManager, wallet: Wallet): Promise<Wal
     description: wallet.description ?? null,
     wallet_type: wallet.walletType,
     networks: wallet.networks,
-    is_active: wallet.isActive,
+    is_active: wallet.status === "ACTIVE",
+    status: wallet.status,
+    status_reason: wallet.statusReason ?? null,
     addresses: wallet.networks.map((n) => {
       const a = addresses.find((x) => x.network === n.name && x.currency === n.currency);
       if (!a) throw new Error(`wallet ${wallet.walletId} lacks its ${n.name} ${n.currency} address`);

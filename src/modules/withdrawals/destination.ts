@@ -7,6 +7,7 @@
 import { DomainError, quote } from "../../domain/errors.js";
 import type { CatalogueCurrency, CustodyProvider } from "../../providers/provider.js";
 import type { WalletService } from "../wallets/service.js";
+import type { WithdrawalType } from "../../domain/withdrawals.js";
 
 /**
  * The catalogue entry of currency `code` (case-insensitive), which must be withdrawable.
@@ -18,6 +19,21 @@ export async function withdrawableCurrency(wallets: Pick<WalletService, "currenc
     throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be withdrawn.`, "currency");
   }
   return currency;
+}
+
+/**
+ * The catalogue entry of currency `code` (case-insensitive) for a withdrawal on the `type` path:
+ * a fiat currency only on the fiat path, a crypto currency only on the crypto path
+ * (docs/decisions/fiat.md "Fiat withdrawals"), then withdrawable as {@link withdrawableCurrency}.
+ * @throws DomainError INVALID_CURRENCY (400: unknown, or of the other path), UNSUPPORTED_CURRENCY (400, not withdrawable).
+ */
+export async function pathCurrency(wallets: Pick<WalletService, "currency">, code: string, type: WithdrawalType): Promise<CatalogueCurrency> {
+  const currency = await wallets.currency(code);
+  if (currency.isFiat !== (type === "fiat")) {
+    const path = type === "fiat" ? "a crypto currency: use the crypto withdrawals" : "a fiat currency: use the fiat withdrawals";
+    throw new DomainError("INVALID_CURRENCY", `${currency.code} is ${path}.`, "currency");
+  }
+  return withdrawableCurrency(wallets, currency.code);
 }
 
 /**

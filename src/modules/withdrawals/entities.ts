@@ -1,6 +1,6 @@
-/** Two-step crypto withdrawals (reference: "Withdrawal"; docs/decisions/withdrawals.md). */
+/** Two-step withdrawals, crypto and fiat (reference: "Withdrawal"; docs/decisions/withdrawals.md, docs/decisions/fiat.md). */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import type { WithdrawalStatus } from "../../domain/withdrawals.js";
+import type { PayoutState, WithdrawalStatus, WithdrawalType } from "../../domain/withdrawals.js";
 import { Customer } from "../identity/entities.js";
 import { User } from "../users/entities.js";
 import { Wallet } from "../wallets/entities.js";
@@ -19,6 +19,7 @@ export const Withdrawal = defineEntity({
   indexes: [
     { name: "withdrawal_user_created_index", properties: ["userId", "createdAt"] },
     { name: "withdrawal_user_currency_created_index", properties: ["userId", "currency", "createdAt"] },
+    { name: "withdrawal_payout_due_index", properties: ["payoutDueAt"] },
   ],
   properties: {
     id: p.uuid().primary(),
@@ -47,6 +48,18 @@ export const Withdrawal = defineEntity({
     txHash: p.string().nullable(),
     completedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),
+    /** `crypto` (an address on a network) or `fiat` (a bank account on the currency's rail; docs/decisions/fiat.md "Fiat withdrawals"). */
+    withdrawalType: p.string().length(8).$type<WithdrawalType>().default("crypto"),
+    /** The bank account a fiat withdrawal pays out to (the bank-accounts module's id); null for crypto. */
+    bankAccountId: p.uuid().nullable(),
+    /** A confirmed fiat withdrawal's rail (its network, `networks/sepa`, `networks/ach`); null before confirm and for crypto. */
+    payoutRail: p.string().length(32).nullable(),
+    /** The rail's reference of the payout; null before confirm and for crypto. */
+    payoutReference: p.string().length(64).nullable(),
+    /** The payout's state on the rail: `submitted`, `settled`, `returned`; null before confirm and for crypto. */
+    payoutState: p.string().length(16).$type<PayoutState>().nullable(),
+    /** When the settlement job asks the rail about the payout next, UTC; null when nothing more is expected. */
+    payoutDueAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -14,7 +14,6 @@
  * src/modules/withdrawals/service.ts, in the order of the users', wallets' and ledger's own services.
  */
 import type { PreparedStatement, Sql } from "../../db/sql.js";
-import type { WithdrawalStatus } from "../../domain/withdrawals.js";
 import { currencyBalances, type BalanceCacheRow, type WalletCurrencyBalance } from "../ledger/service.js";
 import type { UserStanding } from "../users/repository.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
@@ -23,6 +22,7 @@ import type { Usage, UsageReader, Windows } from "../../domain/limits.js";
 import { OUTBOX_EMAIL_COLUMNS } from "../mail/repository.js";
 import { goodStandingSql, userOfCustomerSql } from "../users/repository.js";
 import { insertTransactionsSql } from "../wallets/repository.js";
+import { toRecord, type WithdrawalRow } from "./rows.js";
 
 /** `$from…` placeholders, `n` of them, comma-separated. */
 const params = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
@@ -39,7 +39,8 @@ export const WITHDRAWAL_USER: PreparedStatement = {
 };
 
 /**
- * The wallets of user `$1` of customer `$2`, oldest first (created, then id), each with its
+ * The `ACTIVE` wallets of user `$1` of customer `$2` (a withdrawal without `wallet_id` picks no
+ * other: docs/decisions/customers-users-and-wallets.md "Wallet states"), oldest first (created, then id), each with its
  * balance-cache rows of currency `$3` (one row per bucket; one row of null bucket and balance when
  * it has no account of the currency).
  */
@@ -47,7 +48,7 @@ export const USER_WALLET_BALANCES: PreparedStatement = {
   name: "withdrawal_user_wallet_balances",
   text: `select w.wallet_id, w.networks, a.bucket, a.balance
            from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.currency = $3
-          where w.user_id = $1 and w.customer_id = $2
+          where w.user_id = $1 and w.customer_id = $2 and w.status = 'ACTIVE'
           order by w.created_at asc, w.wallet_id asc`,
 };
 
@@ -64,17 +65,29 @@ export const WITHDRAWAL_CHANGES = [
   "tx_hash", "completed_at", "cancelled_at", "updated_at",
 ] as const;
 
+/** The columns a fiat withdrawal adds to {@link WITHDRAWAL_COLUMNS} when inserted (a crypto one keeps their defaults: `crypto`, null). */
+export const FIAT_COLUMNS = ["withdrawal_type", "bank_account_id"] as const;
+
+/** The payout columns a change of a fiat withdrawal writes after {@link WITHDRAWAL_CHANGES} (docs/decisions/fiat.md "Fiat withdrawals"). */
+export const PAYOUT_CHANGES = ["payout_rail", "payout_reference", "payout_state", "payout_due_at"] as const;
+
+/** The changes of a fiat withdrawal: {@link WITHDRAWAL_CHANGES} then {@link PAYOUT_CHANGES}. */
+const FIAT_CHANGES = [...WITHDRAWAL_CHANGES, ...PAYOUT_CHANGES] as const;
+
 const quoted = (columns: readonly string[]): string => columns.map((c) => `"${c}"`).join(", ");
-const UPDATE = `update withdrawal set ${WITHDRAWAL_CHANGES.map((c, i) => `"${c}" = $${i + 1}`).join(", ")} where id = $${WITHDRAWAL_CHANGES.length + 1}`;
+const updateOf = (changes: readonly string[]): string => `update withdrawal set ${changes.map((c, i) => `"${c}" = $${i + 1}`).join(", ")} where id = $${changes.length + 1}`;
+const UPDATE = updateOf(WITHDRAWAL_CHANGES);
+const UPDATE_FIAT = updateOf(FIAT_CHANGES);
 const EMAIL = (from: number): string => `insert into outbox_email (${quoted(OUTBOX_EMAIL_COLUMNS)}) values (${params(from, OUTBOX_EMAIL_COLUMNS.length)})`;
+const insertOf = (columns: readonly string[]): string => `with withdrawal as (insert into withdrawal (${quoted(columns)}) values (${params(1, columns.length)})),
+          email as (${EMAIL(columns.length + 1)})
+          select 1 as done`;
 
 /** A new withdrawal (its {@link WITHDRAWAL_COLUMNS}, `$1…$23`) and its code's email (its {@link OUTBOX_EMAIL_COLUMNS}, `$24…$35`), in one statement. */
-export const INSERT_WITHDRAWAL: PreparedStatement = {
-  name: "withdrawal_insert",
-  text: `with withdrawal as (insert into withdrawal (${quoted(WITHDRAWAL_COLUMNS)}) values (${params(1, WITHDRAWAL_COLUMNS.length)})),
-          email as (${EMAIL(WITHDRAWAL_COLUMNS.length + 1)})
-          select 1 as done`,
-};
+export const INSERT_WITHDRAWAL: PreparedStatement = { name: "withdrawal_insert", text: insertOf(WITHDRAWAL_COLUMNS) };
+
+/** A new fiat withdrawal (its {@link WITHDRAWAL_COLUMNS} then {@link FIAT_COLUMNS}, `$1…$25`) and its code's email (`$26…$37`), in one statement. */
+export const INSERT_FIAT_WITHDRAWAL: PreparedStatement = { name: "withdrawal_insert_fiat", text: insertOf([...WITHDRAWAL_COLUMNS, ...FIAT_COLUMNS]) };
 
 /** A change of withdrawal `$13` ({@link WITHDRAWAL_CHANGES}, `$1…$12`). */
 export const UPDATE_WITHDRAWAL: PreparedStatement = { name: "withdrawal_update", text: UPDATE };
@@ -93,16 +106,47 @@ export const COMPLETE_WITHDRAWAL: PreparedStatement = {
           select 1 as done`,
 };
 
+/** A fiat withdrawal's change (as {@link UPDATE_WITHDRAWAL}, then its {@link PAYOUT_CHANGES}: `$1…$16`, `$17` its id): a payout that settled. */
+export const UPDATE_FIAT_WITHDRAWAL: PreparedStatement = { name: "withdrawal_update_fiat", text: UPDATE_FIAT };
+
+/**
+ * A fiat withdrawal's change (as {@link UPDATE_FIAT_WITHDRAWAL}, `$1…$17`) and its wallet
+ * transaction (`$18…$37`), in one statement: the payout submitted at confirm (`withdrawal`), or
+ * returned (`withdrawal_reversal`).
+ */
+export const WRITE_FIAT_WITHDRAWAL: PreparedStatement = {
+  name: "withdrawal_write_fiat",
+  text: `with withdrawal as (${UPDATE_FIAT}),
+          tx as (${insertTransactionsSql(FIAT_CHANGES.length + 2)})
+          select 1 as done`,
+};
+
+/** The columns a locked withdrawal is read with: all of its record's. */
+const READ_COLUMNS = [...WITHDRAWAL_COLUMNS, ...FIAT_COLUMNS, ...PAYOUT_CHANGES].map((c) => `w.${c}`).join(", ");
+const SOURCE = `v.vault_wallet_id as source_vault_wallet_id, a.address as source_address
+           from withdrawal w
+           left join wallet v on v.wallet_id = w.wallet_id
+           left join wallet_address a on a.wallet_id = w.wallet_id and a.network = w.network and a.currency = w.currency`;
+
 /**
  * SQL: withdrawal `$1` of customer `$2`, locked (`FOR UPDATE` of the withdrawal row only), with
  * where it would leave from: its wallet's vault and the wallet's address on its network for its
  * currency (null when missing).
  */
-const LOCK = `select ${WITHDRAWAL_COLUMNS.map((c) => `w.${c}`).join(", ")}, v.vault_wallet_id as source_vault_wallet_id, a.address as source_address
-           from withdrawal w
-           left join wallet v on v.wallet_id = w.wallet_id
-           left join wallet_address a on a.wallet_id = w.wallet_id and a.network = w.network and a.currency = w.currency
+const LOCK = `select ${READ_COLUMNS}, ${SOURCE}
           where w.id = $1 and w.customer_id = $2`;
+
+/**
+ * The fiat payout most overdue for a look at the rail (`payout_due_at` at or before `$1`), locked
+ * (`FOR UPDATE … SKIP LOCKED`: payouts another round holds are passed over), with its source as
+ * {@link LOCK}; no row when none is due. On index `withdrawal_payout_due_index`.
+ */
+export const CLAIM_DUE_PAYOUT: PreparedStatement = {
+  name: "withdrawal_claim_due_payout",
+  text: `select ${READ_COLUMNS}, ${SOURCE}
+          where w.payout_due_at <= $1 and w.withdrawal_type = 'fiat'
+          order by w.payout_due_at asc limit 1 for update of w skip locked`,
+};
 
 /** Withdrawal `$1` of customer `$2` and user `$3`, locked, with its source (see {@link LOCK}). */
 export const LOCK_OWN_WITHDRAWAL: PreparedStatement = { name: "withdrawal_lock_own", text: `${LOCK} and w.user_id = $3 for update of w` };
@@ -188,18 +232,20 @@ export interface TransactionWrite {
   createdAt: Date;
 }
 
-type WithdrawalRow = Record<string, unknown>;
-
 /**
  * A new PENDING withdrawal of these fields, created, issued and updated now, with no code yet
  * (`WithdrawalCodes.issue` sets it), no attempts, resends or outcome.
  */
 export function newWithdrawal(
-  fields: Pick<WithdrawalRecord, "id" | "customerId" | "userId" | "walletId" | "network" | "currency" | "amount" | "address" | "memo" | "idempotencyKey">,
+  fields: Pick<WithdrawalRecord, "id" | "customerId" | "userId" | "walletId" | "network" | "currency" | "amount" | "address" | "memo" | "idempotencyKey" | "withdrawalType" | "bankAccountId">,
 ): WithdrawalRecord {
   const now = new Date();
   return {
     ...fields,
+    payoutRail: null,
+    payoutReference: null,
+    payoutState: null,
+    payoutDueAt: null,
     status: "PENDING",
     codeHash: null,
     codeExpiresAt: now,
@@ -241,7 +287,24 @@ export async function walletsWithBalances(tx: Sql, customerId: string, userId: s
  */
 export async function lockWithdrawal(tx: Sql, customerId: string, id: string, userId?: string): Promise<LockedWithdrawal | null> {
   const [row] = userId === undefined ? await tx.rows<WithdrawalRow>(LOCK_WITHDRAWAL, [id, customerId]) : await tx.rows<WithdrawalRow>(LOCK_OWN_WITHDRAWAL, [id, customerId, userId]);
-  if (!row) return null;
+  return row ? locked(row) : null;
+}
+
+/** Puts off the next look at withdrawal `$1`'s payout to `$2` (a round that failed on it). */
+export const DEFER_PAYOUT: PreparedStatement = { name: "withdrawal_defer_payout", text: `update withdrawal set payout_due_at = $2 where id = $1 and payout_due_at is not null` };
+
+/** Puts off the next look at withdrawal `id`'s payout to `until` (UTC), unless nothing more is expected of it. */
+export async function deferPayout(sql: Sql, id: string, until: Date): Promise<void> {
+  await sql.run(DEFER_PAYOUT, [id, until]);
+}
+
+/** The fiat payout most overdue at `now` ({@link CLAIM_DUE_PAYOUT}), locked until `tx` ends; null when none is due. */
+export async function claimDuePayout(tx: Sql, now: Date): Promise<LockedWithdrawal | null> {
+  const [row] = await tx.rows<WithdrawalRow>(CLAIM_DUE_PAYOUT, [now]);
+  return row ? locked(row) : null;
+}
+
+function locked(row: WithdrawalRow): LockedWithdrawal {
   const vault = row.source_vault_wallet_id as string | null;
   const address = row.source_address as string | null;
   return { withdrawal: toRecord(row), source: vault !== null && address !== null ? { vaultWalletId: vault, address } : null };
@@ -249,12 +312,13 @@ export async function lockWithdrawal(tx: Sql, customerId: string, id: string, us
 
 /** Inserts new withdrawal `w` and the email of its code, in `tx`. */
 export async function insertWithdrawal(tx: Sql, w: WithdrawalRecord, email: OutboxEmailWrite): Promise<void> {
-  const values = [
+  const values: unknown[] = [
     w.id, w.customerId, w.userId, w.walletId, w.network, w.currency, w.amount, w.address, w.memo ?? null, w.status, w.codeHash ?? null, w.codeExpiresAt,
     w.codeAttempts, w.codeFailuresTotal, w.codeResends, w.codeIssuedAt, w.cancelReason ?? null, w.idempotencyKey, w.txHash ?? null, w.completedAt ?? null,
     w.cancelledAt ?? null, w.createdAt, w.updatedAt,
   ];
-  await tx.run(INSERT_WITHDRAWAL, [...values, ...email]);
+  if (w.withdrawalType === "fiat") await tx.run(INSERT_FIAT_WITHDRAWAL, [...values, w.withdrawalType, w.bankAccountId ?? null, ...email]);
+  else await tx.run(INSERT_WITHDRAWAL, [...values, ...email]);
 }
 
 /** Writes the changes of withdrawal `w` (status, code, counters, outcome; `updatedAt` now), in `tx` (its row locked). With `email`, also the email of its new code. */
@@ -264,14 +328,25 @@ export async function saveWithdrawal(tx: Sql, w: WithdrawalRecord, email?: Outbo
   else await tx.run(UPDATE_WITHDRAWAL, changeValues(w));
 }
 
-/** Writes completed withdrawal `w`'s changes ({@link saveWithdrawal}) and its wallet transaction (action `withdrawal`, status `done`), in `tx`. */
-export async function completeWithdrawal(tx: Sql, w: WithdrawalRecord, t: TransactionWrite): Promise<void> {
+/**
+ * Writes withdrawal `w`'s changes ({@link saveWithdrawal}; a fiat one's payout too) and its wallet
+ * transaction of `action` (`withdrawal` at confirm, `withdrawal_reversal` for a returned payout;
+ * status `done`), in `tx` (its row locked).
+ */
+export async function completeWithdrawal(tx: Sql, w: WithdrawalRecord, t: TransactionWrite, action: "withdrawal" | "withdrawal_reversal" = "withdrawal"): Promise<void> {
   w.updatedAt = new Date();
   const transaction = [
-    t.walletId, t.customerId, t.network, t.address, "withdrawal", "done", w.currency, t.amount, "0", t.amount, "0",
+    t.walletId, t.customerId, t.network, t.address, action, "done", w.currency, t.amount, "0", t.amount, "0",
     t.balanceAfter, t.hash, t.memo, t.description, t.orderId, "", t.idempotencyId, t.journalEntryId, t.createdAt,
   ];
-  await tx.run(COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
+  if (w.withdrawalType === "fiat") await tx.run(WRITE_FIAT_WITHDRAWAL, [...fiatChangeValues(w), ...transaction]);
+  else await tx.run(COMPLETE_WITHDRAWAL, [...changeValues(w), ...transaction]);
+}
+
+/** Writes fiat withdrawal `w`'s changes and its payout's ({@link UPDATE_FIAT_WITHDRAWAL}), in `tx` (its row locked). */
+export async function savePayout(tx: Sql, w: WithdrawalRecord): Promise<void> {
+  w.updatedAt = new Date();
+  await tx.run(UPDATE_FIAT_WITHDRAWAL, fiatChangeValues(w));
 }
 
 /** The values of an `outbox_email` row, as `MailService.outboxValues` gives them (src/modules/mail/service.ts). */
@@ -284,40 +359,8 @@ function changeValues(w: WithdrawalRecord): unknown[] {
   ];
 }
 
-/**
- * A `timestamptz` as the ORM's pool returns it (the text PostgreSQL writes, `2026-11-26 10:16:34.681+00`:
- * MikroORM keeps dates unparsed), as a `Date` (milliseconds); null stays null.
- */
-function instant(value: unknown): Date | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value;
-  return new Date(String(value).replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
-}
-
-function toRecord(row: WithdrawalRow): WithdrawalRecord {
-  return {
-    id: row.id as string,
-    customerId: row.customer_id as string,
-    userId: row.user_id as string,
-    walletId: row.wallet_id as string,
-    network: row.network as string,
-    currency: row.currency as string,
-    amount: row.amount as string,
-    address: row.address as string,
-    memo: row.memo as string | null,
-    status: row.status as WithdrawalStatus,
-    codeHash: row.code_hash as string | null,
-    codeExpiresAt: instant(row.code_expires_at) as Date,
-    codeAttempts: row.code_attempts as number,
-    codeFailuresTotal: row.code_failures_total as number,
-    codeResends: row.code_resends as number,
-    codeIssuedAt: instant(row.code_issued_at) as Date,
-    cancelReason: row.cancel_reason as string | null,
-    idempotencyKey: row.idempotency_key as string,
-    txHash: row.tx_hash as string | null,
-    completedAt: instant(row.completed_at),
-    cancelledAt: instant(row.cancelled_at),
-    createdAt: instant(row.created_at) as Date,
-    updatedAt: instant(row.updated_at) as Date,
-  };
+/** {@link changeValues} with the payout's ({@link PAYOUT_CHANGES}) before the id. */
+function fiatChangeValues(w: WithdrawalRecord): unknown[] {
+  const values = changeValues(w);
+  return [...values.slice(0, -1), w.payoutRail ?? null, w.payoutReference ?? null, w.payoutState ?? null, w.payoutDueAt ?? null, w.id];
 }

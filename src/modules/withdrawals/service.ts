@@ -1,9 +1,10 @@
 /**
- * Two-step crypto withdrawals (reference: "Withdrawals", "States and transitions › Withdrawal";
- * docs/decisions/withdrawals.md): initiate holds the amount and sends a one-time code; confirm with the
- * right code debits it exactly once; cancel releases it; resend voids the old code. This file
- * orchestrates; the code lifecycle is codes.ts, the email email.ts, the API shapes views.ts, the
- * module's SQL repository.ts, and the Idempotency-Key the shared mechanism (docs/idempotency.md).
+ * Two-step withdrawals, crypto and fiat (reference: "Withdrawals", "States and transitions › Withdrawal";
+ * docs/decisions/withdrawals.md, docs/decisions/fiat.md "Fiat withdrawals"): initiate holds the amount and sends a one-time code; confirm with the
+ * right code debits it exactly once; cancel releases it; resend voids the old code. Both paths share
+ * these six operations; what differs (the destination's checks, how confirm sends the money) is
+ * paths.ts. This file orchestrates; the code lifecycle is codes.ts, the email email.ts, the API shapes views.ts, the
+ * module's SQL repository.ts, a fiat payout's later fate payouts.ts, and the Idempotency-Key the shared mechanism (docs/idempotency.md).
  *
  * Concurrency: every change of a withdrawal locks its row (`SELECT … FOR UPDATE`), so parallel
  * confirms see one PENDING withdrawal at most once; repeats of one Idempotency-Key wait on the key's
@@ -20,8 +21,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { DomainError, quote } from "../../domain/errors.js";
 import { isUuid, isUuidV4, walletIdOf } from "../../domain/ids.js";
-import { format8, money, type Money } from "../../domain/money.js";
-import { assertCancellable, assertConfirmable, assertResendable } from "../../domain/withdrawals.js";
+import { money } from "../../domain/money.js";
+import { assertCancellable, assertConfirmable, assertResendable, type WithdrawalType } from "../../domain/withdrawals.js";
 import type { PageRequest } from "../../domain/paging.js";
 import type { CustodyProvider } from "../../providers/provider.js";
 import type { Db, Tx } from "../../db/sql.js";
@@ -31,45 +32,45 @@ import type { LedgerService } from "../ledger/service.js";
 import type { MailService } from "../mail/service.js";
 import { assertGoodStanding } from "../users/repository.js";
 import type { UserService } from "../users/service.js";
-import { checkAmount, type WalletService } from "../wallets/service.js";
-import { destinationNetworks, withdrawableCurrency } from "./destination.js";
+import type { WalletService } from "../wallets/service.js";
+import { guardMovements } from "../wallets/states.js";
+import { assertMovable } from "../../domain/wallet-states.js";
 import { WithdrawalCodes } from "./codes.js";
+import { checkDestination, completeOnPath, type Destination, type FiatPath, type InitiateBody, type PathDeps } from "./paths.js";
+import { chooseSourceWallet } from "./source.js";
 import { codeEmail } from "./email.js";
 import { Withdrawal } from "./entities.js";
 import { initiateRequest } from "./initiate-key.js";
 import {
-  completeWithdrawal,
   insertWithdrawal,
   lockWithdrawal,
   newWithdrawal,
   readUser,
   saveWithdrawal,
-  walletsWithBalances,
   type CandidateWallet,
   type LockedWithdrawal,
   type OutboxEmailWrite,
   type WithdrawalRecord,
   type WithdrawalUser,
 } from "./repository.js";
-import type { MailboxPinOutcome, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
-import { initiatedView, withdrawalView, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
+import type { PinPush, ProviderPinOutcome, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
+import { initiatedView, withdrawalView, type FiatInitiateInput, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
 
-export type { DestinationPolicy, MailboxPinOutcome, MovementLimits, PinEvent, PinPush, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
+export type { FiatPath } from "./paths.js";
+export type { DestinationPolicy, MovementLimits, PinEvent, PinPush, ProviderPinOutcome, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
 
 /** An initiate that passed the checks made before its transaction. */
 interface CheckedInitiate {
   user: WithdrawalUser;
-  currency: string;
-  amount: Money;
-  /** The currency's networks on which the address is valid. */
-  networks: string[];
-  input: InitiateInput;
+  destination: Destination;
+  input: InitiateInput | FiatInitiateInput;
   key: string;
 }
 
 /** Withdrawals of users' custodial wallets. */
 export class WithdrawalService {
   private readonly codes: WithdrawalCodes;
+  private readonly paths: PathDeps;
 
   constructor(
     private readonly db: Db, // where every change runs (src/db/sql.ts)
@@ -81,9 +82,11 @@ export class WithdrawalService {
     private readonly pins: PinPush,
     box: SecretBox,
     settings: WithdrawalSettings,
-    private readonly guards: WithdrawalGuards,
+    guards: WithdrawalGuards,
+    fiat: FiatPath,
   ) {
     this.codes = new WithdrawalCodes(box, settings);
+    this.paths = { db, provider, ledger, wallets, guards, fiat };
   }
 
   /**
@@ -95,22 +98,43 @@ export class WithdrawalService {
    * `allowlist_required`, the address `ACTIVE` on the user's allowlist
    * (docs/decisions/limits-and-allowlist.md "Destination allowlist"); per-withdrawal, daily and
    * monthly caps (the customer's or the defaults; docs/decisions/limits-and-allowlist.md "Limits");
-   * available balance. Then holds the amount, issues a code and emails it, in one transaction.
+   * the wallet (the given one found and its state letting money leave, or the user's oldest
+   * `ACTIVE` wallet that covers the amount: docs/decisions/customers-users-and-wallets.md "Wallet
+   * states"); available balance. Then holds the amount, issues a code and emails it, in one transaction.
    * A `wallet_id` that is not a UUID answers first: 400 INVALID_WALLET_ID.
    * @throws DomainError INVALID_WALLET_ID (400); IDEMPOTENCY_KEY_REUSED (409, same key, other body); USER_NOT_FOUND /
    *   RESOURCE_NOT_FOUND (404); INVALID_CURRENCY / UNSUPPORTED_CURRENCY; AMOUNT_MUST_BE_POSITIVE,
-   *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET; INVALID_CRYPTO_ADDRESS; INVALID_ADDRESS (allowlist); WITHDRAWAL_LIMIT_EXCEEDED,
+   *   CURRENCY_NOT_ACTIVE (withdrawals switched off); INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET; INVALID_CRYPTO_ADDRESS; INVALID_ADDRESS (allowlist); WITHDRAWAL_LIMIT_EXCEEDED,
    *   DAILY_LIMIT_EXCEEDED, MONTHLY_LIMIT_EXCEEDED; WALLET_NOT_FOUND (404, `wallet_id` not the
-   *   user's); INSUFFICIENT_BALANCE (all 400 unless noted).
+   *   user's); WALLET_LOCKED, WALLET_SUSPENDED, WALLET_INACTIVE; INSUFFICIENT_BALANCE (all 400 unless noted).
    */
   async initiate(em: EntityManager, customerId: string, userId: string, input: InitiateInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
+    return this.start(em, customerId, userId, { type: "crypto", input }, idempotencyKey, by);
+  }
+
+  /**
+   * Initiates a fiat withdrawal to one of the user's bank accounts (docs/decisions/fiat.md "Fiat
+   * withdrawals"), as {@link initiate} does a crypto one, with the fiat path's checks in their
+   * order: user; currency a fiat one; amount positive, at least the minimum, at most 2 decimals;
+   * bank account; caps; wallet; balance.
+   * @throws DomainError as {@link initiate}, with INVALID_CURRENCY also for a crypto currency, INVALID_AMOUNT
+   *   for more than 2 decimals, BANK_ACCOUNT_REQUIRED and INVALID_BANK_ACCOUNT (400) instead of the address's errors.
+   */
+  async initiateFiat(em: EntityManager, customerId: string, userId: string, input: FiatInitiateInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
+    return this.start(em, customerId, userId, { type: "fiat", input }, idempotencyKey, by);
+  }
+
+  /** The one initiate of both paths ({@link initiate}, {@link initiateFiat}). */
+  private async start(em: EntityManager, customerId: string, userId: string, body: InitiateBody, idempotencyKey?: string, by?: KeyCaller | null): Promise<InitiatedView> {
+    const { input } = body;
     if (input.wallet_id !== undefined) walletIdOf(input.wallet_id, "wallet_id");
     const key = idempotencyKey ?? randomUUID();
     const request = initiateRequest(customerId, userId, input, key, keyCaller(by));
     const prior = await priorResult(this.db, request);
     if (prior) return this.duplicate(em, customerId, prior);
 
-    const checked = await this.checkInitiate(customerId, userId, input, key);
+    const user = await this.activeUser(customerId, userId);
+    const checked: CheckedInitiate = { user, destination: await checkDestination(this.paths, user, body), input, key };
     // a given wallet is read before the transaction (no second connection inside it), refused after the caps
     const given = input.wallet_id === undefined ? undefined : await this.givenWallet(em, checked.user, input.wallet_id).catch((error: unknown) => error as Error);
     const outcome = await runOnce(this.db, request, (tx, id) => this.open(tx, checked, given, id));
@@ -123,23 +147,30 @@ export class WithdrawalService {
    * Confirms with the code: debits the held amount through the provider exactly once. The user
    * must be live and active. A wrong code counts an attempt (kept even though the call fails); the
    * wrong code that makes `WITHDRAWAL_CODE_MAX_TOTAL_ATTEMPTS` over the withdrawal's life cancels it
-   * and releases its hold in the same transaction.
+   * and releases its hold in the same transaction. The money leaves the wallet only now, so a
+   * wallet that was locked, suspended or deactivated since the initiate refuses the confirm without
+   * counting an attempt (docs/decisions/customers-users-and-wallets.md "Wallet states"); cancel
+   * still releases the hold.
    * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404), WITHDRAWAL_NOT_FOUND (404), ALREADY_CONFIRMED / BAD_REQUEST (400, not
-   *   PENDING), WITHDRAWAL_BLOCKED (403, too many wrong codes of this code, or of the withdrawal's life: then cancelled), CONFIRMATION_CODE_EXPIRED,
-   *   CONFIRMATION_CODE_INVALID (400), CRYPTO_WITHDRAWAL_FAILED (400, provider refused).
+   *   PENDING), WALLET_LOCKED / WALLET_SUSPENDED / WALLET_INACTIVE (400), WITHDRAWAL_BLOCKED (403, too many wrong codes of this code, or of the withdrawal's life: then cancelled), CONFIRMATION_CODE_EXPIRED,
+   *   CONFIRMATION_CODE_INVALID (400), CRYPTO_WITHDRAWAL_FAILED (400, provider refused), FIAT_WITHDRAWAL_FAILED (400, the
+   *   rail refused: nothing debited, still PENDING, the code not used up and no attempt counted). `type`: the path
+   *   (a withdrawal of the other path is WITHDRAWAL_NOT_FOUND).
    */
-  async confirm(em: EntityManager, customerId: string, userId: string, withdrawalId: string, code: string): Promise<{ id: string; status: "COMPLETED" }> {
+  async confirm(em: EntityManager, customerId: string, userId: string, withdrawalId: string, code: string, type: WithdrawalType = "crypto"): Promise<{ id: string; status: "COMPLETED" }> {
     await this.activeUser(customerId, userId);
     const failure = await this.db.transaction(async (tx) => {
-      const { withdrawal: w, source } = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const locked = await this.lockOwn(tx, customerId, userId, withdrawalId, type);
+      const w = locked.withdrawal;
       assertConfirmable(w.status);
+      await guardMovements(tx, [{ walletId: w.walletId, direction: "out" }]);
       const verdict = this.codes.verify(w, code);
       if (verdict !== "right") {
         if (verdict === "exhausted") await this.cancelHeld(tx, w, "too_many_attempts");
         else if (verdict === "wrong") await saveWithdrawal(tx, w);
         return this.codes.refusal(verdict);
       }
-      await this.complete(tx, { withdrawal: w, source });
+      await completeOnPath(this.paths, tx, locked);
       return null;
     });
     if (failure) throw failure;
@@ -153,10 +184,10 @@ export class WithdrawalService {
    * @throws DomainError USER_NOT_FOUND / RESOURCE_NOT_FOUND (404), WITHDRAWAL_NOT_FOUND, ALREADY_CONFIRMED / BAD_REQUEST (400, not PENDING),
    *   WITHDRAWAL_BLOCKED (403, resends used up), RATE_LIMIT_EXCEEDED (429, too soon; `Retry-After`).
    */
-  async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<{ message: string }> {
+  async resendCode(em: EntityManager, customerId: string, userId: string, withdrawalId: string, type: WithdrawalType = "crypto"): Promise<{ message: string }> {
     const user = await this.activeUser(customerId, userId);
     const pushed = await this.db.transaction(async (tx) => {
-      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId, type);
       assertResendable(w.status);
       const code = this.codes.reissue(w);
       return this.deliverCode(tx, user, w, code);
@@ -166,17 +197,18 @@ export class WithdrawalService {
   }
 
   /**
-   * A PIN read from the customer's mailbox by the email poller (docs/decisions/withdrawals.md "The email poller"): while the
+   * A PIN from the provider, read by the email poller or pushed to the inbound webhook
+   * (docs/decisions/withdrawals.md "The email poller", "PINs pushed by the provider"): while the
    * withdrawal is `PENDING`, the PIN becomes its code (keyed hash, a fresh `WITHDRAWAL_CODE_TTL_S`,
-   * attempt counter reset, the previous code void) and is delivered to the user like an issued code
-   * (email, and the customer's webhook), in one transaction. Never throws for a withdrawal that is
-   * unknown, of another customer, or no longer pending: it says so in the outcome.
-   * @param pin 4–8 digits.
+   * attempts reset, the previous code void) and is delivered like an issued code (email, webhook),
+   * the deliveries starting after commit. Runs in `within` when given (the inbound webhook's
+   * transaction), else in its own. Never throws for a PIN or a withdrawal it cannot use.
+   * @returns `applied`, `invalid-pin` (not 4–8 digits), `not-found` (no such withdrawal of this customer, or its user deleted), `not-pending`.
    */
-  async applyMailboxPin(customerId: string, withdrawalId: string, pin: string): Promise<MailboxPinOutcome> {
-    if (!/^\d{4,8}$/.test(pin) || !isUuid(withdrawalId)) return "not-found";
-    let pushed = false;
-    const outcome = await this.db.transaction(async (tx): Promise<MailboxPinOutcome> => {
+  async applyProviderPin(customerId: string, withdrawalId: string, pin: string, within?: Tx): Promise<ProviderPinOutcome> {
+    if (!/^[0-9]{4,8}$/.test(pin)) return "invalid-pin";
+    if (!isUuid(withdrawalId)) return "not-found";
+    const apply = async (tx: Tx): Promise<ProviderPinOutcome> => {
       const locked = await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase());
       if (!locked) return "not-found";
       const w = locked.withdrawal;
@@ -184,60 +216,43 @@ export class WithdrawalService {
       const user = await readUser(tx, customerId, w.userId);
       if (!user || user.deleted) return "not-found"; // as UserService.findLive
       this.codes.set(w, pin);
-      pushed = await this.deliverCode(tx, user, w, pin);
+      const pushed = await this.deliverCode(tx, user, w, pin);
+      tx.afterCommit(() => this.kickDeliveries(pushed));
       return "applied";
-    });
-    if (outcome === "applied") this.kickDeliveries(pushed);
-    return outcome;
+    };
+    return within ? apply(within) : this.db.transaction(apply);
   }
 
   /**
    * Cancels a PENDING withdrawal and returns the held amount to available.
    * @throws DomainError WITHDRAWAL_NOT_FOUND, ALREADY_CONFIRMED (400, completed: cannot be reversed), BAD_REQUEST (already cancelled).
    */
-  async cancel(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<void> {
+  async cancel(em: EntityManager, customerId: string, userId: string, withdrawalId: string, type: WithdrawalType = "crypto"): Promise<void> {
     await this.users.find(em, customerId, userId);
     await this.db.transaction(async (tx) => {
-      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId);
+      const { withdrawal: w } = await this.lockOwn(tx, customerId, userId, withdrawalId, type);
       assertCancellable(w.status);
       await this.cancelHeld(tx, w, "user");
     });
   }
 
-  /** Reads one withdrawal of the user. @throws DomainError USER_NOT_FOUND, WITHDRAWAL_NOT_FOUND. */
-  async get(em: EntityManager, customerId: string, userId: string, withdrawalId: string): Promise<WithdrawalView> {
+  /** Reads one withdrawal of the user on path `type`. @throws DomainError USER_NOT_FOUND, WITHDRAWAL_NOT_FOUND (also one of the other path). */
+  async get(em: EntityManager, customerId: string, userId: string, withdrawalId: string, type: WithdrawalType = "crypto"): Promise<WithdrawalView> {
     const user = await this.users.find(em, customerId, userId);
-    const w = isUuid(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId }) : null;
+    const w = isUuid(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId, withdrawalType: type }) : null;
     if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return withdrawalView(w);
   }
 
-  /** The user's withdrawals, most recent first by default. @throws DomainError USER_NOT_FOUND. */
-  async list(em: EntityManager, customerId: string, userId: string, page: PageRequest, filter: WithdrawalFilter): Promise<{ items: WithdrawalView[]; total: number }> {
+  /** The user's withdrawals of path `type` (only those), most recent first by default. @throws DomainError USER_NOT_FOUND. */
+  async list(em: EntityManager, customerId: string, userId: string, page: PageRequest, filter: WithdrawalFilter, type: WithdrawalType = "crypto"): Promise<{ items: WithdrawalView[]; total: number }> {
     const user = await this.users.find(em, customerId, userId);
-    const where: FilterQuery<Withdrawal> = { userId: user.userId, customerId };
+    const where: FilterQuery<Withdrawal> = { userId: user.userId, customerId, withdrawalType: type };
     if (filter.status) where.status = filter.status;
     if (filter.currency) where.currency = filter.currency.toLowerCase();
     const direction = filter.sort === "ASC" ? "asc" : "desc";
     const [rows, total] = await em.findAndCount(Withdrawal, where, { orderBy: { createdAt: direction, id: direction }, limit: page.limit, offset: page.skip });
     return { items: rows.map(withdrawalView), total };
-  }
-
-  /**
-   * The checks of an initiate made before its transaction, in the order of {@link initiate}: the
-   * user, the currency, the amount, the address, the allowlist.
-   */
-  private async checkInitiate(customerId: string, userId: string, input: InitiateInput, key: string): Promise<CheckedInitiate> {
-    const user = await this.activeUser(customerId, userId);
-    const currency = await withdrawableCurrency(this.wallets, input.currency);
-    const amount = money(input.amount);
-    checkAmount(amount, currency);
-    if (amount.lt(money(currency.minWithdrawal))) {
-      throw new DomainError("MINIMUM_AMOUNT_NOT_MET", `The minimum ${currency.code} withdrawal is ${currency.minWithdrawal}.`, "amount");
-    }
-    const networks = destinationNetworks(this.provider, currency, input.address);
-    await this.guards.destinations.assertDestinationAllowed({ customerId, userId: user.userId, currency: currency.code, address: input.address, now: new Date() });
-    return { user, currency: currency.code, amount, networks, input, key };
   }
 
   /**
@@ -249,23 +264,27 @@ export class WithdrawalService {
    */
   private async open(tx: Tx, c: CheckedInitiate, given: CandidateWallet | Error | undefined, id: string): Promise<{ withdrawal: WithdrawalRecord; pushed: boolean }> {
     const { customerId, userId } = c.user;
-    await this.guards.limits.checkMovement(tx, { customerId, userId, kind: "withdrawal", currency: c.currency, amount: c.amount.toFixed(), now: new Date() });
-    const { walletId, network } = await this.chooseWallet(tx, c.user, c.currency, c.networks, c.amount, c.input.wallet_id, given);
+    const d = c.destination;
+    await this.paths.guards.limits.checkMovement(tx, { customerId, userId, kind: "withdrawal", currency: d.currency, amount: d.amount.toFixed(), now: new Date() });
+    const { walletId, network } = await chooseSourceWallet(tx, c.user, d.currency, d.networks, d.amount, c.input.wallet_id, given);
+    await guardMovements(tx, [{ walletId, direction: "out", ...(c.input.wallet_id !== undefined && { field: "wallet_id" }) }]);
     const withdrawal = newWithdrawal({
       id,
       customerId,
       userId,
       walletId,
       network,
-      currency: c.currency,
-      amount: c.amount.toFixed(),
-      address: c.input.address,
+      currency: d.currency,
+      amount: d.amount.toFixed(),
+      address: d.address,
       memo: c.input.memo ?? null,
       idempotencyKey: c.key,
+      withdrawalType: d.type,
+      bankAccountId: d.bankAccountId,
     });
     const code = this.codes.issue(withdrawal);
     await insertWithdrawal(tx, withdrawal, this.codeEmail(c.user, withdrawal, code));
-    await this.ledger.post(tx, { kind: "hold", walletId, network, currency: c.currency, amount: c.amount, reference: `withdrawal:${id}` });
+    await this.ledger.post(tx, { kind: "hold", walletId, network, currency: d.currency, amount: d.amount, reference: `withdrawal:${id}` });
     const pushed = await this.pushCode(tx, withdrawal, code);
     return { withdrawal, pushed };
   }
@@ -274,40 +293,6 @@ export class WithdrawalService {
   private async duplicate(em: EntityManager, customerId: string, withdrawalId: string): Promise<InitiatedView> {
     const first = await em.fork().findOneOrFail(Withdrawal, { id: withdrawalId, customerId });
     return initiatedView(first, true);
-  }
-
-  /**
-   * PENDING → COMPLETED in `tx` (the row locked, the code right): sends the withdrawal through the
-   * provider from its source, debits the held amount, and writes the withdrawal's change with its
-   * wallet transaction (the code voided).
-   * @throws Error when its wallet or address is missing (never deleted: a broken invariant, 500).
-   */
-  private async complete(tx: Tx, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
-    if (!source) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
-    const { vaultWalletId } = source;
-    const { hash } = await this.provider.executeWithdrawal(tx, { vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address });
-    const amount = money(w.amount);
-    const { entryId, after } = await this.ledger.post(tx, { kind: "debit", walletId: w.walletId, network: w.network, currency: w.currency, amount, reference: `withdrawal:${w.id}` });
-    const createdAt = new Date();
-    w.status = "COMPLETED";
-    w.completedAt = new Date();
-    w.txHash = hash;
-    w.codeHash = null;
-    await completeWithdrawal(tx, w, {
-      walletId: w.walletId,
-      customerId: w.customerId,
-      network: w.network,
-      address: source.address,
-      amount: amount.toFixed(),
-      balanceAfter: after.balance.toFixed(),
-      hash,
-      memo: w.memo ?? "",
-      description: `Withdrawal of ${format8(amount)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
-      orderId: w.id,
-      idempotencyId: w.idempotencyKey,
-      journalEntryId: entryId,
-      createdAt,
-    });
   }
 
   /** PENDING → CANCELLED in `tx`: releases the held amount to available, voids the code and writes the change. */
@@ -357,39 +342,21 @@ export class WithdrawalService {
     if (pushed) this.pins.kick();
   }
 
-  /** The withdrawal, locked for this transaction, with its source. @throws DomainError WITHDRAWAL_NOT_FOUND. */
-  private async lockOwn(tx: Tx, customerId: string, userId: string, withdrawalId: string): Promise<LockedWithdrawal> {
+  /** The withdrawal of path `type`, locked for this transaction, with its source. @throws DomainError WITHDRAWAL_NOT_FOUND (also one of the other path). */
+  private async lockOwn(tx: Tx, customerId: string, userId: string, withdrawalId: string, type: WithdrawalType): Promise<LockedWithdrawal> {
     const locked = isUuid(withdrawalId) ? await lockWithdrawal(tx, customerId, withdrawalId.toLowerCase(), userId.toLowerCase()) : null;
-    if (!locked) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
+    if (!locked || locked.withdrawal.withdrawalType !== type) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
     return locked;
   }
 
   /**
-   * The wallet to withdraw from (docs/decisions/withdrawals.md "Initiate"): `walletId` when given (it must be the user's and
-   * hold the currency on a network of the address), else the user's oldest such wallet whose
-   * available balance covers the amount (the user's wallets and their balances of the currency
-   * read in one statement).
-   * @throws DomainError WALLET_NOT_FOUND (404), INSUFFICIENT_BALANCE (400).
+   * Wallet `walletId` as a candidate, when the user's (`WalletService.visibleWallet`) and its state
+   * lets money leave; its balance is not needed.
+   * @throws DomainError WALLET_NOT_FOUND (404); WALLET_LOCKED, WALLET_SUSPENDED, WALLET_INACTIVE (400).
    */
-  private async chooseWallet(tx: Tx, user: WithdrawalUser, currency: string, networks: readonly string[], amount: Money, walletId: string | undefined, given: CandidateWallet | Error | undefined): Promise<{ walletId: string; network: string }> {
-    if (given instanceof Error) throw given;
-    const candidates: CandidateWallet[] = given ? [given] : await walletsWithBalances(tx, user.customerId, user.userId, currency);
-    let holdsCurrency = false;
-    for (const wallet of candidates) {
-      const network = wallet.networks.find((n) => n.currency === currency && networks.includes(n.name))?.name;
-      if (!network) continue;
-      holdsCurrency = true;
-      if (walletId || (wallet.balance && wallet.balance.available.gte(amount))) return { walletId: wallet.walletId, network };
-    }
-    if (walletId && !holdsCurrency) {
-      throw new DomainError("INSUFFICIENT_BALANCE", `Wallet ${quote(walletId)} holds no ${currency} on ${networks.join(" or ")}.`, "wallet_id");
-    }
-    throw new DomainError("INSUFFICIENT_BALANCE", `No wallet of the user has enough available ${currency} for this withdrawal.`, "amount");
-  }
-
-  /** Wallet `walletId` as a candidate, when the user's (`WalletService.visibleWallet`); its balance is not needed. @throws DomainError WALLET_NOT_FOUND (404). */
   private async givenWallet(em: EntityManager, user: WithdrawalUser, walletId: string): Promise<CandidateWallet> {
     const wallet = await this.wallets.visibleWallet(em, { customerId: user.customerId, userId: user.userId }, walletId);
+    assertMovable(wallet, "out", "wallet_id");
     return { walletId: wallet.walletId, networks: wallet.networks, balance: undefined };
   }
 }

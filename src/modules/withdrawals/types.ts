@@ -5,7 +5,7 @@
  */
 import type { Sql } from "../../db/sql.js";
 import type { MovementKind } from "../../domain/limits.js";
-import type { CodeLimits } from "../../domain/withdrawals.js";
+import type { CodeLimits, WithdrawalStatus } from "../../domain/withdrawals.js";
 
 /** Settings of the withdrawals service (src/config.ts). */
 export interface WithdrawalSettings extends CodeLimits {
@@ -61,12 +61,12 @@ export interface PinPush {
   kick(): void;
 }
 
-/** Outcome of {@link WithdrawalService.applyMailboxPin}. */
-export type MailboxPinOutcome = "applied" | "not-found" | "not-pending";
+/** Outcome of {@link WithdrawalService.applyProviderPin}: the PIN became the code, or why it did not. */
+export type ProviderPinOutcome = "applied" | "invalid-pin" | "not-found" | "not-pending";
 
 /** Filters of List Withdrawals. */
 export interface WithdrawalFilter {
-  status?: "PENDING" | "COMPLETED" | "CANCELLED";
+  status?: WithdrawalStatus;
   currency?: string;
   sort: "ASC" | "DESC";
 }

@@ -13,16 +13,29 @@ type Schemas = components["schemas"];
  * wrote it: a number, or the decimal text of a JSON number a double cannot hold (src/http/json-numbers.ts).
  */
 export type InitiateInput = Omit<Schemas["InitiateWithdrawalRequest"], "amount"> & { amount: number | string };
+/** Body of Initiate Fiat Withdrawal (schema `InitiateFiatWithdrawalRequest`), `amount` as in {@link InitiateInput}. */
+export type FiatInitiateInput = Omit<Schemas["InitiateFiatWithdrawalRequest"], "amount"> & { amount: number | string };
 /** Initiate response data (schema `InitiatedWithdrawal`). */
 export type InitiatedView = Schemas["InitiatedWithdrawal"];
 /** Withdrawal record of Get and List (schema `Withdrawal`). */
 export type WithdrawalView = Schemas["Withdrawal"];
 
-/** Renders a withdrawal record (`amount` as a JSON number of the stored decimal; `created_at` ISO 8601 UTC). */
+/** The payout of a fiat withdrawal once confirmed (null before, and for crypto). */
+function payoutView(w: WithdrawalRecord): WithdrawalView["payout"] {
+  if (w.payoutRail == null || w.payoutReference == null || w.payoutState == null) return null;
+  return { rail: w.payoutRail, reference: w.payoutReference, state: w.payoutState };
+}
+
+/**
+ * Renders a withdrawal record (`amount` as a JSON number of the stored decimal; `created_at` ISO
+ * 8601 UTC; for a fiat one, `address` is the bank account's mask and `payout` its payout).
+ */
 export function withdrawalView(w: WithdrawalRecord): WithdrawalView {
   return {
     id: w.id,
-    withdrawal_type: "crypto",
+    withdrawal_type: w.withdrawalType,
+    bank_account_id: w.bankAccountId ?? null,
+    payout: payoutView(w),
     currency: w.currency,
     amount: toNumber(w.amount),
     address: w.address,
@@ -39,6 +52,9 @@ export function initiatedView(w: WithdrawalRecord, duplicate: boolean): Initiate
   return {
     id: w.id,
     withdraw: { id: w.id, status: w.status, idempotency_key: w.idempotencyKey, is_duplicate: duplicate },
+    withdrawal_type: w.withdrawalType,
+    bank_account_id: w.bankAccountId ?? null,
+    payout: payoutView(w),
     currency: w.currency,
     amount: toNumber(w.amount),
     address: w.address,
