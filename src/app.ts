@@ -47,9 +47,11 @@ import { CreditProductService } from "./modules/credit/products/service.js";
 import { CreditWalletService } from "./modules/credit/accounts/service.js";
 import { creditWalletHandlers } from "./http/credit/wallet-handlers.js";
 import { creditAuthorizationHandlers } from "./http/credit/authorization-handlers.js";
+import { creditCardHandlers } from "./http/credit/card-handlers.js";
 import { tradingHandlers } from "./http/platform/trading-handlers.js";
 import { TradingService } from "./modules/trading/service.js";
 import { CreditAuthorizationService } from "./modules/credit/authorizations/service.js";
+import { CreditCardService } from "./modules/credit/cards/service.js";
 import { CreditNotificationService } from "./modules/credit/notifications/service.js";
 import { CreditNotificationDelivery } from "./modules/credit/notifications/delivery.js";
 import { SandboxClockService } from "./modules/credit/clock/service.js";
@@ -107,6 +109,7 @@ export interface AppServices {
   sandboxClock: SandboxClockService;
   creditWallets: CreditWalletService;
   creditAuthorizations: CreditAuthorizationService;
+  creditCards: CreditCardService;
   trading: TradingService;
   /** Caps of withdrawals and transfers, and the allowlist policy (docs/decisions/limits-and-allowlist.md). */
   limits: LimitsService;
@@ -308,11 +311,12 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   // Writers of credit_event rows start their delivery after commit.
   const creditWallets = new CreditWalletService(statements, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+  const creditCards = new CreditCardService(statements, secrets.box, { cardsPerWallet: config.cardsPerWallet }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(statements, undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, walletStates, withdrawals, payouts, mail, webhooks, pollers, inbound, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, limits, allowlist, transfers, trading, bankAccounts, payoutFiles },
+    services: { identity, users, ledger, wallets, walletStates, withdrawals, payouts, mail, webhooks, pollers, inbound, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, creditCards, limits, allowlist, transfers, trading, bankAccounts, payoutFiles },
   };
 }
 
@@ -361,6 +365,7 @@ async function buildSurfaces(
       ...sandboxClockHandlers(sandboxClock, provider),
       ...creditWalletHandlers(creditWallets),
       ...creditAuthorizationHandlers(creditAuthorizations),
+      ...creditCardHandlers(services.creditCards),
     },
     notImplemented: creditNotImplemented,
     access: creditAccess,

@@ -172,11 +172,10 @@ export interface Config {
   transferCaps: Record<string, CapSet>;
   /** `ALLOWLIST_COOLDOWN_S` (default 86400, 0 to 2592000): seconds an added allowlist address stays `PENDING` before it is `ACTIVE`. */
   allowlistCooldownS: number;
-  /**
-   * `AUTHORIZATION_TTL_DAYS` (default 7, 1 to 30): days an approved card authorization holds its
-   * amount; it expires at the first daily close (00:00 UTC) after that (docs/decisions/credit.md "Authorizations").
-   */
+  /** `AUTHORIZATION_TTL_DAYS` (default 7, 1 to 30): days an approved card authorization holds its amount; it expires at the first daily close (00:00 UTC) after that (docs/decisions/credit.md "Authorizations"). */
   authorizationTtlDays: number;
+  /** `CARDS_PER_WALLET` (default 10, 1 to 1000): open cards (`ACTIVE` or `PAUSED`) a credit wallet may have (docs/decisions/cards.md). */
+  cardsPerWallet: number;
   /** `QUOTE_TTL_S` (default 15, 1 to 300): seconds a trading quote stays firm (docs/decisions/trading.md). */
   quoteTtlS: number;
   /** `SANDBOX_SPREAD_BPS` (default 20, 0 to 1000): the sandbox's spread around its mid prices, basis points. */
@@ -344,6 +343,7 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   transferCaps: (e) => e.caps("TRANSFER_CAPS", DEFAULT_TRANSFER_CAPS),
   allowlistCooldownS: (e) => e.int("ALLOWLIST_COOLDOWN_S", DEFAULT_ALLOWLIST_COOLDOWN_S, 0, MAX_ALLOWLIST_COOLDOWN_S),
   authorizationTtlDays: (e) => e.int("AUTHORIZATION_TTL_DAYS", 7, 1, 30),
+  cardsPerWallet: (e) => e.int("CARDS_PER_WALLET", 10, 1, 1000),
   quoteTtlS: (e) => e.int("QUOTE_TTL_S", 15, 1, 300),
   sandboxSpreadBps: (e) => e.int("SANDBOX_SPREAD_BPS", 20, 0, 1000),
   sandboxFeeBps: (e) => e.int("SANDBOX_FEE_BPS", 10, 0, 1000),

@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    "/v2/cards/{cardId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a card
+         * @description Read one card of the tenant (without `pan` or `cvv`). An unknown card, or another tenant's, answers 404.
+         */
+        get: operations["getCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a card
+         * @description Update a card: its state, its spend controls (replaced whole; `null` removes them) or its memo.
+         *     `ACTIVE` ↔ `PAUSED` both ways, either to `CLOSED` (final); asking for the state the card already
+         *     has is a 200 that changes nothing. Any update of a `CLOSED` card answers 409 `CONFLICT`. A
+         *     paused card is already open: making it `ACTIVE` again never meets the `CARDS_PER_WALLET` cap.
+         *     An unknown card, or another tenant's, answers 404.
+         */
+        patch: operations["updateCard"];
+        trace?: never;
+    };
     "/v2/credit-products": {
         parameters: {
             query?: never;
@@ -399,6 +427,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/wallet/credits/{walletId}/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the cards of a credit wallet
+         * @description List the cards of a wallet, whatever their state, newest first (`createdAt` descending, then `cardId`). Never shows `pan` or `cvv`.
+         */
+        get: operations["listWalletCards"];
+        put?: never;
+        /**
+         * Issue a card on a credit wallet
+         * @description Issue a card on a credit wallet. Answers 201 with the card, its full number (`pan`) and its
+         *     security code (`cvv`): this is the only answer that gives them. The card is `ACTIVE` and
+         *     expires three years after the issue on the tenant clock (`expMonth`/`expYear`).
+         *
+         *     409 `CONFLICT`: the wallet is dissolved or in default (a blocked wallet may issue), it already
+         *     has `CARDS_PER_WALLET` (10 by default) open cards (`ACTIVE` or `PAUSED`), or it is set aside.
+         *     422: `allowedMcc` and `blockedMcc` together, a country code that is not assigned.
+         */
+        post: operations["issueCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/wallet/credits/{walletId}/charges": {
         parameters: {
             query?: never;
@@ -438,8 +496,8 @@ export interface paths {
         /**
          * Dissolve a credit wallet
          * @description Dissolve a wallet (final state `dissolved`): no new charges, limit changes, overrides or
-         *     interest; every open card authorization is voided (its hold is released, `Autorizacion Liberada`);
-         *     outstanding principal and interest must still be cleared by payment reports.
+         *     interest; every open card authorization is voided (its hold is released, `Autorizacion Liberada`)
+         *     and every open card (`ACTIVE` or `PAUSED`) is `CLOSED`; outstanding principal and interest must still be cleared by payment reports.
          *     An already dissolved or a set-aside wallet answers 409.
          */
         post: operations["dissolveCreditWallet"];
@@ -624,6 +682,158 @@ export interface components {
              */
             amount?: number;
         };
+        /** @description A card on a credit wallet. Instants ISO 8601 UTC, on the tenant's sandbox clock while it is active. */
+        Card: {
+            /**
+             * Format: uuid
+             * @description Identifier of the card (UUID v4), assigned by the service.
+             */
+            cardId: string;
+            /** @description The credit wallet the card spends on. */
+            walletId: string;
+            /** @description State of the card. */
+            state: components["schemas"]["CardState"];
+            /** @description Name of the cardholder. */
+            cardholderName: string;
+            /** @description Last four digits of the card number. */
+            last4: string;
+            /**
+             * Format: int32
+             * @description Month of expiry, 1 to 12: the card is valid through the last day of this month (tenant clock, UTC).
+             */
+            expMonth: number;
+            /**
+             * Format: int32
+             * @description Year of expiry: three years after the year of issue on the tenant clock (UTC).
+             */
+            expYear: number;
+            /** @description Spend controls, or null when the card has none. */
+            spendControls: {
+                /**
+                 * Format: int64
+                 * @description Largest amount of one authorization, in cents: 1 to 10¹².
+                 */
+                perTransaction?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one UTC day, in cents: 1 to 10¹².
+                 */
+                daily?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one calendar month (UTC), in cents: 1 to 10¹².
+                 */
+                monthly?: number;
+                /** @description Only these merchant category codes are allowed: 1 to 500 codes of four digits. Not with `blockedMcc`. */
+                allowedMcc?: components["schemas"]["CardMcc"][];
+                /** @description These merchant category codes are refused: 1 to 500 codes of four digits. Not with `allowedMcc`. */
+                blockedMcc?: components["schemas"]["CardMcc"][];
+                /** @description Only merchants of these countries are allowed: 1 to 249 assigned ISO 3166-1 alpha-2 codes, upper case. */
+                allowedCountries?: components["schemas"]["CardCountry"][];
+            } | null;
+            /** @description The tenant's note, or null. */
+            memo: string | null;
+            /**
+             * Format: date-time
+             * @description When the card was issued.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the card was last changed (equal to `createdAt` until then).
+             */
+            updatedAt: string;
+        };
+        /** @description Country, ISO 3166-1 alpha-2: two capital letters, and an assigned code (else 422). */
+        CardCountry: string;
+        /** @description Success envelope of the credit core. */
+        CardCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["Card"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description One page of cards. */
+        CardList: {
+            /** @description The items of this page, in the order documented by the operation. */
+            items: components["schemas"]["Card"][];
+            /**
+             * Format: int32
+             * @description Number of items matching the request across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Number of items skipped.
+             */
+            offset: number;
+        };
+        /** @description Success envelope of the credit core. */
+        CardListCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CardList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /** @description Merchant category code (ISO 18245): exactly four digits. */
+        CardMcc: string;
+        /**
+         * @description The card's spend controls. They are stored and shown; this version of the service does not yet
+         *     apply them to authorizations. Amounts in integer cents, 1 to 10¹². `allowedMcc` and
+         *     `blockedMcc` exclude each other (both → 422). Days and months are the tenant clock's UTC days
+         *     and calendar months.
+         */
+        CardSpendControls: {
+            /**
+             * Format: int64
+             * @description Largest amount of one authorization, in cents: 1 to 10¹².
+             */
+            perTransaction?: number;
+            /**
+             * Format: int64
+             * @description Largest amount authorized in one UTC day, in cents: 1 to 10¹².
+             */
+            daily?: number;
+            /**
+             * Format: int64
+             * @description Largest amount authorized in one calendar month (UTC), in cents: 1 to 10¹².
+             */
+            monthly?: number;
+            /** @description Only these merchant category codes are allowed: 1 to 500 codes of four digits. Not with `blockedMcc`. */
+            allowedMcc?: components["schemas"]["CardMcc"][];
+            /** @description These merchant category codes are refused: 1 to 500 codes of four digits. Not with `allowedMcc`. */
+            blockedMcc?: components["schemas"]["CardMcc"][];
+            /** @description Only merchants of these countries are allowed: 1 to 249 assigned ISO 3166-1 alpha-2 codes, upper case. */
+            allowedCountries?: components["schemas"]["CardCountry"][];
+        };
+        /**
+         * @description State of a card on a credit wallet:
+         *
+         *     | state | meaning |
+         *     |---|---|
+         *     | `ACTIVE` | open; may be paused or closed |
+         *     | `PAUSED` | open, set aside by the tenant; may be made `ACTIVE` again or closed |
+         *     | `CLOSED` | final: no later change (any update answers 409); dissolving the wallet closes its cards |
+         *
+         *     `ACTIVE` and `PAUSED` cards are the wallet's open cards, at most `CARDS_PER_WALLET` (10 by default).
+         * @enum {string}
+         */
+        CardState: "ACTIVE" | "PAUSED" | "CLOSED";
         /**
          * @description Body of ChangeInterestCreditCapital: the wallet-level interest and minimum payment overrides.
          *     Send at least one field (an empty body answers 422); fields not sent keep the wallet's current values.
@@ -2038,6 +2248,93 @@ export interface components {
          * @enum {string}
          */
         InterestAccrualMethodInput: "ADB" | "BAC" | "average_daily_balance" | "balance_at_cut";
+        /** @description Body of Issue Card. */
+        IssueCardRequest: {
+            /** @description Name of the cardholder, 1 to 100 characters. */
+            cardholderName: string;
+            /** @description The tenant's own note about the card, at most 255 characters. */
+            memo?: string;
+            /** @description Spend controls of the card; none when absent. */
+            spendControls?: components["schemas"]["CardSpendControls"];
+        };
+        /** @description A card just issued: the card, with its full number and security code, given in this answer only. */
+        IssuedCard: {
+            /**
+             * Format: uuid
+             * @description Identifier of the card (UUID v4), assigned by the service.
+             */
+            cardId: string;
+            /** @description The credit wallet the card spends on. */
+            walletId: string;
+            /** @description State of the card. */
+            state: components["schemas"]["CardState"];
+            /** @description Name of the cardholder. */
+            cardholderName: string;
+            /** @description Last four digits of the card number. */
+            last4: string;
+            /**
+             * Format: int32
+             * @description Month of expiry, 1 to 12: the card is valid through the last day of this month (tenant clock, UTC).
+             */
+            expMonth: number;
+            /**
+             * Format: int32
+             * @description Year of expiry: three years after the year of issue on the tenant clock (UTC).
+             */
+            expYear: number;
+            /** @description Spend controls, or null when the card has none. */
+            spendControls: {
+                /**
+                 * Format: int64
+                 * @description Largest amount of one authorization, in cents: 1 to 10¹².
+                 */
+                perTransaction?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one UTC day, in cents: 1 to 10¹².
+                 */
+                daily?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one calendar month (UTC), in cents: 1 to 10¹².
+                 */
+                monthly?: number;
+                /** @description Only these merchant category codes are allowed: 1 to 500 codes of four digits. Not with `blockedMcc`. */
+                allowedMcc?: components["schemas"]["CardMcc"][];
+                /** @description These merchant category codes are refused: 1 to 500 codes of four digits. Not with `allowedMcc`. */
+                blockedMcc?: components["schemas"]["CardMcc"][];
+                /** @description Only merchants of these countries are allowed: 1 to 249 assigned ISO 3166-1 alpha-2 codes, upper case. */
+                allowedCountries?: components["schemas"]["CardCountry"][];
+            } | null;
+            /** @description The tenant's note, or null. */
+            memo: string | null;
+            /**
+             * Format: date-time
+             * @description When the card was issued.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the card was last changed (equal to `createdAt` until then).
+             */
+            updatedAt: string;
+            /** @description Card number: 16 digits (Luhn check digit last), starting with the sandbox BIN `400000`. Given only in this answer: the service keeps it encrypted and never shows it again. */
+            pan: string;
+            /** @description Card security code, three digits. Given only in this answer: the service does not keep it. */
+            cvv: string;
+        };
+        /** @description Success envelope of the credit core. */
+        IssuedCardCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["IssuedCard"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
         /** @description Body of NotificationsEnlist. */
         NotificationsEnlistRequest: {
             /**
@@ -2081,6 +2378,37 @@ export interface components {
              *     not before the clock (else 409).
              */
             now: string;
+        };
+        /** @description Body of Update Card: each field present is changed, the others are kept. */
+        UpdateCardRequest: {
+            /** @description The new state: `ACTIVE`, `PAUSED` or `CLOSED` (final). The state the card already has changes nothing. */
+            state?: components["schemas"]["CardState"];
+            /** @description The new spend controls, replacing the old ones whole; `null` removes them. */
+            spendControls?: {
+                /**
+                 * Format: int64
+                 * @description Largest amount of one authorization, in cents: 1 to 10¹².
+                 */
+                perTransaction?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one UTC day, in cents: 1 to 10¹².
+                 */
+                daily?: number;
+                /**
+                 * Format: int64
+                 * @description Largest amount authorized in one calendar month (UTC), in cents: 1 to 10¹².
+                 */
+                monthly?: number;
+                /** @description Only these merchant category codes are allowed: 1 to 500 codes of four digits. Not with `blockedMcc`. */
+                allowedMcc?: components["schemas"]["CardMcc"][];
+                /** @description These merchant category codes are refused: 1 to 500 codes of four digits. Not with `allowedMcc`. */
+                blockedMcc?: components["schemas"]["CardMcc"][];
+                /** @description Only merchants of these countries are allowed: 1 to 249 assigned ISO 3166-1 alpha-2 codes, upper case. */
+                allowedCountries?: components["schemas"]["CardCountry"][];
+            } | null;
+            /** @description The new note, at most 255 characters; `null` removes it. */
+            memo?: string | null;
         };
         /** @description Body of Update Credit Product Settings (operator): `customerId` names the tenant; every other field is optional and only the fields sent change (same bounds as at creation). */
         UpdateCreditProductSettingsRequest: {
@@ -2162,6 +2490,347 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the card, at most 64 characters (a longer value answers 422).
+                 * @example 5d6e7f80-9102-4a3b-8c4d-5e6f70819203
+                 */
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the card, at most 64 characters (a longer value answers 422).
+                 * @example 5d6e7f80-9102-4a3b-8c4d-5e6f70819203
+                 */
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "PAUSED",
+                 *       "spendControls": {
+                 *         "daily": 20000
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCardRequest"];
+            };
+        };
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
     listCreditProducts: {
         parameters: {
             query?: {
@@ -5385,6 +6054,341 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditWalletCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWalletCards: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100 items. */
+                limit?: components["parameters"]["CreditPageQuery.limit"];
+                /** @description Number of items to skip from the start of the list, 0 to 1 000 000. */
+                offset?: components["parameters"]["CreditPageQuery.offset"];
+            };
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422).
+                 * @example c7e2a9d4-1f3b-4c5d-9e8f-0a1b2c3d4e5f
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response of the credit core. */
+            200: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardListCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    issueCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /** @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422). */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueCardRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCardCreditEnvelope"];
                 };
             };
             /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */

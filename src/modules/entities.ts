@@ -23,6 +23,7 @@ import { CreditNotificationTarget } from "./credit/notifications/entities.js";
 import { CreditClock } from "./credit/clock/entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./credit/accounts/entities.js";
 import { CreditAuthorization } from "./credit/authorizations/entities.js";
+import { CreditCard } from "./credit/cards/entities.js";
 import { TRADING_ENTITIES } from "./trading/entities.js";
 import { CurrencySwitch } from "./currencies/entities.js";
 import { INBOUND_ENTITIES } from "./inbound/entities.js";
@@ -40,6 +41,7 @@ export const ENTITIES = [
   ...TRANSFER_ENTITIES,
   CustomerLimits, AllowlistAddress, BankAccount,
   CreditAuthorization,
+  CreditCard,
   ...TRADING_ENTITIES,
   CurrencySwitch,
   ...INBOUND_ENTITIES,

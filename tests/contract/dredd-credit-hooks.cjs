@@ -13,6 +13,8 @@
  * authorization gets its own open one (`authorizations.toCapture`, `authorizations.toVoid`), the
  * 409s name one voided while seeding (`authorizations.closed`) or capture more than the one left open
  * (`authorizations.open`), and the document's example authorizationId is the unknown one of the 404s.
+ * Cards (docs/decisions/cards.md) are issued on `wallets.cards` too: `issuedCards.open` is read and
+ * paused, `issuedCards.closed` (closed while seeding) answers 409, the example cardId is the unknown one.
  */
 const hooks = require("hooks");
 const { installCaseHooks } = require("./dredd-hooks-core.cjs");
@@ -60,6 +62,10 @@ const longAuthorizationId = (suffix) => (c) => authorizationPath(c, "a".repeat(6
 const APPROVED = { amount: 15000, merchant: { name: "Hardware store", mcc: "5251", country: "US" }, reference: "auth-8842-0193" };
 /** The largest amount Authorize Credit takes (10¹² cents): above every wallet's available amount. */
 const MAX_AMOUNT = 1_000_000_000_000;
+/** Path of card `cardId`. */
+const cardPath = (c, cardId) => c.path(`/v2/cards/${cardId}`);
+/** Path of the cards of the seeded `wallets.cards`. */
+const walletCardsPath = (c) => walletPath(c, c.f.wallets.cards, "/cards");
 /** `data` of the answer must match `properties`. */
 const dataWith = (properties) => ({ properties: { data: { properties } } });
 
@@ -233,6 +239,28 @@ const CASES = {
     404: UNKNOWN_AUTHORIZATION("/void"),
     409: (c) => authorizationPath(c, c.f.authorizations.closed, "/void").error("CONFLICT"), // voided already
     422: longAuthorizationId("/void"),
+  },
+  issueCard: {
+    201: (c) => walletCardsPath(c).expect(dataWith({ state: { const: "ACTIVE" }, walletId: { const: c.f.wallets.cards }, pan: { pattern: "^400000[0-9]{10}$" } })),
+    ...WALLET_ERRORS,
+    409: (c) => walletPath(c, c.f.wallets.dissolved, "/cards").error("CONFLICT"), // a dissolved wallet cannot issue
+    422: (c) => walletCardsPath(c).body({ cardholderName: "" }).error("VALIDATION_ERROR").expect(fieldError("cardholderName")),
+  },
+  listWalletCards: {
+    200: (c) => walletCardsPath(c).query("limit=20&offset=0").expect(dataWith({ items: { minItems: 2 } })),
+    ...WALLET_ERRORS,
+    422: (c) => walletCardsPath(c).query("limit=0").error("VALIDATION_ERROR"),
+  },
+  getCard: {
+    200: (c) => cardPath(c, c.f.issuedCards.open).expect(dataWith({ cardId: { const: c.f.issuedCards.open }, pan: { not: {} }, cvv: { not: {} } })),
+    ...WALLET_ERRORS, // the 404: the example cardId (card ids are generated)
+    422: (c) => cardPath(c, "c".repeat(65)).error("VALIDATION_ERROR").expect(fieldError("cardId")),
+  },
+  updateCard: {
+    200: (c) => cardPath(c, c.f.issuedCards.open).expect(dataWith({ state: { const: "PAUSED" }, spendControls: { const: c.example().spendControls } })),
+    ...WALLET_ERRORS,
+    409: (c) => cardPath(c, c.f.issuedCards.closed).error("CONFLICT"), // CLOSED is final
+    422: (c) => cardPath(c, c.f.issuedCards.open).body({ state: "LOST" }).error("VALIDATION_ERROR").expect(fieldError("state")),
   },
   blockCreditWallet: {
     200: (c) => walletPath(c, c.f.wallets.toBlock, "/block").expect(dataWith({ status: { const: "blocked" } })),

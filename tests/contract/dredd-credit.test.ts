@@ -154,7 +154,7 @@ describe("credit contract (Dredd)", () => {
   }, WHOLE_RUN_MS);
 
   it("serves every operation and its deterministic error cases as the document says", () => {
-    expect(all.length, "operations of the credit document").toBe(28);
+    expect(all.length, "operations of the credit document").toBe(32);
     expect(all.filter((op) => !op.implemented).map((op) => op.operationId), "credit operations answering 501").toEqual([]);
     const { main: run, connections } = runs;
     expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
@@ -176,11 +176,12 @@ describe("credit contract (Dredd)", () => {
       "listCreditWalletEvents", "listCreditWalletStatements", "payOutCredit", "reportPayCredit", "unblockCreditWallet",
       "updateCreditProductSettings", "changeInterestCreditCapital", "changeWalletLimit", "recoverCreditNotifications",
       "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "getCreditAuthorization", "listCreditAuthorizations",
+      "issueCard", "listWalletCards", "getCard", "updateCard",
     ].sort());
     expect(passing("409"), "operations passing 409").toEqual([
       "blockCreditWallet", "changeInterestCreditCapital", "changeWalletLimit", "createCreditProduct", "createCreditWallet",
       "dissolveCreditWallet", "payOutCredit", "reportPayCredit", "setSandboxClock", "unblockCreditWallet",
-      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization",
+      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "issueCard", "updateCard",
     ].sort());
     // Skipped: 413, 415, 429, 500 and 503 of every operation, and the sandbox clock's 404 (the provider is the sandbox).
     const skipped = run.tests.filter((x) => x.status === "skip").map((x) => x.expectedStatus);

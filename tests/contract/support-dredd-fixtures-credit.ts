@@ -65,6 +65,13 @@ export interface CreditFixtures {
   };
   /** The `Idempotency-Key` and body that seeded `authorizations.open`: a repeat is a duplicate, another body a 409. */
   seededAuthorization: { idempotencyKey: string; body: JsonObject };
+  /** Cards issued on `wallets.cards` (docs/decisions/cards.md); their ids are generated (the document's example `cardId` is the unknown card of the 404s). */
+  issuedCards: {
+    /** `ACTIVE`: Get Card reads it, Update Card pauses it. */
+    open: string;
+    /** `CLOSED` while seeding: any Update Card of it is a 409. */
+    closed: string;
+  };
 }
 
 /**
@@ -75,7 +82,7 @@ export interface CreditFixtures {
  * wallet, the wallets of {@link CreditFixtures.wallets} from the Create Credit Wallet example, a
  * charge and the clock advanced past the example's first cut (2026-01-31), so statements and events exist;
  * then, on the tenant's clock after that advance, the wallet of the card authorizations and its
- * authorizations ({@link CreditFixtures.authorizations}).
+ * authorizations ({@link CreditFixtures.authorizations}), and two cards on it ({@link CreditFixtures.issuedCards}).
  */
 export async function seedCreditFixtures(
   platformUrl: string,
@@ -141,6 +148,9 @@ export async function seedCreditFixtures(
     closed: await authorize("dredd-fixture-authorization-closed"),
   };
   await credit("POST", `/v2/wallet/credits/${cards}/authorizations/${authorizations.closed}/void`, 200, { headers: asOwner });
+  const issueCard = async (cardholderName: string) => String((await credit("POST", `/v2/wallet/credits/${cards}/cards`, 201, { headers: asOwner, body: { cardholderName } })).data.cardId);
+  const issuedCards = { open: await issueCard("Dredd Open"), closed: await issueCard("Dredd Closed") };
+  await credit("PATCH", `/v2/cards/${issuedCards.closed}`, 200, { headers: asOwner, body: { state: "CLOSED" } });
   return {
     masterKey: TEST_MASTER_KEY,
     customerId,
@@ -156,5 +166,6 @@ export async function seedCreditFixtures(
     seededPayment,
     authorizations,
     seededAuthorization,
+    issuedCards,
   };
 }

@@ -202,8 +202,12 @@ beforeAll(async () => {
   const authorization = await t.api().post(`/v2/wallet/credits/${walletId}/authorizations`).set(asOwner).send({ amount: 1500, merchant: { name: "Fuzz store" } });
   expect(authorization.status, JSON.stringify(authorization.body)).toBe(201);
   expect(authorization.body.data.status).toBe("approved");
+  // A card on it (docs/decisions/cards.md), so the card operations get past their 404s.
+  const card = await t.api().post(`/v2/wallet/credits/${walletId}/cards`).set(asOwner).send({ cardholderName: "Fuzz holder" });
+  expect(card.status, JSON.stringify(card.body)).toBe(201);
   Object.assign(ids, {
     walletId,
+    cardId: card.body.data.cardId as string,
     authorizationId: authorization.body.data.authorizationId as string,
     customer_id: tenant.customerId,
     credential_id: tenant.credentialId,

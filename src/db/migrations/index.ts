@@ -30,6 +30,7 @@ import { Migration20261129020000_inbound_webhooks } from "./Migration20261129020
 import { Migration20261129030000_bank_accounts } from "./Migration20261129030000_bank_accounts.js";
 import { Migration20261129040000_fiat_withdrawals } from "./Migration20261129040000_fiat_withdrawals.js";
 import { Migration20261129063000_market_orders } from "./Migration20261129063000_market_orders.js";
+import { Migration20261129080000_cards } from "./Migration20261129080000_cards.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -59,4 +60,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129030000_bank_accounts", class: Migration20261129030000_bank_accounts },
   { name: "Migration20261129040000_fiat_withdrawals", class: Migration20261129040000_fiat_withdrawals },
   { name: "Migration20261129063000_market_orders", class: Migration20261129063000_market_orders },
+  { name: "Migration20261129080000_cards", class: Migration20261129080000_cards },
 ];

@@ -41,12 +41,16 @@ export const creditAccess: { [K in keyof operations]: Access } = {
   voidCreditAuthorization: TENANT,
   getCreditAuthorization: TENANT,
   listCreditAuthorizations: TENANT,
+  issueCard: TENANT,
+  getCard: TENANT,
+  listWalletCards: TENANT,
+  updateCard: TENANT,
   getSandboxClock: TENANT,
   setSandboxClock: TENANT,
   advanceSandboxClock: TENANT,
 };
 
-/** Credit operations built (src/http/credit/handlers.ts, wallet-handlers.ts, authorization-handlers.ts). */
+/** Credit operations built (src/http/credit/handlers.ts, wallet-handlers.ts, authorization-handlers.ts, card-handlers.ts). */
 const IMPLEMENTED: readonly (keyof operations)[] = [
   "createCreditProduct",
   "updateCreditProductSettings",
@@ -76,6 +80,10 @@ const IMPLEMENTED: readonly (keyof operations)[] = [
   "voidCreditAuthorization",
   "getCreditAuthorization",
   "listCreditAuthorizations",
+  "issueCard",
+  "getCard",
+  "listWalletCards",
+  "updateCard",
 ];
 
 /** The other credit operations answer 501 `NOT_IMPLEMENTED` (docs/contract.md "What the documents declare besides the operations"). */

@@ -47,7 +47,8 @@ import { keyCaller, type KeyCaller } from "../../idempotency/service.js";
 import { requestHash, withKey } from "./idempotency.js";
 import { productRules, walletColumns } from "./mapping.js";
 import { refusalError } from "./refusals.js";
-import type { Db } from "../../../db/sql.js";
+import type { Db, Tx } from "../../../db/sql.js";
+import { closeWalletCards } from "../cards/repository.js";
 import { isWalletId, type LockedWallet } from "./repository/lock.js";
 import { insertWallet } from "./repository/wallets.js";
 import { persistStep } from "./repository/write.js";
@@ -298,9 +299,12 @@ export class CreditWalletService {
     return this.simple(customerId, walletId, (locked, now) => unblockWallet(locked.state, locked.product, now));
   }
 
-  /** Dissolve a wallet, final (engine `dissolveWallet`). @throws NOT_FOUND (404), RESOURCE_CONFLICT (409, already dissolved). */
+  /**
+   * Dissolve a wallet, final (engine `dissolveWallet`); its open cards are closed in the same
+   * transaction (docs/decisions/cards.md). @throws NOT_FOUND (404), RESOURCE_CONFLICT (409, already dissolved).
+   */
   async dissolve(em: EntityManager, customerId: string, walletId: string): Promise<CreditWalletView> {
-    return this.simple(customerId, walletId, (locked, now) => dissolveWallet(locked.state, locked.product, now));
+    return this.simple(customerId, walletId, (locked, now) => dissolveWallet(locked.state, locked.product, now), (tx, locked, now) => closeWalletCards(tx, locked.row.walletId, now));
   }
 
   /** List Credit Wallet Statements: every statement of the wallet, oldest cut first; one page and the total. @throws NOT_FOUND (404). */
@@ -317,12 +321,18 @@ export class CreditWalletService {
     return { items: rows.map(creditEventView), total };
   }
 
-  /** An operation whose answer is the wallet after it. */
-  private async simple(customerId: string, walletId: string, op: (locked: LockedWallet, now: Date) => Outcome<StepResult>): Promise<CreditWalletView> {
+  /** An operation whose answer is the wallet after it; `alongside` writes more in its transaction once the step is persisted. */
+  private async simple(
+    customerId: string,
+    walletId: string,
+    op: (locked: LockedWallet, now: Date) => Outcome<StepResult>,
+    alongside?: (tx: Tx, locked: LockedWallet, now: Date) => Promise<unknown>,
+  ): Promise<CreditWalletView> {
     return this.changes.mutate(customerId, walletId, async (tx, locked, now) => {
       const done = op(locked, now);
       if (!done.ok) return done;
       await persistStep(tx, locked, done.value, now);
+      await alongside?.(tx, locked, now);
       return { ok: true, value: creditWalletView(locked.row, locked.productCode) };
     });
   }
