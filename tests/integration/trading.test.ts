@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
 import { BASE, expectPlatformError, Walk } from "../support/fixtures.js";
 import { SANDBOX_MID_PRICES } from "../../src/providers/sandbox-trading.js";
+import { SWITCH_REFRESH_MS } from "../../src/modules/currencies/service.js";
 
 const t = useTestApp({ QUOTE_TTL_S: "2" });
 const CLEAN = { unbalancedEntries: [], cacheMismatches: [], negativeAccounts: [], unbalancedCurrencies: [] };
@@ -200,6 +201,18 @@ describe("exactly once", () => {
     expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of answers.filter((x) => x.status !== 201)) expectPlatformError(r, 400, "QUOTE_INVALID");
     expect(await balances(s)).toMatchObject({ usdt: "9348.69935000", btc: "1.01000000" });
+  });
+
+  it("one quote sent 10 times at once when the switches' copy is due for a read: no stall, fills once", async () => {
+    // Ten orders hold the pool's ten connections; were the switches read inside the order's
+    // transaction, the one holding the quote's lock would wait for an eleventh (docs/architecture.md
+    // "Reaching the database").
+    const s = await scene();
+    const q = (await quote(s, {})).body.data.quote_id as string;
+    await new Promise((resolve) => setTimeout(resolve, SWITCH_REFRESH_MS + 100));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => order(s, q)));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 201)) expectPlatformError(r, 400, "QUOTE_INVALID");
   });
 
   it("10 parallel orders of distinct quotes over the balance: the balance never goes negative and the ledger stays balanced", async () => {

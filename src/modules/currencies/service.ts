@@ -9,6 +9,10 @@
  * process that took it and within that bound on every other replica. The switched catalogue keeps
  * its identity while nothing changes, so List Currencies serializes it once per change
  * (src/http/send-json.ts `frozenOnce`).
+ *
+ * A read of the copy may wait for a pool connection, so no method is called inside a transaction
+ * (docs/architecture.md "Reaching the database"): a transaction's checks take the catalogue read
+ * before it began ({@link currencies}).
  */
 import { DomainError, quote } from "../../domain/errors.js";
 import type { Db } from "../../db/sql.js";
@@ -80,11 +84,6 @@ export class CurrencySwitches {
     if (this.rows.get(code)?.[COLUMN[flag]] === false) {
       throw new DomainError("CURRENCY_NOT_ACTIVE", `${code} ${WHAT[flag]} are switched off by the operator.`, field);
     }
-  }
-
-  /** Whether trading in currency `code` (lower-case) is switched on and offered by the provider. */
-  async tradingOn(code: string): Promise<boolean> {
-    return (await this.currencies()).find((c) => c.code === code)?.isTradingEnabled === true;
   }
 
   /**

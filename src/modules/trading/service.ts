@@ -37,7 +37,7 @@ import { isUuid, isUuidV4, walletIdOf } from "../../domain/ids.js";
 import { format8, money, type Money } from "../../domain/money.js";
 import type { PageRequest } from "../../domain/paging.js";
 import { PRICE_DECIMALS, assertPriceGuard, checkQuantity, orderLegs, parseSide, quoteLive, quoteTerms, type PairCurrencies, type QuoteTerms, type Side } from "../../domain/trading.js";
-import type { CataloguePair, CustodyProvider } from "../../providers/provider.js";
+import type { CatalogueCurrency, CataloguePair, CustodyProvider } from "../../providers/provider.js";
 import { keyCaller, priorResult, requestFingerprint, runOnce, type IdempotentRequest, type KeyCaller } from "../idempotency/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import { assertGoodStanding, type StandingRefusalCode } from "../users/repository.js";
@@ -137,8 +137,11 @@ export class TradingService {
     const request = orderRequest(customerId, idempotencyKey ?? randomUUID(), [caller.userId, quoteId.toLowerCase()], by);
     const prior = await priorResult(this.deps.statements, request);
     if (prior) return duplicateOf(em, prior);
+    // The switches are read before the transaction: their refresh takes a pool connection, and a
+    // transaction must never wait for a second one (docs/architecture.md "Reaching the database").
+    const catalogue = await this.deps.wallets.switches.currencies();
     // The order's transaction runs on a connection of its own, its statements named (docs/performance.md "Trading").
-    const outcome = await runOnce(this.deps.statements, request, (tx, orderId) => this.placeOrder(tx, customerId, caller.userId, quoteId, orderId, request.key));
+    const outcome = await runOnce(this.deps.statements, request, (tx, orderId) => this.placeOrder(tx, customerId, caller.userId, quoteId, orderId, request.key, catalogue));
     return outcome.duplicate ? duplicateOf(em, outcome.resultId) : orderView(outcome.value, false);
   }
 
@@ -206,15 +209,16 @@ export class TradingService {
 
   /**
    * In `tx`, after the key was claimed: the checks on the locked quote, then its booking ({@link book}).
+   * @param catalogue the currencies under the operator's switches, read before the transaction.
    */
-  private async placeOrder(tx: Tx, customerId: string, userId: string, quoteId: string, orderId: string, key: string): Promise<OrderRecord> {
+  private async placeOrder(tx: Tx, customerId: string, userId: string, quoteId: string, orderId: string, key: string, catalogue: readonly CatalogueCurrency[]): Promise<OrderRecord> {
     const q = await this.lockedQuote(tx, customerId, quoteId);
     if (q.userId !== userId) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} belongs to another user.`, "quote_id");
     const { orders, addresses } = await ordersAndAddresses(tx, q);
     if (orders > 0) throw new DomainError("QUOTE_INVALID", `Quote ${quote(quoteId)} was already executed.`, "quote_id");
     const now = new Date();
     if (!quoteLive(q.expiresAt, now)) throw new DomainError("QUOTE_EXPIRED", `Quote ${quote(quoteId)} expired at ${q.expiresAt.toISOString()}.`, "quote_id");
-    await this.assertTradingOn({ base: q.base, quote: q.quote });
+    assertTradingOn({ base: q.base, quote: q.quote }, catalogue);
     const currencies = await this.currencies({ base: q.base, quote: q.quote });
     const terms: QuoteTerms = { side: q.side, quantity: money(q.quantity), price: money(q.price), notional: money(q.quantity).times(q.price), fees: money(q.fees), total: money(q.total) };
     const order = orderRecord({ orderId, quoteId: q.quoteId, customerId, userId, walletId: q.walletId, symbol: q.symbol, base: q.base, quote: q.quote, key, createdAt: now }, terms);
@@ -256,7 +260,7 @@ export class TradingService {
     const side = parseSide(input.side);
     const pair = await this.pair(input.symbol);
     await this.deps.provider.assertTradable(pair);
-    await this.assertTradingOn(pair);
+    assertTradingOn(pair, await this.deps.wallets.switches.currencies());
     const holds = new Set(wallet.networks.map((n) => n.currency));
     for (const code of [pair.base, pair.quote]) {
       if (!holds.has(code)) throw new DomainError("UNSUPPORTED_CURRENCY", `The wallet does not hold ${code}.`, "wallet_id");
@@ -265,18 +269,6 @@ export class TradingService {
     const quantity = checkQuantity(input.quantity === undefined ? undefined : money(input.quantity), currencies.base.precision);
     const market = await this.deps.provider.pairMarket(this.deps.statements, customerId, pair, quantity);
     return { user, wallet, side, pair, currencies, terms: quoteTerms(side, quantity, market, currencies) };
-  }
-
-  /**
-   * Both currencies of `pair` have trading switched on by the operator
-   * (docs/decisions/provider-and-sandbox.md "Currency switches"). @throws DomainError PAIR_NOT_AVAILABLE (400).
-   */
-  private async assertTradingOn(pair: CataloguePair): Promise<void> {
-    for (const code of [pair.base, pair.quote]) {
-      if (!(await this.deps.wallets.switches.tradingOn(code))) {
-        throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} is not available: ${code} trading is switched off.`, "symbol");
-      }
-    }
   }
 
   /** The customer's quote, locked for the order's transaction. @throws DomainError QUOTE_NOT_FOUND (404). */
@@ -319,6 +311,19 @@ function liveCaller(caller: QuoteCaller | null, userId: string, walletId: string
   if (!caller.wallet) throw new DomainError("WALLET_NOT_FOUND", `Wallet ${quote(walletId)} not found.`);
   assertMovable(caller.wallet, "out", "wallet_id");
   return { user: caller, wallet: caller.wallet };
+}
+
+/**
+ * Both currencies of `pair` have trading switched on by the operator and offered by the provider,
+ * in `catalogue` (src/modules/currencies/service.ts `CurrencySwitches.currencies`;
+ * docs/decisions/provider-and-sandbox.md "Currency switches"). @throws DomainError PAIR_NOT_AVAILABLE (400).
+ */
+function assertTradingOn(pair: CataloguePair, catalogue: readonly CatalogueCurrency[]): void {
+  for (const code of [pair.base, pair.quote]) {
+    if (catalogue.find((c) => c.code === code)?.isTradingEnabled !== true) {
+      throw new DomainError("PAIR_NOT_AVAILABLE", `${pair.base.toUpperCase()}/${pair.quote.toUpperCase()} is not available: ${code} trading is switched off.`, "symbol");
+    }
+  }
 }
 
 /** The amount columns of quote terms, exact decimal text. */
