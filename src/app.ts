@@ -311,7 +311,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   // Writers of credit_event rows start their delivery after commit.
   const creditWallets = new CreditWalletService(statements, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
-  const creditCards = new CreditCardService(statements, secrets.box, { cardsPerWallet: config.cardsPerWallet }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
+  const creditCards = new CreditCardService(statements, secrets.box, { cardsPerWallet: config.cardsPerWallet, ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(statements, undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
   return {
     provider,

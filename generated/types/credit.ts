@@ -32,6 +32,50 @@ export interface paths {
         patch: operations["updateCard"];
         trace?: never;
     };
+    "/v2/cards/{cardId}/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a card payment on a card
+         * @description Authorize a card payment on the card's credit wallet, as a card network asks its issuer. Answers
+         *     201 with the authorization whether it is approved or declined: a decline is never an error.
+         *     The card's checks come first, in this order, then Authorize Credit's checks of the wallet; the
+         *     first that applies is the `declineReason`:
+         *
+         *     | declineReason | when |
+         *     |---|---|
+         *     | `CARD_CLOSED` | the card is `CLOSED` (also after the wallet was dissolved) |
+         *     | `CARD_PAUSED` | the card is `PAUSED` |
+         *     | `CARD_EXPIRED` | the tenant clock is past the last day of `expMonth`/`expYear` (UTC) |
+         *     | `MCC_BLOCKED` | the merchant's MCC is in `blockedMcc`, or not in `allowedMcc`, or absent while either list is set |
+         *     | `COUNTRY_BLOCKED` | the merchant's country is not in `allowedCountries`, or absent while the list is set |
+         *     | `SPEND_LIMIT_EXCEEDED` | the amount is above `perTransaction`, or would take the day's or the month's spend above `daily` or `monthly`; `declineDetail` names the first control exceeded in that order |
+         *     | `WALLET_BLOCKED` … `INSUFFICIENT_CREDIT` | Authorize Credit's declines, in its order |
+         *
+         *     The spend of a day or a month counts the card's approved authorizations of that tenant-clock
+         *     UTC day or calendar month, less what was voided, expired or released. Concurrent
+         *     authorizations on one card are decided one after the other under the wallet's lock, so they
+         *     never pass a control together.
+         *
+         *     `processorReference` makes the request idempotent (there is no `Idempotency-Key`): the same
+         *     value again answers 201 with the first authorization (`isDuplicate: true`), whatever the new
+         *     body says, and holds nothing more. Captures, voids and refunds use the wallet's authorization
+         *     paths; the authorization and its notifications carry `cardId`. An unknown card, or another
+         *     tenant's, answers 404; a set-aside wallet answers 409.
+         */
+        post: operations["authorizeCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/credit-products": {
         parameters: {
             query?: never;
@@ -381,6 +425,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/wallet/credits/{walletId}/authorizations/{authorizationId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a captured card authorization
+         * @description Refund part or all of a `captured` authorization: the merchant gives back `amount` cents of
+         *     what it captured, in one or more refunds, never more in total than `capturedAmount` (the
+         *     authorization's `refundedAmount` counts what was refunded so far). The refund reverses the
+         *     purchase:
+         *
+         *     - it lowers `principalOutstanding` first, then `interestOutstanding`, by `appliedAmount` =
+         *     min(`amount`, `totalDebt`), and gives `appliedAmount` back to `availableAmount` (on every
+         *     product, revolving or not, in every wallet state), never above `limit` − `totalDebt` −
+         *     `amountHeld` (what reduces `amountOverdraft` is not given back);
+         *     - what exceeds the debt is `unappliedAmount`: a credit wallet never carries a positive
+         *     balance, so it is owed to the cardholder and paid by other means, and nothing is booked for it;
+         *     - it is not a payment: it counts toward no minimum payment and cures no default.
+         *
+         *     Emits `Reembolso` (credit, `affectsBalance` true, amount = `appliedAmount`, with
+         *     `unappliedAmount`), in the wallet's `sequence` like every notification. The authorization's
+         *     card state does not matter: a paused or closed card's purchases stay refundable.
+         *
+         *     409 `CONFLICT`: an authorization that is not `captured` (`approved`, `declined`, `voided`,
+         *     `expired`), an `amount` above `capturedAmount` − `refundedAmount`, or a set-aside wallet. 404
+         *     when the wallet, or the authorization on that wallet, is unknown (another tenant's included).
+         *     `Idempotency-Key` (scope shared with charges, payments and authorizations): a repeat with the
+         *     same key and body answers 201 with the first refund, booking nothing again; the same key with
+         *     another body, or on another wallet or operation, answers 409.
+         */
+        post: operations["refundCreditAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/wallet/credits/{walletId}/authorizations/{authorizationId}/void": {
         parameters: {
             query?: never;
@@ -662,6 +748,25 @@ export interface components {
              */
             to?: string;
         };
+        /** @description Body of Authorize Card: Authorize Credit's body and the processor's reference of the authorization. */
+        AuthorizeCardRequest: {
+            /**
+             * Format: int64
+             * @description Amount to authorize, in cents: 1 to 10¹².
+             */
+            amount: number;
+            /** @description The merchant. */
+            merchant: components["schemas"]["CreditMerchant"];
+            /** @description The card processor's own identifier of the authorization, 1 to 255 characters, kept as sent (`reference`). */
+            reference?: string;
+            /**
+             * @description The card network's identifier of this authorization request, 1 to 64 characters, unique per
+             *     tenant: the same value again answers the first decision (201, the same authorization with
+             *     `isDuplicate: true`) whatever the new body or card, and holds nothing more. It is also the
+             *     authorization's `idempotencyKey`.
+             */
+            processorReference: string;
+        };
         /** @description Body of Authorize Credit. */
         AuthorizeCreditRequest: {
             /**
@@ -793,10 +898,11 @@ export interface components {
         /** @description Merchant category code (ISO 18245): exactly four digits. */
         CardMcc: string;
         /**
-         * @description The card's spend controls. They are stored and shown; this version of the service does not yet
-         *     apply them to authorizations. Amounts in integer cents, 1 to 10¹². `allowedMcc` and
-         *     `blockedMcc` exclude each other (both → 422). Days and months are the tenant clock's UTC days
-         *     and calendar months.
+         * @description The card's spend controls, applied to every Authorize Card. Amounts in integer cents, 1 to
+         *     10¹². `allowedMcc` and `blockedMcc` exclude each other (both → 422). Days and months are the
+         *     tenant clock's UTC days and calendar months; they count the card's authorizations approved in
+         *     them, less what was voided, expired or released (a partial capture's rest); refunds give no
+         *     spend back. A list applies to a merchant that gives no MCC or country as a mismatch.
          */
         CardSpendControls: {
             /**
@@ -985,6 +1091,8 @@ export interface components {
             authorizationId: string;
             /** @description The wallet authorized against. */
             walletId: string;
+            /** @description The card the authorization came through (Authorize Card), or null for Authorize Credit on the wallet. */
+            cardId: string | null;
             /** @description State of the authorization. */
             status: components["schemas"]["CreditAuthorizationStatus"];
             /**
@@ -998,8 +1106,35 @@ export interface components {
              *     | `WALLET_DISSOLVED` | the wallet is `dissolved` |
              *     | `WALLET_EXPIRED` | the request came at or after the wallet's `expiresAt` |
              *     | `INSUFFICIENT_CREDIT` | `amount` is above the wallet's `availableAmount` |
+             *
+             *     An authorization on a card (Authorize Card) is first checked by its card, in this order, before
+             *     the codes above: `CARD_CLOSED`, `CARD_PAUSED`, `CARD_EXPIRED`, `MCC_BLOCKED`,
+             *     `COUNTRY_BLOCKED`, `SPEND_LIMIT_EXCEEDED` (with `declineDetail`).
              */
             declineReason: string | null;
+            /** @description For `SPEND_LIMIT_EXCEEDED`: the first spend control exceeded and what it leaves; null otherwise. */
+            declineDetail: {
+                /**
+                 * @description The first control exceeded, in this order: `perTransaction`, `daily`, `monthly`.
+                 * @enum {string}
+                 */
+                control: "perTransaction" | "daily" | "monthly";
+                /**
+                 * Format: int64
+                 * @description The control's amount, in cents.
+                 */
+                limit: number;
+                /**
+                 * Format: int64
+                 * @description What the card's authorizations already count in the control's window, in cents (0 for `perTransaction`).
+                 */
+                used: number;
+                /**
+                 * Format: int64
+                 * @description What the window still allows, in cents: `limit` − `used`, never below 0 (`limit` for `perTransaction`).
+                 */
+                remaining: number;
+            } | null;
             /**
              * Format: int64
              * @description Amount requested, in cents.
@@ -1015,10 +1150,17 @@ export interface components {
              * @description Amount of the hold released, in cents: the whole `amount` on a void or an expiry, `amount` − `capturedAmount` on a partial capture; 0 otherwise.
              */
             releasedAmount: number;
+            /**
+             * Format: int64
+             * @description Amount refunded so far by Refund Credit Authorization, in cents: 0 until a refund; at most `capturedAmount`.
+             */
+            refundedAmount: number;
             /** @description The merchant, as sent. */
             merchant: components["schemas"]["CreditMerchant"];
             /** @description The card processor's identifier, as sent, or null when none was sent. */
             reference: string | null;
+            /** @description Authorize Card's `processorReference`, unique per tenant; null for Authorize Credit. */
+            processorReference: string | null;
             /** @description The `Idempotency-Key` sent, or the key generated when none was sent. */
             idempotencyKey: string;
             /** @description `true` when this request repeated an earlier one with the same key and body, and the earlier authorization is returned (nothing was held again). */
@@ -1316,6 +1458,8 @@ export interface components {
         CreditNotification: {
             /** @description The wallet the event belongs to. */
             walletId: string;
+            /** @description The card of the authorization the event is about (`Autorizacion …` events of an Authorize Card, and their refunds); absent otherwise. */
+            cardId?: string;
             /** @description Event type. */
             type: components["schemas"]["CreditNotificationType"];
             /**
@@ -1334,6 +1478,11 @@ export interface components {
              * @description Per-wallet sequence number: 1, 2, 3, … in emission order, so a receiver can order events and spot a gap.
              */
             sequence: number;
+            /**
+             * Format: int64
+             * @description Only on `Reembolso`: the part of the refund above the wallet's debt, in cents (owed to the cardholder by other means, not booked on the wallet; 0 when the debt took it all). Absent on every other type.
+             */
+            unappliedAmount?: number;
         };
         /** @description A credit notification and its delivery (the credit delivery log). */
         CreditNotificationDelivery: {
@@ -1399,8 +1548,8 @@ export interface components {
         };
         /**
          * @description Event type of a credit notification (reference "Credit notifications"). The reference fixes
-         *     `direction` and `affectsBalance` of the first six types; it does not for the other eight, whose
-         *     values below are the service's. The four `Autorizacion …` types follow the card authorizations
+         *     `direction` and `affectsBalance` of the first six types; it does not for the other nine, whose
+         *     values below are the service's. The four `Autorizacion …` types and `Reembolso` follow the card authorizations
          *     (Credit authorizations).
          *
          *     | type | when | direction | affectsBalance | amount |
@@ -1419,9 +1568,10 @@ export interface components {
          *     | `Autorizacion Rechazada` | Authorize Credit declined (`declineReason`); nothing is held | debit | false | amount requested |
          *     | `Autorizacion Capturada` | Capture Credit Authorization: the captured amount becomes a charge (principal) | debit | true | amount captured |
          *     | `Autorizacion Liberada` | a hold released: Void Credit Authorization, expiry (`expiresAt`, or the wallet dissolved), or the rest of a partial capture | credit | false | amount released |
+         *     | `Reembolso` | Refund Credit Authorization: a merchant's refund of a captured authorization lowers principal, then interest, and gives that amount back to the available amount (not a payment: no minimum payment, no cure); `unappliedAmount` is the part above the debt | credit | true | amount applied to the debt |
          * @enum {string}
          */
-        CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado" | "Autorizacion Aprobada" | "Autorizacion Rechazada" | "Autorizacion Capturada" | "Autorizacion Liberada";
+        CreditNotificationType: "Interes Nominal Calculado" | "Interes Nominal Aplicado" | "Interes Moroso Calculado" | "Interes Moroso Aplicado" | "Reporte de Pago" | "Cambio de Limite" | "Interes cancelado" | "Credito Reintegrado" | "Cambio Interest ejecutado" | "Interes moroso ejecutado" | "Autorizacion Aprobada" | "Autorizacion Rechazada" | "Autorizacion Capturada" | "Autorizacion Liberada" | "Reembolso";
         /** @description Answer of NotificationsEnlist: the target and its new signing secret, shown only in this answer. */
         CreditNotificationsEnlisted: {
             /**
@@ -1689,6 +1839,56 @@ export interface components {
             success: true;
             /** @description The resource payload. */
             data: components["schemas"]["CreditProductList"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["CreditMeta"];
+        };
+        /**
+         * @description A refund of a captured card authorization (docs/decisions/cards.md "Refunds"): the merchant gives
+         *     back `amount` cents of what it captured. `amount` = `appliedAmount` + `unappliedAmount`.
+         */
+        CreditRefund: {
+            /**
+             * Format: uuid
+             * @description Identifier of the refund (UUID v4), assigned by the service.
+             */
+            refundId: string;
+            /**
+             * Format: uuid
+             * @description The captured authorization refunded.
+             */
+            authorizationId: string;
+            /**
+             * Format: int64
+             * @description Amount refunded, in cents.
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description Part of `amount` that lowered the wallet's debt (principal first, then interest), in cents: min(`amount`, `totalDebt` before the refund).
+             */
+            appliedAmount: number;
+            /**
+             * Format: int64
+             * @description Part of `amount` above the wallet's `totalDebt`, in cents: a credit wallet never carries a
+             *     positive balance, so it is not booked on the wallet; it is owed to the cardholder, who is paid
+             *     it by other means. 0 when the debt took the whole refund.
+             */
+            unappliedAmount: number;
+            /**
+             * Format: date-time
+             * @description When the refund was booked (the tenant's sandbox clock while the sandbox is active), ISO 8601 UTC.
+             */
+            createdAt: string;
+        };
+        /** @description Success envelope of the credit core. */
+        CreditRefundCreditEnvelope: {
+            /**
+             * @description Always `true` on 2xx.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The resource payload. */
+            data: components["schemas"]["CreditRefund"];
             /** @description Response metadata. */
             meta: components["schemas"]["CreditMeta"];
         };
@@ -2123,6 +2323,8 @@ export interface components {
             createdAt: string;
             /** @description The wallet the event belongs to. */
             walletId: string;
+            /** @description The card of the authorization the event is about (`Autorizacion …` events of an Authorize Card, and their refunds); absent otherwise. */
+            cardId?: string;
             /** @description Event type. */
             type: components["schemas"]["CreditNotificationType"];
             /**
@@ -2141,6 +2343,11 @@ export interface components {
              * @description Per-wallet sequence number: 1, 2, 3, … in emission order, so a receiver can order events and spot a gap.
              */
             sequence: number;
+            /**
+             * Format: int64
+             * @description Only on `Reembolso`: the part of the refund above the wallet's debt, in cents (owed to the cardholder by other means, not booked on the wallet; 0 when the debt took it all). Absent on every other type.
+             */
+            unappliedAmount?: number;
         };
         /** @description One page of wallet events. */
         CreditWalletEventList: {
@@ -2360,6 +2567,14 @@ export interface components {
             amount: number;
             /** @description What the charge is for (for example the merchant). */
             description: string;
+        };
+        /** @description Body of Refund Credit Authorization. */
+        RefundCreditAuthorizationRequest: {
+            /**
+             * Format: int64
+             * @description Amount the merchant refunds, in cents: 1 to 10¹² by the schema, and at most the authorization's `capturedAmount` − `refundedAmount` (else 409).
+             */
+            amount: number;
         };
         /** @description Body of ReportPayCredit. */
         ReportPayCreditRequest: {
@@ -2688,6 +2903,177 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CardCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    authorizeCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+            };
+            path: {
+                /** @description Identifier of the card, at most 64 characters (a longer value answers 422). */
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizeCardRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
                 };
             };
             /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
@@ -5709,6 +6095,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditAuthorizationCreditEnvelope"];
+                };
+            };
+            /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */
+            400: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: API key missing, invalid or expired. */
+            401: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: insufficient permissions. */
+            403: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 404 `NOT_FOUND`: resource does not exist. */
+            404: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the current state of the server. */
+            409: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); answered before routing. */
+            413: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; answered before routing. */
+            415: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 422 `VALIDATION_ERROR`: field validation or business rule failure; one item per invalid field. */
+            422: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `TOO_MANY_REQUESTS`: a rate limit was reached; retry after `Retry-After` seconds, with
+             *     exponential backoff. Every rate-limited response carries `RateLimit-Policy` and `RateLimit`.
+             */
+            429: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR`. */
+            500: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditErrorEnvelope"];
+                };
+            };
+        };
+    };
+    refundCreditAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional request correlation id: a UUID v4 (36 characters; anything else answers 422), echoed unchanged in the `x-trace-id` response header and `meta.traceId`; generated when omitted. */
+                "x-trace-id"?: components["parameters"]["CreditTraceHeader"];
+                /** @description Client-chosen key, 1–255 visible ASCII characters (else 422). */
+                "Idempotency-Key"?: components["parameters"]["CreditIdempotencyKeyHeader"];
+            };
+            path: {
+                /** @description Identifier of the credit wallet, at most 64 characters (a longer value answers 422). */
+                walletId: string;
+                /** @description Identifier of the authorization, at most 64 characters (a longer value answers 422). */
+                authorizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreditAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description 201 response of the credit core. */
+            201: {
+                headers: {
+                    /** @description Correlation id (UUID v4), the same value as `meta.traceId`. */
+                    "x-trace-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditRefundCreditEnvelope"];
                 };
             };
             /** @description 400 `BAD_REQUEST`: malformed request that is not a field-validation failure. */

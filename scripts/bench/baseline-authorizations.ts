@@ -35,7 +35,7 @@ export const AUTH_SQL = {
 } as const;
 
 /** A row as `row_to_json` gives it (bigint and numeric as JSON numbers, instants as ISO 8601 text). */
-type JsonRow = Record<string, unknown>;
+export type JsonRow = Record<string, unknown>;
 
 /** A row of `LOCK_WALLET`. */
 interface LockRow {
@@ -49,10 +49,10 @@ interface LockRow {
 const DAY_MS = 86_400_000;
 /** The service's default `AUTHORIZATION_TTL_DAYS`. */
 const TTL_DAYS = 7;
-const unsupported = (what: string): Refusal => new Refusal(409, "BENCH_UNSUPPORTED", what);
+export const unsupported = (what: string): Refusal => new Refusal(409, "BENCH_UNSUPPORTED", what);
 
 /** `wallet_details_after` of an event (src/domain/credit/events.ts), from the row and its new balances. */
-function details(w: JsonRow, principal: number, held: number): Record<string, unknown> {
+export function details(w: JsonRow, principal: number, held: number): Record<string, unknown> {
   const interest = Number(w.interest_outstanding);
   const limit = Number(w.credit_limit);
   return {
@@ -72,35 +72,108 @@ function details(w: JsonRow, principal: number, held: number): Record<string, un
   };
 }
 
-/** The service's `CreditAuthorization` of a row read back or written here. */
-function view(a: JsonRow): string {
+/**
+ * The service's `CreditAuthorization` of a row read back or written here (src/modules/credit/authorizations/service.ts
+ * `creditAuthorizationView`, same keys in the same order): a wallet's authorization (no card) or a card's
+ * (`card_id`, `processor_reference`, a decline's `decline_reason` and `decline_detail`).
+ */
+export function view(a: JsonRow, isDuplicate = false): string {
   const iso = (d: unknown): string | null => (d === null || d === undefined ? null : new Date(d as string | Date).toISOString());
   return JSON.stringify({
     authorizationId: a.authorization_id,
     walletId: a.wallet_id,
+    cardId: a.card_id ?? null,
     status: a.status,
-    declineReason: null,
+    declineReason: a.decline_reason ?? null,
+    declineDetail: a.decline_detail ?? null,
     amount: Number(a.amount),
     capturedAmount: Number(a.captured_amount),
     releasedAmount: Number(a.released_amount),
+    refundedAmount: Number(a.refunded_amount ?? 0),
     merchant: { name: a.merchant_name, ...(a.merchant_mcc ? { mcc: a.merchant_mcc } : {}), ...(a.merchant_country ? { country: a.merchant_country } : {}) },
     reference: a.reference ?? null,
+    processorReference: a.processor_reference ?? null,
     idempotencyKey: a.idempotency_key,
-    isDuplicate: false,
+    isDuplicate,
     expiresAt: iso(a.expires_at),
     closedAt: iso(a.closed_at),
     createdAt: iso(a.created_at),
   });
 }
 
-const NONE: WriteShape = { events: false, statementsUpdated: false, statementsNew: false, holdsClosed: false, authorization: false, charge: false, payment: false };
+const NONE: WriteShape = { events: false, statementsUpdated: false, statementsNew: false, holdsClosed: false, authorization: false, charge: false, payment: false, refund: false };
 /** The service's write of an approval (the wallet, its event, the authorization) and of a capture (the wallet, its event, the hold closed). */
-const APPROVAL = writeStatement({ ...NONE, events: true, authorization: true });
+export const APPROVAL = writeStatement({ ...NONE, events: true, authorization: true });
 const CAPTURE = writeStatement({ ...NONE, events: true, holdsClosed: true });
 
 /** The write's parameters: the wallet's columns (its row with `changed`), the event, and the authorization inserted or closed. */
-function writeValues(w: JsonRow, changed: JsonRow, event: JsonRow, authorization: JsonRow): unknown[] {
+export function writeValues(w: JsonRow, changed: JsonRow, event: JsonRow, authorization: JsonRow): unknown[] {
   return [w.wallet_id, JSON.stringify({ ...w, ...changed }), JSON.stringify([event]), JSON.stringify([authorization])];
+}
+
+/**
+ * The owner key's tenant of each request, checked as the service does (one statement,
+ * {@link AUTH_SQL} `credential`, on the keyed hash of `x-api-key`); `secretsKey` the service's
+ * `SECRETS_KEY`. @throws Refusal 401 without a key or with a key that is not an active owner's.
+ */
+export function ownerOfRequests(pool: pg.Pool, secretsKey: string): (req: IncomingMessage) => Promise<string> {
+  const hashKey = createSecretKey(Buffer.from(hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), "platform", "keyed-hash/v1", 32)));
+  return async (req) => {
+    const key = first(req.headers["x-api-key"]);
+    if (key === undefined) throw new Refusal(401, "UNAUTHORIZED", "Missing credentials.");
+    const hash = createHmac("sha256", hashKey).update(key, "utf8").digest("hex");
+    const row = (await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null }>({ name: "a_cred", text: AUTH_SQL.credential, values: [hash] })).rows[0];
+    if (!row?.credential_active || row.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
+    return row.customer_id;
+  };
+}
+
+/**
+ * The delivery job's kick, not awaited: INSERT into `agenda_jobs` and NOTIFY, as the service's
+ * scheduler starts `credit-notification-delivery` after a commit that wrote events.
+ */
+export function kickDelivery(pool: pg.Pool): void {
+  const at = new Date();
+  void pool
+    .query({ name: "a_kick", text: AUTH_SQL.kick, values: ["credit-notification-delivery", 0, at, "normal", null, null, "{}", null, false, false, `pid-${process.pid}`, null, null, null] })
+    .then(() => pool.query(`NOTIFY "agenda_jobs", '${JSON.stringify({ jobName: "credit-notification-delivery", nextRunAt: at.toISOString(), priority: 0, timestamp: new Date().toISOString(), source: `pid-${process.pid}` })}'`))
+    .catch(() => {});
+}
+
+/**
+ * One change of wallet `walletId` of tenant `customerId`, as src/modules/credit/accounts/changes.ts
+ * runs it: BEGIN; `before`; the wallet locked and loaded (`LOCK_WALLET`; again under the lock when
+ * a change committed while it waited, as the service); `work`; COMMIT (ROLLBACK on an error). The
+ * kick after the commit is the caller's. @throws Refusal 404 (no such wallet), 409
+ * `BENCH_UNSUPPORTED` when a cycle step is due (the baseline runs none).
+ */
+export async function lockedWalletChange<T>(
+  pool: pg.Pool,
+  customerId: string,
+  walletId: string,
+  before: ((c: pg.PoolClient) => Promise<void>) | null,
+  work: (c: pg.PoolClient, w: JsonRow, now: Date, holds: JsonRow[]) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    if (before) await before(client);
+    const lock = async (): Promise<LockRow | undefined> => (await client.query<LockRow>({ name: LOCK_WALLET.name, text: LOCK_WALLET.text, values: [walletId, customerId] })).rows[0];
+    let read = await lock();
+    if (read && read.seen_version !== read.wallet.row_version) read = await lock();
+    if (!read) throw new Refusal(404, "NOT_FOUND", "Credit wallet not found.");
+    const w = read.wallet;
+    const now = read.clock === null ? new Date() : new Date(read.clock);
+    if (read.statements.length > 0 || w.status !== "active" || Math.floor(now.getTime() / DAY_MS) !== Math.floor(new Date(w.as_of).getTime() / DAY_MS)) throw unsupported("a step is due");
+    const result = await work(client, w, now, read.holds);
+    await client.query("commit");
+    return result;
+  } catch (error) {
+    await client.query("rollback").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /**
@@ -109,44 +182,13 @@ function writeValues(w: JsonRow, changed: JsonRow, event: JsonRow, authorization
  * (the credential's keyed hash).
  */
 export function authorizationBaselineListener(pool: pg.Pool, secretsKey: string): (req: IncomingMessage, res: ServerResponse) => void {
-  const hashKey = createSecretKey(Buffer.from(hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), "platform", "keyed-hash/v1", 32)));
+  const owner = ownerOfRequests(pool, secretsKey);
 
-  async function owner(req: IncomingMessage): Promise<string> {
-    const key = first(req.headers["x-api-key"]);
-    if (key === undefined) throw new Refusal(401, "UNAUTHORIZED", "Missing credentials.");
-    const hash = createHmac("sha256", hashKey).update(key, "utf8").digest("hex");
-    const row = (await pool.query<{ customer_id: string; credential_active: boolean; customer_active: boolean | null }>({ name: "a_cred", text: AUTH_SQL.credential, values: [hash] })).rows[0];
-    if (!row?.credential_active || row.customer_active !== true) throw new Refusal(401, "UNAUTHORIZED", "Invalid API key.");
-    return row.customer_id;
-  }
-
-  /** BEGIN; `before`; the wallet locked and loaded (again under the lock when a change committed while it waited, as the service); `work`; COMMIT; the kick. */
+  /** {@link lockedWalletChange}, then the kick. */
   async function change<T>(customerId: string, walletId: string, before: ((c: pg.PoolClient) => Promise<void>) | null, work: (c: pg.PoolClient, w: JsonRow, now: Date, holds: JsonRow[]) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query("begin");
-      if (before) await before(client);
-      const lock = async (): Promise<LockRow | undefined> => (await client.query<LockRow>({ name: LOCK_WALLET.name, text: LOCK_WALLET.text, values: [walletId, customerId] })).rows[0];
-      let read = await lock();
-      if (read && read.seen_version !== read.wallet.row_version) read = await lock();
-      if (!read) throw new Refusal(404, "NOT_FOUND", "Credit wallet not found.");
-      const w = read.wallet;
-      const now = read.clock === null ? new Date() : new Date(read.clock);
-      if (read.statements.length > 0 || w.status !== "active" || Math.floor(now.getTime() / DAY_MS) !== Math.floor(new Date(w.as_of).getTime() / DAY_MS)) throw unsupported("a step is due");
-      const result = await work(client, w, now, read.holds);
-      await client.query("commit");
-      const at = new Date();
-      void pool
-        .query({ name: "a_kick", text: AUTH_SQL.kick, values: ["credit-notification-delivery", 0, at, "normal", null, null, "{}", null, false, false, `pid-${process.pid}`, null, null, null] })
-        .then(() => pool.query(`NOTIFY "agenda_jobs", '${JSON.stringify({ jobName: "credit-notification-delivery", nextRunAt: at.toISOString(), priority: 0, timestamp: new Date().toISOString(), source: `pid-${process.pid}` })}'`))
-        .catch(() => {});
-      return result;
-    } catch (error) {
-      await client.query("rollback").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    const result = await lockedWalletChange(pool, customerId, walletId, before, work);
+    kickDelivery(pool);
+    return result;
   }
 
   async function authorize(req: IncomingMessage, walletId: string): Promise<string> {

@@ -1,10 +1,11 @@
 /**
  * The pure rules of cards on credit wallets (docs/decisions/cards.md): card numbers (16 digits,
- * sandbox BIN `400000`, Luhn check digit), security codes, expiry on the tenant clock, the states
- * and the spend controls' validation. Randomness comes from node:crypto (`randomInt`); the
+ * sandbox BIN `400000`, Luhn check digit), security codes, expiry on the tenant clock, the states,
+ * the spend controls' validation, and a card's own decision on an authorization ({@link cardDecline}). Randomness comes from node:crypto (`randomInt`); the
  * functions take their random source as a parameter so tests can pin it.
  */
 import { randomInt } from "node:crypto";
+import type { CardDeclineReason } from "./credit/authorizations.js";
 import type { FieldProblem } from "./errors.js";
 
 /** The sandbox issuer identification number every card number starts with. */
@@ -27,7 +28,7 @@ export const OPEN_CARD_STATES: readonly CardState[] = ["ACTIVE", "PAUSED"];
 
 /**
  * A card's spend controls (spec `CardSpendControls`): amounts in integer cents; MCCs four-digit
- * strings; countries ISO 3166-1 alpha-2, upper case. Stored and shown; not yet applied.
+ * strings; countries ISO 3166-1 alpha-2, upper case. Applied by {@link cardDecline}.
  */
 export interface SpendControls {
   perTransaction?: number;
@@ -36,6 +37,14 @@ export interface SpendControls {
   allowedMcc?: string[];
   blockedMcc?: string[];
   allowedCountries?: string[];
+}
+
+/** The spend control an authorization exceeded (spec `CardDeclineDetail`): cents; `used` 0 and `remaining` = `limit` for `perTransaction`. */
+export interface CardDeclineDetail {
+  control: "perTransaction" | "daily" | "monthly";
+  limit: number;
+  used: number;
+  remaining: number;
 }
 
 /** A source of random integers in [0, max): node:crypto `randomInt` by default. */
@@ -153,4 +162,93 @@ export function normalizedControls(controls: SpendControls): SpendControls {
   if (controls.blockedMcc !== undefined) out.blockedMcc = [...controls.blockedMcc];
   if (controls.allowedCountries !== undefined) out.allowedCountries = [...controls.allowedCountries];
   return out;
+}
+
+/** What a card's decision reads of the card: its state, expiry and controls (cents). */
+export interface CardForDecision {
+  state: CardState;
+  expMonth: number;
+  expYear: number;
+  spendControls: SpendControls | null;
+}
+
+/** The merchant of an authorization as the processor sent it: MCC and country may be absent. */
+export interface DecisionMerchant {
+  mcc?: string | null;
+  country?: string | null;
+}
+
+/**
+ * What the card's authorizations already count, in cents, in the windows of the authorization's
+ * instant ({@link spendWindows}): approved amounts less what was voided, expired or released.
+ */
+export interface CardSpend {
+  daily: number;
+  monthly: number;
+}
+
+/** A card's decline: the reason, and for `SPEND_LIMIT_EXCEEDED` the control and what it leaves. */
+export interface CardDecline {
+  reason: CardDeclineReason;
+  detail: CardDeclineDetail | null;
+}
+
+/**
+ * The spend windows of an authorization at `at` (the tenant clock's instant, read as UTC): the
+ * start of its UTC day and of its UTC calendar month. An authorization counts in the windows that
+ * contain its creation instant (docs/decisions/cards.md "Spend controls").
+ */
+export function spendWindows(at: Date): { dayStart: Date; monthStart: Date } {
+  return {
+    dayStart: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate())),
+    monthStart: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)),
+  };
+}
+
+/** Whether a card expiring `expMonth`/`expYear` has expired at `at`: valid through the last day of that UTC month. */
+export function cardExpired(card: Pick<CardForDecision, "expMonth" | "expYear">, at: Date): boolean {
+  return at.getTime() >= Date.UTC(card.expYear, card.expMonth, 1);
+}
+
+/** Whether the card's spend controls count windows (a daily or monthly control): only then is the spend read. */
+export function countsSpend(controls: SpendControls | null): boolean {
+  return controls !== null && (controls.daily !== undefined || controls.monthly !== undefined);
+}
+
+/** The first amount control `amount` cents exceed, in the order perTransaction, daily, monthly; null when none. */
+function exceeded(controls: SpendControls, amount: number, spend: CardSpend): CardDeclineDetail | null {
+  if (controls.perTransaction !== undefined && amount > controls.perTransaction) {
+    return { control: "perTransaction", limit: controls.perTransaction, used: 0, remaining: controls.perTransaction };
+  }
+  for (const control of ["daily", "monthly"] as const) {
+    const limit = controls[control];
+    if (limit !== undefined && spend[control] + amount > limit) return { control, limit, used: spend[control], remaining: Math.max(0, limit - spend[control]) };
+  }
+  return null;
+}
+
+/**
+ * The card's own decision on an authorization of `amount` cents at `at` (the tenant clock's
+ * instant), before the wallet's checks (docs/decisions/cards.md "Decline order"): the first reason
+ * that applies, in this order, or null when the card lets it through to the wallet:
+ * `CARD_CLOSED`, `CARD_PAUSED`, `CARD_EXPIRED` (past the last day of the expiry month, UTC),
+ * `MCC_BLOCKED` (in `blockedMcc`, not in `allowedMcc`, or no MCC while a list is set),
+ * `COUNTRY_BLOCKED` (not in `allowedCountries`, or no country while it is set),
+ * `SPEND_LIMIT_EXCEEDED` (the first of `perTransaction`, `daily`, `monthly` the amount exceeds,
+ * with `detail`). `spend` is what the card's authorizations already count in the windows of `at`.
+ */
+export function cardDecline(card: CardForDecision, at: Date, amount: number, merchant: DecisionMerchant, spend: CardSpend): CardDecline | null {
+  const decline = (reason: CardDeclineReason, detail: CardDeclineDetail | null = null): CardDecline => ({ reason, detail });
+  if (card.state === "CLOSED") return decline("CARD_CLOSED");
+  if (card.state === "PAUSED") return decline("CARD_PAUSED");
+  if (cardExpired(card, at)) return decline("CARD_EXPIRED");
+  const controls = card.spendControls;
+  if (controls === null) return null;
+  const mcc = merchant.mcc ?? null;
+  if (controls.allowedMcc !== undefined && (mcc === null || !controls.allowedMcc.includes(mcc))) return decline("MCC_BLOCKED");
+  if (controls.blockedMcc !== undefined && (mcc === null || controls.blockedMcc.includes(mcc))) return decline("MCC_BLOCKED");
+  const country = merchant.country ?? null;
+  if (controls.allowedCountries !== undefined && (country === null || !controls.allowedCountries.includes(country))) return decline("COUNTRY_BLOCKED");
+  const over = exceeded(controls, amount, spend);
+  return over === null ? null : decline("SPEND_LIMIT_EXCEEDED", over);
 }

@@ -22,7 +22,7 @@ import { CreditProduct } from "./credit/products/entities.js";
 import { CreditNotificationTarget } from "./credit/notifications/entities.js";
 import { CreditClock } from "./credit/clock/entities.js";
 import { CreditCharge, CreditEvent, CreditPayment, CreditStatement, CreditWallet } from "./credit/accounts/entities.js";
-import { CreditAuthorization } from "./credit/authorizations/entities.js";
+import { CreditAuthorization, CreditRefund } from "./credit/authorizations/entities.js";
 import { CreditCard } from "./credit/cards/entities.js";
 import { TRADING_ENTITIES } from "./trading/entities.js";
 import { CurrencySwitch } from "./currencies/entities.js";
@@ -42,6 +42,7 @@ export const ENTITIES = [
   CustomerLimits, AllowlistAddress, BankAccount,
   CreditAuthorization,
   CreditCard,
+  CreditRefund,
   ...TRADING_ENTITIES,
   CurrencySwitch,
   ...INBOUND_ENTITIES,

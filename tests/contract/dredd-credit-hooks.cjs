@@ -13,8 +13,11 @@
  * authorization gets its own open one (`authorizations.toCapture`, `authorizations.toVoid`), the
  * 409s name one voided while seeding (`authorizations.closed`) or capture more than the one left open
  * (`authorizations.open`), and the document's example authorizationId is the unknown one of the 404s.
+ * Refund Credit Authorization refunds `authorizations.captured` (captured whole while seeding); its
+ * 409s refund the open one, or more than was captured.
  * Cards (docs/decisions/cards.md) are issued on `wallets.cards` too: `issuedCards.open` is read and
- * paused, `issuedCards.closed` (closed while seeding) answers 409, the example cardId is the unknown one.
+ * paused, `issuedCards.closed` (closed while seeding) answers 409 and declines Authorize Card
+ * (`CARD_CLOSED`), the example cardId is the unknown one.
  */
 const hooks = require("hooks");
 const { installCaseHooks } = require("./dredd-hooks-core.cjs");
@@ -233,6 +236,18 @@ const CASES = {
     ],
     422: (c) => authorizationPath(c, c.f.authorizations.open, "/capture").body({ amount: 0 }).error("VALIDATION_ERROR").expect(fieldError("amount")),
   },
+  refundCreditAuthorization: {
+    // the seeded capture of 15000 (docs/decisions/cards.md "Refunds"): the example's amount comes back, all of it applied to the debt
+    201: (c) => authorizationPath(c, c.f.authorizations.captured, "/refund")
+      .expect(dataWith({ authorizationId: { const: c.f.authorizations.captured }, amount: { const: c.example().amount }, appliedAmount: { const: c.example().amount }, unappliedAmount: { const: 0 } })),
+    ...WALLET_ERRORS,
+    404: UNKNOWN_AUTHORIZATION("/refund"),
+    409: [
+      (c) => authorizationPath(c, c.f.authorizations.open, "/refund").error("CONFLICT"), // not captured
+      (c) => authorizationPath(c, c.f.authorizations.captured, "/refund").body({ amount: 15001 }).error("CONFLICT"), // above the captured amount
+    ],
+    422: (c) => authorizationPath(c, c.f.authorizations.captured, "/refund").body({ amount: 0 }).error("VALIDATION_ERROR").expect(fieldError("amount")),
+  },
   voidCreditAuthorization: {
     200: (c) => authorizationPath(c, c.f.authorizations.toVoid, "/void").expect(dataWith({ status: { const: "voided" }, releasedAmount: { const: 15000 } })),
     ...WALLET_ERRORS,
@@ -261,6 +276,14 @@ const CASES = {
     ...WALLET_ERRORS,
     409: (c) => cardPath(c, c.f.issuedCards.closed).error("CONFLICT"), // CLOSED is final
     422: (c) => cardPath(c, c.f.issuedCards.open).body({ state: "LOST" }).error("VALIDATION_ERROR").expect(fieldError("state")),
+  },
+  authorizeCard: {
+    // the CLOSED card: a decline whatever ran before (a repeated processorReference answers the same first decision)
+    201: (c) => cardPath(c, `${c.f.issuedCards.closed}/authorizations`)
+      .expect(dataWith({ status: { const: "declined" }, declineReason: { const: "CARD_CLOSED" }, cardId: { const: c.f.issuedCards.closed }, walletId: { const: c.f.wallets.cards } })),
+    ...WALLET_ERRORS, // the 404: the example cardId (card ids are generated)
+    409: "only a set-aside wallet answers 409 here; tests/integration/credit-card-authorizations.test.ts sets one aside",
+    422: (c) => cardPath(c, `${c.f.issuedCards.open}/authorizations`).body({ amount: 100, merchant: { name: "Dredd" } }).error("VALIDATION_ERROR").expect(fieldError("processorReference")),
   },
   blockCreditWallet: {
     200: (c) => walletPath(c, c.f.wallets.toBlock, "/block").expect(dataWith({ status: { const: "blocked" } })),

@@ -47,6 +47,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "createCreditProduct 422", "createCreditWallet 422", "getCreditWallet 404",
     "payOutCredit 201", "payOutCredit 409", "reportPayCredit 201",
     "authorizeCredit 201", "authorizeCredit 422", "getCreditAuthorization 404", "captureCreditAuthorization 409",
+    "refundCreditAuthorization 409",
   ],
   ["authorizeCredit 201"],
 ];
@@ -154,7 +155,7 @@ describe("credit contract (Dredd)", () => {
   }, WHOLE_RUN_MS);
 
   it("serves every operation and its deterministic error cases as the document says", () => {
-    expect(all.length, "operations of the credit document").toBe(32);
+    expect(all.length, "operations of the credit document").toBe(34);
     expect(all.filter((op) => !op.implemented).map((op) => op.operationId), "credit operations answering 501").toEqual([]);
     const { main: run, connections } = runs;
     expect(connections.all.length, "the connection watch saw Dredd's requests").toBeGreaterThan(0);
@@ -176,16 +177,17 @@ describe("credit contract (Dredd)", () => {
       "listCreditWalletEvents", "listCreditWalletStatements", "payOutCredit", "reportPayCredit", "unblockCreditWallet",
       "updateCreditProductSettings", "changeInterestCreditCapital", "changeWalletLimit", "recoverCreditNotifications",
       "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "getCreditAuthorization", "listCreditAuthorizations",
-      "issueCard", "listWalletCards", "getCard", "updateCard",
+      "refundCreditAuthorization", "issueCard", "listWalletCards", "getCard", "updateCard", "authorizeCard",
     ].sort());
     expect(passing("409"), "operations passing 409").toEqual([
       "blockCreditWallet", "changeInterestCreditCapital", "changeWalletLimit", "createCreditProduct", "createCreditWallet",
       "dissolveCreditWallet", "payOutCredit", "reportPayCredit", "setSandboxClock", "unblockCreditWallet",
-      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "issueCard", "updateCard",
+      "authorizeCredit", "captureCreditAuthorization", "voidCreditAuthorization", "refundCreditAuthorization", "issueCard", "updateCard",
     ].sort());
-    // Skipped: 413, 415, 429, 500 and 503 of every operation, and the sandbox clock's 404 (the provider is the sandbox).
+    // Skipped: 413, 415, 429, 500 and 503 of every operation, the sandbox clock's 404 (the provider is
+    // the sandbox), and Authorize Card's 409 (a set-aside wallet: the integration test provokes it).
     const skipped = run.tests.filter((x) => x.status === "skip").map((x) => x.expectedStatus);
-    expect(skipped.filter((status) => !["413", "415", "429", "500", "503"].includes(status)), "skipped other than 413/415/429/500/503").toEqual(["404", "404", "404"]);
+    expect(skipped.filter((status) => !["413", "415", "429", "500", "503"].includes(status)).sort(), "skipped other than 413/415/429/500/503").toEqual(["404", "404", "404", "409"]);
     expect(run.stats.passes + run.stats.skipped).toBe(run.stats.tests);
     console.info(`Dredd (credit): ${run.stats.tests} transactions, ${run.stats.passes} passing, ${run.stats.skipped} skipped`);
   });

@@ -62,6 +62,8 @@ export interface CreditFixtures {
     toVoid: string;
     /** Voided while seeding: capturing or voiding it again is a 409. */
     closed: string;
+    /** Captured whole (15000) while seeding: Refund Credit Authorization refunds part of it, a refund above 15000 is a 409 (docs/decisions/cards.md "Refunds"). */
+    captured: string;
   };
   /** The `Idempotency-Key` and body that seeded `authorizations.open`: a repeat is a duplicate, another body a 409. */
   seededAuthorization: { idempotencyKey: string; body: JsonObject };
@@ -146,8 +148,10 @@ export async function seedCreditFixtures(
     toCapture: await authorize("dredd-fixture-authorization-to-capture"),
     toVoid: await authorize("dredd-fixture-authorization-to-void"),
     closed: await authorize("dredd-fixture-authorization-closed"),
+    captured: await authorize("dredd-fixture-authorization-captured"),
   };
   await credit("POST", `/v2/wallet/credits/${cards}/authorizations/${authorizations.closed}/void`, 200, { headers: asOwner });
+  await credit("POST", `/v2/wallet/credits/${cards}/authorizations/${authorizations.captured}/capture`, 200, { headers: asOwner });
   const issueCard = async (cardholderName: string) => String((await credit("POST", `/v2/wallet/credits/${cards}/cards`, 201, { headers: asOwner, body: { cardholderName } })).data.cardId);
   const issuedCards = { open: await issueCard("Dredd Open"), closed: await issueCard("Dredd Closed") };
   await credit("PATCH", `/v2/cards/${issuedCards.closed}`, 200, { headers: asOwner, body: { state: "CLOSED" } });

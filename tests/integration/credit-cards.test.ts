@@ -6,71 +6,15 @@
  * a wallet in default, another tenant's card, and the expiry on the tenant's clock. Every response
  * is checked against the credit document by the test app.
  */
-import type request from "supertest";
 import { describe, expect, it } from "vitest";
 import { isLuhnValid } from "../../src/domain/cards.js";
 import { SecretBox } from "../../src/modules/identity/secrets.js";
-import { TEST_MASTER_KEY, TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
-import { goldenProductBody } from "../support/credit-golden.js";
-import { Walk } from "../support/fixtures.js";
+import { TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
+import { cardsScene, expectCreditError as expectError, WALLETS } from "../support/cards-scene.js";
 
 const t = useTestApp();
-let seq = 0;
-
-const WALLETS = "/v2/wallet/credits";
-const api = t.api;
+const { api, setClock, tenant, createWallet, issue, issued, getCard, patch, list } = cardsScene(t, "cc");
 type Body = Record<string, unknown>;
-
-interface Tenant {
-  customerId: string;
-  key: string;
-  userId: string;
-}
-
-/** A tenant with the golden product, a registered notification URL, an active user and its clock at `clock`. */
-async function tenant(clock = "2026-01-16T10:00:00Z"): Promise<Tenant> {
-  const walk = new Walk(t.express);
-  const { customerId, key } = await walk.tenant(`cc-${++seq}-${Date.now().toString(36)}`);
-  const product = await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
-  expect(product.status, JSON.stringify(product.body)).toBe(201);
-  const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });
-  expect(enlisted.status).toBe(200);
-  const { userId } = await walk.activeUserWithToken(key);
-  await setClock(customerId, clock);
-  return { customerId, key, userId };
-}
-
-/** Sets the tenant's credit clock (the sandbox clock's row) to `iso`. */
-async function setClock(customerId: string, iso: string): Promise<void> {
-  await t.orm.em.fork().getConnection().execute(
-    `insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now()) on conflict (customer_id) do update set "now" = excluded."now", updated_at = now()`,
-    [customerId, new Date(iso)],
-  );
-}
-
-async function createWallet(tn: Tenant, body: Body = {}): Promise<string> {
-  const res = await api().post(WALLETS).set("x-api-key", tn.key).send({ userId: tn.userId, currency: "USD", limit: 100000, creditProductCode: "001", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return (res.body.data as Body).walletId as string;
-}
-
-const issue = (tn: Tenant, walletId: string, body: Body = { cardholderName: "Ana Torres" }) => api().post(`${WALLETS}/${walletId}/cards`).set("x-api-key", tn.key).send(body);
-const getCard = (tn: Tenant, cardId: string) => api().get(`/v2/cards/${cardId}`).set("x-api-key", tn.key);
-const patch = (tn: Tenant, cardId: string, body: Body) => api().patch(`/v2/cards/${cardId}`).set("x-api-key", tn.key).send(body);
-const list = (tn: Tenant, walletId: string, query = "") => api().get(`${WALLETS}/${walletId}/cards${query}`).set("x-api-key", tn.key);
-
-function expectError(res: request.Response, status: number, code: string, field?: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.errors[0].code).toBe(code);
-  if (field !== undefined) expect(res.body.errors.map((e: { field?: string }) => e.field)).toContain(field);
-}
-
-async function issued(tn: Tenant, walletId: string, body?: Body): Promise<Body> {
-  const res = await issue(tn, walletId, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data as Body;
-}
 
 /** The stored row of card `cardId`, every column. */
 async function row(cardId: string): Promise<Record<string, unknown>> {

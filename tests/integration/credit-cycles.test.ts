@@ -1,7 +1,7 @@
 /**
  * The set-based cycle batches (src/modules/credit/cycles/service.ts `runDueSteps`) against the pure engine
  * (src/domain/credit `advance`) on a real PostgreSQL (docs/credit-engine.md): wallets are
- * seeded in the database as the engine makes them (charges, payments and overrides applied by the
+ * seeded in the database as the engine makes them (charges, payments, refunds and overrides applied by the
  * engine and persisted, as the operation endpoints do), the batches walk months, and every wallet,
  * statement and event is compared with the engine's. Golden vector and default-and-cure example of
  * docs/decisions/credit.md, random products and operations (fast-check, bounded), reruns and interrupted runs.
@@ -22,6 +22,7 @@ import {
   nextCutDate,
   overrideSpecs,
   pay,
+  refund,
   type CreditEvent,
   type CreditProductRules,
   type CutFrequency,
@@ -370,7 +371,7 @@ const productArb: fc.Arbitrary<CreditProductRules> = fc.record({
   dailyRateDivisor: fc.constantFrom(360, 365),
 });
 type Op =
-  | { at: number; kind: "charge" | "pay"; amount: number }
+  | { at: number; kind: "charge" | "pay" | "refund"; amount: number }
   | { at: number; kind: "override"; nominal: number; min: number }
   | { at: number; kind: "block" | "dissolve" };
 const HOUR = 3_600_000;
@@ -378,6 +379,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 140 * 24 }), kind: fc.constantFrom("charge" as const, "pay" as const), amount: fc.integer({ min: 1, max: 60000 }) }) },
   { weight: 1, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 140 * 24 }), kind: fc.constant("override" as const), nominal: rate(80), min: rate(50) }) },
   { weight: 1, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 140 * 24 }), kind: fc.constantFrom("block" as const, "dissolve" as const) }) },
+  // a merchant's refund (docs/decisions/cards.md "Refunds"): it moves only principal, interest and the available amount, which the batches read as they are
+  { weight: 2, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 140 * 24 }), kind: fc.constant("refund" as const), amount: fc.integer({ min: 1, max: 60000 }) }) },
 );
 const walletArb = fc.record({
   product: productArb,
@@ -408,6 +411,7 @@ describe("random products, balances and operations (fast-check)", () => {
           const p = w.home.product;
           if (op.kind === "charge") await operate(w, (s) => charge(s, p, at, Math.min(op.amount, Math.max(1, s.availableAmount))));
           else if (op.kind === "pay") await operate(w, (s) => pay(s, p, at, Math.min(op.amount, Math.max(1, s.principalOutstanding + s.interestOutstanding))));
+          else if (op.kind === "refund") await operate(w, (s) => refund(s, p, at, { amount: op.amount }));
           else if (op.kind === "override") await operate(w, (s) => overrideSpecs(s, p, at, { interestRateNominal: op.nominal, minimumPaymentRate: op.min }));
           else if (op.kind === "block") await operate(w, (s) => blockWallet(s, p, at));
           else await operate(w, (s) => dissolveWallet(s, p, at));

@@ -1,8 +1,8 @@
 /**
  * Model test of the credit wallet operations over HTTP on a real PostgreSQL (docs/credit-engine.md): random
  * products and random sequences of charges, payments, limit raises, overrides, block, unblock,
- * dissolve, card authorizations, captures and voids (docs/decisions/credit.md "Authorizations";
- * holds expire on the clock moves) and clock moves are sent to the API and applied to the pure reference model
+ * dissolve, card authorizations, captures, voids and refunds of captures (docs/decisions/credit.md
+ * "Authorizations", docs/decisions/cards.md "Refunds"; holds expire on the clock moves) and clock moves are sent to the API and applied to the pure reference model
  * (src/domain/credit/simulate.ts) side by side. After every operation the stored wallet equals the
  * model's (counters in cents, status, specs, next cut), the answer's status is the one the model's
  * outcome maps to, and at the end the event log and the statements equal the model's — so the
@@ -28,6 +28,7 @@ import {
   nextCutDate,
   overrideSpecs,
   pay,
+  refund,
   totalDebt,
   unblockWallet,
   type CreditEvent,
@@ -71,11 +72,14 @@ type Op =
   | { kind: "limit"; dt: number; delta: number }
   | { kind: "override"; dt: number; interestRateNominal: number }
   | { kind: "block" | "unblock" | "dissolve" | "wait"; dt: number }
-  | { kind: "authorize"; dt: number; permille: number }
+  | { kind: "authorize" | "purchase"; dt: number; permille: number }
   | { kind: "capture"; dt: number; pick: number; permille: number | null }
-  | { kind: "void"; dt: number; pick: number };
+  | { kind: "void"; dt: number; pick: number }
+  | { kind: "refund"; dt: number; pick: number; permille: number; over: boolean };
 
 const dt = fc.integer({ min: 0, max: 20 * 24 * 60 });
+/** Refunds come within days of the operation before, so that they meet the purchases. */
+const soon = fc.integer({ min: 0, max: 3 * 24 * 60 });
 const raw = fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300000 }) });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 8, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw }) },
@@ -88,6 +92,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("authorize" as const), dt, permille: fc.integer({ min: 1, max: 1100 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("capture" as const), dt, pick: fc.nat(), permille: fc.option(fc.integer({ min: 1, max: 1100 })) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("void" as const), dt, pick: fc.nat() }) },
+  // a card purchase: an authorization captured whole at once, what refunds give back
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("purchase" as const), dt, permille: fc.integer({ min: 1, max: 1000 }) }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("refund" as const), dt: soon, pick: fc.nat(), permille: fc.integer({ min: 1, max: 1000 }), over: fc.integer({ min: 0, max: 5 }).map((n) => n === 0) }) },
 );
 
 /** AUTHORIZATION_TTL_DAYS of the test app (the default). */
@@ -115,7 +122,7 @@ function expectedWallet(s: WalletState, p: CreditProductRules): Record<string, u
   };
 }
 
-const eventView = (e: CreditEvent) => ({ sequence: e.sequence, type: e.type, amount: e.amount, createdAt: e.at.toISOString(), walletDetails_after: e.walletDetails_after });
+const eventView = (e: CreditEvent) => ({ sequence: e.sequence, type: e.type, amount: e.amount, unappliedAmount: e.unappliedAmount, createdAt: e.at.toISOString(), walletDetails_after: e.walletDetails_after });
 const statementView = (st: Statement) => ({
   cutDate: st.cutDate.toISOString(),
   sumOfDailyBalance: st.sumOfDailyBalance,
@@ -155,6 +162,8 @@ describe("credit wallets against the reference model", () => {
         const statements = new Map<number, Statement>();
         /** Every authorization the API made (open, closed or declined), for captures and voids to pick from. */
         const authorizations: { id: string; amount: number }[] = [];
+        /** What is left to refund of each captured authorization, cents (the service's check: docs/decisions/cards.md "Refunds"). */
+        const refundable = new Map<string, number>();
         const take = (r: StepResult) => {
           model = r.state;
           events.push(...r.events);
@@ -171,6 +180,8 @@ describe("credit wallets against the reference model", () => {
           const w = `${WALLETS}/${walletId}`;
           let outcome: Outcome<StepResult>;
           let call: request.Test;
+          /** The answer's data a successful refund must show. */
+          let expectedBody: Record<string, unknown> | undefined;
           switch (op.kind) {
             case "charge": {
               const amount = op.raw ?? Math.max(1, Math.floor((ahead.value.state.availableAmount * op.permille) / 1000));
@@ -218,13 +229,33 @@ describe("credit wallets against the reference model", () => {
               call = api().get(w).set("x-api-key", key);
               break;
             }
+            case "purchase": {
+              const amount = Math.max(1, Math.floor((ahead.value.state.availableAmount * op.permille) / 1000));
+              const answer = await api().post(`${w}/authorizations`).set("x-api-key", key).send({ amount, merchant: { name: "model" } });
+              expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+              const id = answer.body.data.authorizationId as string;
+              authorizations.push({ id, amount });
+              const decided = authorize(model, product, at, { authorizationId: id, amount, ttlDays: TTL_DAYS });
+              if (!decided.ok) throw new Error(decided.message);
+              expect(answer.body.data.status).toBe(decided.value.decision.status);
+              if (decided.value.decision.status === "declined") {
+                outcome = decided;
+                call = api().get(w).set("x-api-key", key);
+                break;
+              }
+              take(decided.value);
+              outcome = capture(model, product, at, id);
+              call = api().post(`${w}/authorizations/${id}/capture`).set("x-api-key", key).send({});
+              if (outcome.ok) refundable.set(id, amount);
+              break;
+            }
             case "capture":
             case "void": {
               const picked = authorizations.length === 0 ? { id: "00000000-0000-4000-8000-000000000000", amount: 1 } : authorizations[op.pick % authorizations.length]!;
               if (authorizations.length === 0) {
                 call = api().post(`${w}/authorizations/${picked.id}/${op.kind}`).set("x-api-key", key);
                 expect((await call).status).toBe(404);
-                take(ahead.value);
+                // a 404 rolls its transaction back: the steps due are not caught up (the next operation does it)
                 continue;
               }
               if (op.kind === "void") {
@@ -234,13 +265,40 @@ describe("credit wallets against the reference model", () => {
                 const amount = op.permille === null ? undefined : Math.max(1, Math.floor((picked.amount * op.permille) / 1000));
                 outcome = capture(model, product, at, picked.id, amount);
                 call = api().post(`${w}/authorizations/${picked.id}/capture`).set("x-api-key", key).send(amount === undefined ? {} : { amount });
+                if (outcome.ok) refundable.set(picked.id, amount ?? picked.amount);
+              }
+              break;
+            }
+            case "refund": {
+              // mostly one with something left to refund, sometimes any (not captured: 409)
+              const captured = authorizations.filter((a) => (refundable.get(a.id) ?? 0) > 0);
+              const pool = captured.length > 0 && op.pick % 4 !== 0 ? captured : authorizations;
+              const picked = pool[op.pick % Math.max(1, pool.length)] ?? { id: "00000000-0000-4000-8000-000000000000", amount: 1 };
+              const left = refundable.get(picked.id);
+              const amount = op.over && left !== undefined ? left + 1 : Math.max(1, Math.floor(((left ?? picked.amount) * op.permille) / 1000));
+              call = api().post(`${w}/authorizations/${picked.id}/refund`).set("x-api-key", key).send({ amount });
+              if (authorizations.length === 0) {
+                expect((await call).status).toBe(404);
+                // a 404 rolls its transaction back: the steps due are not caught up (the next operation does it)
+                continue;
+              }
+              if (left === undefined) outcome = { ok: false, code: "AUTHORIZATION_NOT_CAPTURED", message: "not captured" };
+              else if (amount > left) outcome = { ok: false, code: "REFUND_EXCEEDS_CAPTURED", message: "above the capture" };
+              else {
+                const refunded = refund(model, product, at, { amount });
+                if (refunded.ok) {
+                  refundable.set(picked.id, left - amount);
+                  expectedBody = { authorizationId: picked.id, amount, appliedAmount: refunded.value.appliedAmount, unappliedAmount: refunded.value.unappliedAmount };
+                }
+                outcome = refunded;
               }
               break;
             }
           }
           const answer = await call;
           if (outcome.ok) {
-            expect(answer.status, `${op.kind}: ${JSON.stringify(answer.body)}`).toBe(op.kind === "charge" || op.kind === "pay" ? 201 : 200);
+            expect(answer.status, `${op.kind}: ${JSON.stringify(answer.body)}`).toBe(op.kind === "charge" || op.kind === "pay" || op.kind === "refund" ? 201 : 200);
+            if (expectedBody) expect(answer.body.data).toMatchObject(expectedBody);
             take(outcome.value);
           } else {
             expect(answer.status, `${op.kind} (${outcome.code}): ${JSON.stringify(answer.body)}`).toBe(statusOf(outcome.code));
@@ -254,7 +312,7 @@ describe("credit wallets against the reference model", () => {
 
         const evs = await api().get(`${WALLETS}/${walletId}/events?limit=100`).set("x-api-key", key);
         expect(evs.body.data.total).toBe(events.length);
-        expect(evs.body.data.items.map((e: Record<string, unknown>) => ({ sequence: e.sequence, type: e.type, amount: e.amount, createdAt: e.createdAt, walletDetails_after: e.walletDetails_after }))).toEqual(
+        expect(evs.body.data.items.map((e: Record<string, unknown>) => ({ sequence: e.sequence, type: e.type, amount: e.amount, unappliedAmount: e.unappliedAmount, createdAt: e.createdAt, walletDetails_after: e.walletDetails_after }))).toEqual(
           events.slice(0, 100).map(eventView),
         );
         const sts = await api().get(`${WALLETS}/${walletId}/statements?limit=100`).set("x-api-key", key);

@@ -191,7 +191,7 @@ describe("documents, docs page and health", () => {
       }
     }
     expect(operationsOf("platform")).toHaveLength(81);
-    expect(operationsOf("credit")).toHaveLength(32);
+    expect(operationsOf("credit")).toHaveLength(34);
   });
 
   it("declares servers that work from wherever the document is served, then the templated deployments", async () => {

@@ -111,9 +111,9 @@ export async function persistWallet(
   }
   for (const e of events) {
     await em.execute(
-      `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), e.walletId, home.customerId, e.sequence, e.type, e.amount, e.direction, e.affectsBalance, JSON.stringify(e.walletDetails_after), e.at],
+      `insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, unapplied_amount, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), e.walletId, home.customerId, e.sequence, e.type, e.amount, e.direction, e.affectsBalance, JSON.stringify(e.walletDetails_after), e.unappliedAmount ?? null, e.at],
     );
   }
 }
@@ -226,6 +226,8 @@ export async function loadEvents(em: EntityManager, walletId: string): Promise<(
     affectsBalance: r.affects_balance as boolean,
     walletDetails_after: (typeof r.wallet_details_after === "string" ? JSON.parse(r.wallet_details_after) : r.wallet_details_after) as CreditEvent["walletDetails_after"],
     sequence: num(r.sequence),
+    // only `Reembolso` has it (docs/decisions/cards.md "Refunds")
+    ...(r.unapplied_amount === null || r.unapplied_amount === undefined ? {} : { unappliedAmount: num(r.unapplied_amount) }),
     at: date(r.created_at),
   }));
 }

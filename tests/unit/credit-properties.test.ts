@@ -1,10 +1,11 @@
 /**
  * Property test of the reference model (src/domain/credit/simulate.ts) over random products and random
  * charge / payment / advance / limit / override / block / unblock / dissolve / product-update /
- * authorize / capture / void sequences (docs/credit-engine.md "How equivalence is tested";
- * docs/decisions/credit.md "Authorizations"): counters never negative, AA + held + AO + IO −
- * overdraft ≤ limit, `amountHeld` = the sum of the open holds and no hold outlives its expiry,
- * each authorization's decision and effect as the rules say, payments never create a
+ * authorize / capture / void / refund sequences (docs/credit-engine.md "How equivalence is tested";
+ * docs/decisions/credit.md "Authorizations"; docs/decisions/cards.md "Refunds"): counters never
+ * negative, AA + held + AO + IO − overdraft ≤ limit, `amountHeld` = the sum of the open holds and no
+ * hold outlives its expiry, each authorization's decision and effect as the rules say, each refund
+ * of a capture applied principal first up to the debt and never as a payment, payments never create a
  * positive balance, each statement's interest calculated and charged exactly once, totals reconcile
  * with the event log, sequences contiguous, and advancing in one go equals advancing in pieces.
  * Bounded (200 runs, fixed seed) so CI stays fast and a failure is reproducible.
@@ -13,6 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CreditEvent } from "../../src/domain/credit/events.js";
 import { authorize, capture, holdExpiry, voidAuthorization, type DeclineReason } from "../../src/domain/credit/authorizations.js";
+import { refund } from "../../src/domain/credit/refunds.js";
 import type { Outcome } from "../../src/domain/credit/outcome.js";
 import { advance, blockWallet, changeLimit, charge, dissolveWallet, overrideSpecs, pay, unblockWallet, type StepResult } from "../../src/domain/credit/simulate.js";
 import { DAY_MS, startOfUtcDay } from "../../src/domain/credit/schedule.js";
@@ -49,7 +51,8 @@ type Op =
   | { kind: "update"; dt: number; changes: Partial<CreditProductRules> }
   | { kind: "authorize"; dt: number; permille: number; raw: number | null; ttlDays: number }
   | { kind: "capture"; dt: number; open: boolean; pick: number; permille: number | null; over: boolean }
-  | { kind: "void"; dt: number; open: boolean; pick: number };
+  | { kind: "void"; dt: number; open: boolean; pick: number }
+  | { kind: "refund"; dt: number; pick: number; permille: number };
 
 /** Mostly null (the amount is then drawn from the wallet), sometimes a raw amount, possibly ≤ 0 or above what the wallet allows. */
 const rawAmount = fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: -10, max: 300000 }) });
@@ -74,6 +77,8 @@ const captureArb: fc.Arbitrary<Op> = fc.record({
   over: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
 });
 const voidArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant("void" as const), dt: holdDt, open: openPick, pick: fc.nat() });
+/** A refund of part (or all) of what is left of a captured authorization (docs/decisions/cards.md "Refunds"). */
+const refundArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant("refund" as const), dt: holdDt, pick: fc.nat(), permille: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 1000 })) });
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 20, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
@@ -111,6 +116,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 10, arbitrary: authorizeArb },
   { weight: 6, arbitrary: captureArb },
   { weight: 4, arbitrary: voidArb },
+  { weight: 3, arbitrary: refundArb },
 );
 
 /** Mostly authorizations, captures and voids among charges, payments and short advances, so that holds meet captures, voids, expiries, interest and overdraft. */
@@ -118,6 +124,7 @@ const holdOpArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 10, arbitrary: authorizeArb },
   { weight: 8, arbitrary: captureArb },
   { weight: 4, arbitrary: voidArb },
+  { weight: 5, arbitrary: refundArb },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("charge" as const), dt: holdDt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("pay" as const), dt: holdDt, permille: fc.integer({ min: 1, max: 1000 }), raw: rawAmount }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("advance" as const), dt: fc.integer({ min: 0, max: 10 * 24 * 60 }) }) },
@@ -197,10 +204,11 @@ function availableAfterRelease(before: WalletState, after: WalletState, rest: nu
 
 type HoldOp = Extract<Op, { kind: "authorize" | "capture" | "void" }>;
 
-/** The authorizations of a run so far: every id used (approved or declined) and the expiry of each approval. */
+/** The authorizations of a run so far: every id used (approved or declined), the expiry of each approval, and what is left to refund of each capture (cents). */
 interface HoldBook {
   ids: string[];
   expiries: Map<string, Date>;
+  refundable: Map<string, number>;
 }
 
 /**
@@ -270,6 +278,44 @@ function playHold(op: HoldOp, state: WalletState, product: CreditProductRules, a
   expect(s.holds).toEqual(before.holds.filter((h) => h.authorizationId !== id));
   expect([s.amountHeld, s.principalOutstanding, s.interestOutstanding, s.status]).toEqual([before.amountHeld - hold.amount, before.principalOutstanding + captured, before.interestOutstanding, before.status]);
   expect(s.availableAmount).toBe(availableAfterRelease(before, s, rest));
+  if (captured > 0) book.refundable.set(id, captured);
+  return r;
+}
+
+/**
+ * Runs one refund at `at` of what is left of a captured authorization (null when none is left) and
+ * checks it against docs/decisions/cards.md "Refunds": applied = min(amount, debt), principal
+ * first, AA back by the applied amount up to limit − debt − held, statements and status untouched,
+ * one `Reembolso` of the applied amount with the rest as `unappliedAmount`.
+ */
+function playRefund(op: Extract<Op, { kind: "refund" }>, state: WalletState, product: CreditProductRules, at: Date, book: HoldBook): Outcome<StepResult> | null {
+  const ids = [...book.refundable.entries()].filter(([, left]) => left > 0);
+  const [id, left] = ids[op.pick % Math.max(1, ids.length)] ?? ["", 0];
+  if (left === 0) return null;
+  const advanced = advance(state, product, at);
+  if (!advanced.ok) throw new Error(advanced.message);
+  const before = advanced.value.state;
+  const amount = Math.max(1, Math.floor((left * op.permille) / 1000));
+  const r = refund(state, product, at, { amount });
+  if (!r.ok) throw new Error(`refund refused: ${r.code}`);
+  book.refundable.set(id, left - amount);
+  const applied = Math.min(amount, debt(before));
+  const toPrincipal = Math.min(applied, before.principalOutstanding);
+  const s = r.value.state;
+  expect({ applied: r.value.appliedAmount, unapplied: r.value.unappliedAmount }).toEqual({ applied, unapplied: amount - applied });
+  expect(r.value.events.slice(0, advanced.value.events.length)).toEqual(advanced.value.events);
+  const own = r.value.events.slice(advanced.value.events.length);
+  expect(own.map((e) => [e.type, e.amount, e.direction, e.affectsBalance, e.unappliedAmount])).toEqual([["Reembolso", applied, "credit", true, amount - applied]]);
+  expect([s.principalOutstanding, s.interestOutstanding, s.amountHeld, s.limit, s.status]).toEqual([
+    before.principalOutstanding - toPrincipal,
+    before.interestOutstanding - (applied - toPrincipal),
+    before.amountHeld,
+    before.limit,
+    before.status,
+  ]);
+  // not a payment: no statement counts it, none is cured
+  expect(s.statements).toEqual(before.statements);
+  expect(s.availableAmount).toBe(Math.min(before.availableAmount + applied, Math.max(before.availableAmount, s.limit - debt(s) - s.amountHeld)));
   return r;
 }
 
@@ -296,7 +342,7 @@ function play(sc: Scenario, check: boolean): Run {
   let now = createdAt.getTime();
   let charged = 0;
   const events: CreditEvent[] = [];
-  const book: HoldBook = { ids: [], expiries: new Map() };
+  const book: HoldBook = { ids: [], expiries: new Map(), refundable: new Map() };
   const take = (r: Outcome<StepResult>): boolean => {
     if (!r.ok) return false;
     state = r.value.state;
@@ -356,6 +402,11 @@ function play(sc: Scenario, check: boolean): Run {
       case "void":
         take(playHold(op, state, product, at, book));
         break;
+      case "refund": {
+        const r = playRefund(op, state, product, at, book);
+        if (r) expect(take(r)).toBe(true);
+        break;
+      }
     }
     if (check) checkState(state, product);
   }
@@ -382,11 +433,13 @@ function checkScenario(sc: Scenario): void {
     expect(w.amountOverdraft).toBe(Math.max(0, w.totalDebt + w.amountHeld - w.limit));
   }
 
-  // totals reconcile: debt change = charges + debits that affect the balance − payments
+  // totals reconcile: debt change = charges + debits that affect the balance − payments − refunds applied
   const sum = (pred: (e: CreditEvent) => boolean): number => events.filter(pred).reduce((a, e) => a + e.amount, 0);
   const debits = sum((e) => e.direction === "debit" && e.affectsBalance);
   const payments = sum((e) => e.type === "Reporte de Pago");
-  expect(debt(state) - debt(start)).toBe(charged + debits - payments);
+  const refunds = sum((e) => e.type === "Reembolso");
+  expect(debt(state) - debt(start)).toBe(charged + debits - payments - refunds);
+  for (const e of events) expect(e.unappliedAmount !== undefined).toBe(e.type === "Reembolso");
   expect(state.limit - start.limit).toBe(sum((e) => e.type === "Cambio de Limite"));
   // every hold is gone 41 days after the last operation (TTL ≤ 40 days); held reconciles with the log
   expect(state.holds).toEqual([]);
@@ -422,7 +475,7 @@ describe("credit engine properties", () => {
     fc.assert(fc.property(scenarioArb, checkScenario), RUNS);
   });
 
-  it("the same with mostly authorizations, captures and voids (docs/decisions/credit.md \"Authorizations\")", () => {
+  it("the same with mostly authorizations, captures, voids and refunds (docs/decisions/credit.md \"Authorizations\", docs/decisions/cards.md \"Refunds\")", () => {
     fc.assert(fc.property(holdScenarioArb, checkScenario), { numRuns: 200, seed: 20261126 });
   });
 

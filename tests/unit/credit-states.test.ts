@@ -141,8 +141,8 @@ describe("wallet creation", () => {
 });
 
 describe("event kinds", () => {
-  it("lists the ten names of the reference and the four authorization types with their direction and balance effect", () => {
-    expect(CREDIT_EVENT_TYPES).toHaveLength(14);
+  it("lists the ten names of the reference, the four authorization types and the refund with their direction and balance effect", () => {
+    expect(CREDIT_EVENT_TYPES).toHaveLength(15);
     expect(Object.fromEntries(CREDIT_EVENT_TYPES.map((t) => [t, `${EVENT_KINDS[t].direction}/${String(EVENT_KINDS[t].affectsBalance)}`]))).toEqual({
       "Interes Nominal Calculado": "debit/false",
       "Interes Nominal Aplicado": "debit/true",
@@ -158,6 +158,7 @@ describe("event kinds", () => {
       "Autorizacion Rechazada": "debit/false",
       "Autorizacion Capturada": "debit/true",
       "Autorizacion Liberada": "credit/false",
+      Reembolso: "credit/true",
     });
   });
 

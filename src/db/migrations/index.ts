@@ -31,6 +31,8 @@ import { Migration20261129030000_bank_accounts } from "./Migration20261129030000
 import { Migration20261129040000_fiat_withdrawals } from "./Migration20261129040000_fiat_withdrawals.js";
 import { Migration20261129063000_market_orders } from "./Migration20261129063000_market_orders.js";
 import { Migration20261129080000_cards } from "./Migration20261129080000_cards.js";
+import { Migration20261129090000_card_authorizations } from "./Migration20261129090000_card_authorizations.js";
+import { Migration20261129100000_credit_refunds } from "./Migration20261129100000_credit_refunds.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -61,4 +63,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129040000_fiat_withdrawals", class: Migration20261129040000_fiat_withdrawals },
   { name: "Migration20261129063000_market_orders", class: Migration20261129063000_market_orders },
   { name: "Migration20261129080000_cards", class: Migration20261129080000_cards },
+  { name: "Migration20261129090000_card_authorizations", class: Migration20261129090000_card_authorizations },
+  { name: "Migration20261129100000_credit_refunds", class: Migration20261129100000_credit_refunds },
 ];

@@ -22,10 +22,16 @@ import { addDays, nextDailyClose, startOfUtcDay } from "./schedule.js";
 import { startAt } from "./simulate.js";
 import { chargeAllowed } from "./states.js";
 import type { CreditProductRules, WalletState } from "./wallet.js";
-import { balancesOf, closeHold, emit, finish, setBalances, type StepResult } from "./work.js";
+import { balancesOf, closeHold, emitForCard, finish, setBalances, type StepResult } from "./work.js";
 
-/** Why an authorization was declined (spec `CreditDeclineReason`). */
-export type DeclineReason = "WALLET_BLOCKED" | "WALLET_IN_DEFAULT" | "WALLET_DISSOLVED" | "WALLET_EXPIRED" | "INSUFFICIENT_CREDIT";
+/**
+ * Why a card declined an authorization before the wallet was asked (docs/decisions/cards.md "Decline
+ * order"; src/domain/cards.ts `cardDecline`), in that order.
+ */
+export type CardDeclineReason = "CARD_CLOSED" | "CARD_PAUSED" | "CARD_EXPIRED" | "MCC_BLOCKED" | "COUNTRY_BLOCKED" | "SPEND_LIMIT_EXCEEDED";
+
+/** Why an authorization was declined (spec `CreditAuthorization.declineReason`): the card's reasons first, then the wallet's. */
+export type DeclineReason = CardDeclineReason | "WALLET_BLOCKED" | "WALLET_IN_DEFAULT" | "WALLET_DISSOLVED" | "WALLET_EXPIRED" | "INSUFFICIENT_CREDIT";
 
 /** The decision on an authorization: approved with the hold's expiry, or declined with its reason. */
 export type AuthorizationDecision = { status: "approved"; expiresAt: Date } | { status: "declined"; reason: DeclineReason };
@@ -42,6 +48,8 @@ export function holdExpiry(createdAt: Date, ttlDays: number): Date {
 
 /**
  * Authorize `amount` cents at `at` for authorization `authorizationId` (module note for the decision).
+ * On a card (`cardId`), the card's own decline (`cardDecline`, decided by the caller before the
+ * wallet's checks: docs/decisions/cards.md) declines it first; the hold and the events carry `cardId`.
  * Returns the step and the decision. Refusals: `CLOCK_BACKWARDS`, `AMOUNT_NOT_POSITIVE` (422 on `amount`).
  * @throws RangeError when `amount` is not a safe integer (the HTTP schema admits integers only) or
  *   `ttlDays` is not a whole number ≥ 1 (programming errors).
@@ -50,7 +58,7 @@ export function authorize(
   state: WalletState,
   product: CreditProductRules,
   at: Date,
-  input: { authorizationId: string; amount: number; ttlDays: number },
+  input: { authorizationId: string; amount: number; ttlDays: number; cardId?: string; cardDecline?: CardDeclineReason | null },
 ): Outcome<StepResult & { decision: AuthorizationDecision }> {
   const started = startAt(state, product, at);
   if (!started.ok) return started;
@@ -60,16 +68,16 @@ export function authorize(
   if (!Number.isSafeInteger(input.ttlDays) || input.ttlDays < 1) throw new RangeError(`ttlDays must be a whole number of days ≥ 1, got ${String(input.ttlDays)}`);
   if (!(input.amount > 0)) return refuse("AMOUNT_NOT_POSITIVE", "The authorization amount must be a positive number of cents.", "amount");
   const allowed = chargeAllowed(w.s.status, w.s.expiresAt, at);
-  let reason: DeclineReason | null = allowed.ok ? null : (allowed.code as DeclineReason);
+  let reason: DeclineReason | null = input.cardDecline ?? (allowed.ok ? null : (allowed.code as DeclineReason));
   if (reason === null && input.amount > w.s.availableAmount) reason = "INSUFFICIENT_CREDIT";
   if (reason !== null) {
-    emit(w, "Autorizacion Rechazada", input.amount, at);
+    emitForCard(w, "Autorizacion Rechazada", input.amount, at, input.cardId);
     return accept({ ...finish(w), decision: { status: "declined", reason } });
   }
   const expiresAt = holdExpiry(at, input.ttlDays);
   setBalances(w.s, placeHold(balancesOf(w.s), input.amount));
-  w.s.holds.push({ authorizationId: input.authorizationId, amount: input.amount, createdAt: at, expiresAt });
-  emit(w, "Autorizacion Aprobada", input.amount, at);
+  w.s.holds.push({ authorizationId: input.authorizationId, amount: input.amount, createdAt: at, expiresAt, ...(input.cardId === undefined ? {} : { cardId: input.cardId }) });
+  emitForCard(w, "Autorizacion Aprobada", input.amount, at, input.cardId);
   return accept({ ...finish(w), decision: { status: "approved", expiresAt } });
 }
 

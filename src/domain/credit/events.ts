@@ -6,6 +6,7 @@
  * spec/credit/notifications.tsp `CreditNotificationType`, whose table this module follows).
  */
 import type { InterestSpecs, MinimumPaymentSpecs } from "./interest.js";
+import { cents } from "./outcome.js";
 import { amountOverdraft, totalDebt, type Balances } from "./payments.js";
 
 /** Every event type name of the reference, spelled exactly as it is (case and accents included). */
@@ -24,6 +25,7 @@ export const CREDIT_EVENT_TYPES = [
   "Autorizacion Rechazada",
   "Autorizacion Capturada",
   "Autorizacion Liberada",
+  "Reembolso",
 ] as const;
 
 /** A credit notification type (one of `CREDIT_EVENT_TYPES`). */
@@ -41,7 +43,8 @@ export type Direction = "debit" | "credit";
  * — a settings change moves no money. The four `Autorizacion …` types are docs/decisions/credit.md
  * "Authorizations": approved (amount authorized) and declined (amount requested) debit/false,
  * captured debit/true (amount captured), released credit/false (amount released by a void, an
- * expiry, a dissolution or the rest of a partial capture).
+ * expiry, a dissolution or the rest of a partial capture). `Reembolso` (docs/decisions/cards.md
+ * "Refunds", ./refunds.ts) is credit/true: a merchant's refund lowers the debt by the amount applied.
  */
 export const EVENT_KINDS: Readonly<Record<CreditEventType, { direction: Direction; affectsBalance: boolean }>> = {
   "Interes Nominal Calculado": { direction: "debit", affectsBalance: false },
@@ -58,6 +61,7 @@ export const EVENT_KINDS: Readonly<Record<CreditEventType, { direction: Directio
   "Autorizacion Rechazada": { direction: "debit", affectsBalance: false },
   "Autorizacion Capturada": { direction: "debit", affectsBalance: true },
   "Autorizacion Liberada": { direction: "credit", affectsBalance: false },
+  Reembolso: { direction: "credit", affectsBalance: true },
 };
 
 /**
@@ -91,8 +95,12 @@ export interface CreditEvent {
   affectsBalance: boolean;
   walletDetails_after: WalletDetails;
   sequence: number;
+  /** The card of the authorization an `Autorizacion …` or `Reembolso` event is about (docs/decisions/cards.md); absent otherwise. */
+  cardId?: string;
   at: Date;
   statementCut?: Date;
+  /** Only on `Reembolso`: the cents of the refund above the debt, not booked on the wallet (./refunds.ts). */
+  unappliedAmount?: number;
 }
 
 /** Builds `walletDetails_after` from the balances and specs of a wallet (field names of the reference). */
@@ -115,7 +123,7 @@ export function walletDetails(b: Balances, interestSpecs: InterestSpecs, minimum
  * per wallet), direction and affectsBalance from `EVENT_KINDS`.
  * @throws RangeError when `amount` is negative or not a safe integer (a programming error).
  */
-export function makeEvent(args: { walletId: string; type: CreditEventType; amount: number; lastSequence: number; at: Date; details: WalletDetails; statementCut?: Date }): CreditEvent {
+export function makeEvent(args: { walletId: string; type: CreditEventType; amount: number; lastSequence: number; at: Date; details: WalletDetails; statementCut?: Date; unappliedAmount?: number }): CreditEvent {
   if (!Number.isSafeInteger(args.amount) || args.amount < 0) throw new RangeError(`event amount must be a non-negative safe integer, got ${String(args.amount)}`);
   const kind = EVENT_KINDS[args.type];
   const event: CreditEvent = {
@@ -129,10 +137,13 @@ export function makeEvent(args: { walletId: string; type: CreditEventType; amoun
     at: args.at,
   };
   if (args.statementCut !== undefined) event.statementCut = args.statementCut;
+  if (args.unappliedAmount !== undefined) event.unappliedAmount = cents(args.unappliedAmount, "unappliedAmount");
   return event;
 }
 
-/** The payload the service POSTs (spec `CreditNotification`): the event without the engine-only `at` and `statementCut`. */
+/** The payload the service POSTs (spec `CreditNotification`): the event without the engine-only `at` and `statementCut`; `unappliedAmount` only when the event has it (`Reembolso`). */
 export function notificationPayload(e: CreditEvent): Omit<CreditEvent, "at" | "statementCut"> {
-  return { walletId: e.walletId, type: e.type, amount: e.amount, direction: e.direction, affectsBalance: e.affectsBalance, walletDetails_after: e.walletDetails_after, sequence: e.sequence };
+  const payload: Omit<CreditEvent, "at" | "statementCut"> = { walletId: e.walletId, ...(e.cardId === undefined ? {} : { cardId: e.cardId }), type: e.type, amount: e.amount, direction: e.direction, affectsBalance: e.affectsBalance, walletDetails_after: e.walletDetails_after, sequence: e.sequence };
+  if (e.unappliedAmount !== undefined) payload.unappliedAmount = e.unappliedAmount;
+  return payload;
 }

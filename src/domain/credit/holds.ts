@@ -22,6 +22,8 @@ export interface Hold {
   createdAt: Date;
   /** The daily close (00:00 UTC) at which the hold expires unless captured or voided first. */
   expiresAt: Date;
+  /** The card it was authorized on (docs/decisions/cards.md); absent for an authorization on the wallet. Its events carry it. */
+  cardId?: string;
 }
 
 /** Places a hold of `amount` cents (the caller checked amount ≤ AA): AA − amount, held + amount. */

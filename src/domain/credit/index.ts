@@ -10,10 +10,11 @@
  * - interest.ts — daily close basis, ADB/BAC and penal interest, minimum payment, compound bucket;
  * - payments.ts — balances, payment split, overdraft, reinstatement, charges, limit raises;
  * - states.ts — block/unblock/dissolve, charge permission, default and cure conditions;
- * - events.ts — the ten notification types, direction, affectsBalance, `walletDetails_after`, sequence;
+ * - events.ts — the notification types, direction, affectsBalance, `walletDetails_after`, sequence;
  * - wallet.ts — product rules, wallet state, statements, creation;
  * - holds.ts — holds of approved authorizations on the balances (place, settle);
  * - authorizations.ts — authorize, capture, void, and a hold's expiry instant;
+ * - refunds.ts — refunds of captured authorizations (principal, then interest; `Reembolso`);
  * - work.ts — the working copy of one call (state, events, touched statements, closed holds);
  * - simulate.ts — the reference model (`advance`, `charge`, `pay`, `changeLimit`, `overrideSpecs`,
  *   `blockWallet`, `unblockWallet`, `dissolveWallet`) and the order of the steps.
@@ -51,3 +52,4 @@ export * from "./wallet.js";
 export * from "./simulate.js";
 export * from "./holds.js";
 export * from "./authorizations.js";
+export * from "./refunds.js";

@@ -16,7 +16,10 @@
  *   wallet's cycle steps stopped because an amount would leave ±(2^53 − 1) cents; docs/security.md
  *   "Money stays exact"; raised by the service, not by the engine), `AUTHORIZATION_NOT_OPEN` (capture
  *   or void of an authorization that is not an open approval), `CAPTURE_EXCEEDS_AUTHORIZED`
- *   (docs/decisions/credit.md "Authorizations").
+ *   (docs/decisions/credit.md "Authorizations"), `AUTHORIZATION_NOT_CAPTURED` and
+ *   `REFUND_EXCEEDS_CAPTURED` (a refund of an authorization that is not `captured`, or above its
+ *   captured amount less earlier refunds; raised by the service, which reads the authorization:
+ *   docs/decisions/cards.md "Refunds").
  */
 export type RefusalCode =
   | "AMOUNT_NOT_POSITIVE"
@@ -32,7 +35,9 @@ export type RefusalCode =
   | "CLOCK_BACKWARDS"
   | "WALLET_SET_ASIDE"
   | "AUTHORIZATION_NOT_OPEN"
-  | "CAPTURE_EXCEEDS_AUTHORIZED";
+  | "CAPTURE_EXCEEDS_AUTHORIZED"
+  | "AUTHORIZATION_NOT_CAPTURED"
+  | "REFUND_EXCEEDS_CAPTURED";
 
 /** A refused operation: `code` (see `RefusalCode` for its HTTP mapping), a human-readable `message`, and the camelCase request `field` on 422s. */
 export interface Refusal {

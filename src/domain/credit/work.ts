@@ -75,6 +75,13 @@ export function emit(w: Work, type: CreditEventType, amount: number, at: Date, s
   w.events.push(event);
 }
 
+/** Emits as {@link emit}, the event carrying `cardId` when it is about a card's authorization (docs/decisions/cards.md). */
+export function emitForCard(w: Work, type: CreditEventType, amount: number, at: Date, cardId: string | undefined): void {
+  emit(w, type, amount, at);
+  const event = w.events[w.events.length - 1];
+  if (cardId !== undefined && event) event.cardId = cardId;
+}
+
 /**
  * The holds oldest first: by `createdAt`, then `authorizationId` (the order the store loads them
  * in, and the order several holds closed at one instant are released and notified in).
@@ -95,10 +102,10 @@ export function closeHold(w: Work, hold: Hold, kind: HoldClosure["kind"], captur
   w.closed.push({ authorizationId: hold.authorizationId, kind, capturedAmount: captured, releasedAmount: released, at });
   if (captured > 0) {
     setBalances(w.s, settleHold(balancesOf(w.s), captured, captured).balances);
-    emit(w, "Autorizacion Capturada", captured, at);
+    emitForCard(w, "Autorizacion Capturada", captured, at, hold.cardId);
   }
   if (released > 0) {
     setBalances(w.s, settleHold(balancesOf(w.s), released, 0).balances);
-    emit(w, "Autorizacion Liberada", released, at);
+    emitForCard(w, "Autorizacion Liberada", released, at, hold.cardId);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Handlers of the card authorizations on credit wallets (docs/decisions/credit.md "Authorizations";
- * spec/credit/authorizations.tsp): Authorize (201 for an approval and for a decline), Capture,
- * Void, Read and List. The caller's tenant is the owner API key's customer; the rules live in
+ * spec/credit/authorizations.tsp, refunds.tsp): Authorize (201 for an approval and for a decline), Capture,
+ * Void, Refund (201), Read and List. The caller's tenant is the owner API key's customer; the rules live in
  * src/modules/credit/authorizations/service.ts.
  */
 import type { operations } from "../../../generated/types/credit.js";
@@ -20,6 +20,10 @@ export function creditAuthorizationHandlers(authorizations: CreditAuthorizationS
     captureCreditAuthorization: async (call) => ({
       status: 200,
       data: await authorizations.capture(call.em, tenantOf(call), call.params.walletId, call.params.authorizationId, call.body?.amount),
+    }),
+    refundCreditAuthorization: async (call) => ({
+      status: 201,
+      data: await authorizations.refund(call.em, tenantOf(call), call.params.walletId, call.params.authorizationId, call.body, header(call.headers, "idempotency-key"), call.principal),
     }),
     voidCreditAuthorization: async (call) => ({
       status: 200,

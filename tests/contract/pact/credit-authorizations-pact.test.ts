@@ -9,8 +9,10 @@
  * 1. consumer: every interaction goes through a plain `fetch` client typed by
  *    generated/types/credit.ts against Pact's mock server: authorize approved and declined
  *    (`INSUFFICIENT_CREDIT`; both 201), a reused Idempotency-Key with another body (409), capture in
- *    part (200) and above the amount (409), void (200), read (200) and unknown (404), list (200), and
- *    a body out of range (422). Responses are described with matchers (types, UUIDs, ISO 8601
+ *    part (200) and above the amount (409), refund of a captured authorization (201) and above
+ *    its capture (409; docs/decisions/cards.md "Refunds"), authorize on a card (201 with `cardId`)
+ *    and again with a processorReference sent before (201, the first one), void (200), read (200) and unknown (404),
+ *    list (200), and a body out of range (422). Responses are described with matchers (types, UUIDs, ISO 8601
  *    times, regexes; `status`, `declineReason` and error codes pinned by `equal`), so the pact pins
  *    shapes, statuses and codes, not the example values.
  * 2. provider: the pact is replayed against the real app (real PostgreSQL, responses validated
@@ -56,6 +58,11 @@ import {
   page,
   pactDir,
   pactFile,
+  refundOf,
+  cardAuthorizationsPath,
+  onCard,
+  EXAMPLE_CARD,
+  USED_PROCESSOR_REFERENCE,
   traceHeader,
   type Answer,
   type Live,
@@ -169,6 +176,62 @@ describe(`consumer ${CONSUMER}`, () => {
       });
   });
 
+  it("refunds part of a captured authorization: 201 CreditRefund (docs/decisions/cards.md \"Refunds\")", async () => {
+    const refunded = 4000;
+    await pact
+      .addInteraction()
+      .given(STATE.captured)
+      .uponReceiving("a request to refund part of a captured authorization")
+      .withRequest("POST", authorizationsPath("/${authorizationId}/refund"), (b) => b.headers(ownerKey).jsonBody({ amount: refunded }))
+      .willRespondWith(201, (b) => b.headers(traceHeader()).jsonBody(ok(refundOf(refunded))))
+      .executeTest(async (mock) => {
+        const r = data(await client(mock.url).refund(EXAMPLE_WALLET, EXAMPLE_AUTHORIZATION, { amount: refunded }), 201);
+        expect(r).toMatchObject({ authorizationId: EXAMPLE_AUTHORIZATION, amount: refunded, appliedAmount: refunded, unappliedAmount: 0 });
+      });
+  });
+
+  it("refunds more than was captured: 409 CONFLICT", async () => {
+    await pact
+      .addInteraction()
+      .given(STATE.captured)
+      .uponReceiving("a request to refund more than was captured")
+      .withRequest("POST", authorizationsPath("/${authorizationId}/refund"), (b) => b.headers(ownerKey).jsonBody({ amount: HELD + 1 }))
+      .willRespondWith(409, (b) => b.headers(traceHeader()).jsonBody(failure("CONFLICT", "The refund is larger than what is left of the capture.")))
+      .executeTest(async (mock) => {
+        expect(codes(await client(mock.url).refund(EXAMPLE_WALLET, EXAMPLE_AUTHORIZATION, { amount: HELD + 1 }), 409)).toEqual(["CONFLICT"]);
+      });
+  });
+
+  it("authorizes on a card: 201 approved, carrying the card and the processor reference (docs/decisions/cards.md)", async () => {
+    const body = { amount: HELD, merchant: MERCHANT, processorReference: "net-20260116-000200" };
+    await pact
+      .addInteraction()
+      .given(STATE.card)
+      .uponReceiving(withAuthorization("a request to authorize a payment on a card"))
+      .withRequest("POST", cardAuthorizationsPath(), (b) => b.headers(ownerKey).jsonBody(body))
+      .willRespondWith(201, (b) => b.headers(traceHeader()).jsonBody(ok({ ...authorization({ status: "approved", amount: HELD }), ...onCard(body.processorReference) })))
+      .executeTest(async (mock) => {
+        const a = data(await client(mock.url).authorizeCard(EXAMPLE_CARD, body), 201);
+        expect(a).toMatchObject({ status: "approved", cardId: EXAMPLE_CARD, processorReference: body.processorReference, isDuplicate: false });
+      });
+  });
+
+  it("authorizes on a card with a processorReference sent before: 201, the first authorization again", async () => {
+    const body = { amount: HELD + 1, merchant: MERCHANT, processorReference: USED_PROCESSOR_REFERENCE };
+    await pact
+      .addInteraction()
+      .given(STATE.cardReferenceUsed)
+      .uponReceiving(withAuthorization("a request to authorize on a card with a processorReference sent before"))
+      .withRequest("POST", cardAuthorizationsPath(), (b) => b.headers(ownerKey).jsonBody(body))
+      .willRespondWith(201, (b) =>
+        b.headers(traceHeader()).jsonBody(ok({ ...authorization({ status: "approved", amount: HELD, fromState: true }), ...onCard(USED_PROCESSOR_REFERENCE, true) })),
+      )
+      .executeTest(async (mock) => {
+        const a = data(await client(mock.url).authorizeCard(EXAMPLE_CARD, body), 201);
+        expect(a).toMatchObject({ authorizationId: EXAMPLE_AUTHORIZATION, amount: HELD, isDuplicate: true });
+      });
+  });
+
   it("voids an approved authorization: 200 voided, the whole hold released", async () => {
     await pact
       .addInteraction()
@@ -240,7 +303,7 @@ describe(`consumer ${CONSUMER}`, () => {
     expect(existsSync(pactFile), `${pactFile} was not written`).toBe(true);
     const descriptions = descriptionsIn(pactFile);
     expect(new Set(descriptions).size).toBe(descriptions.length);
-    expect(descriptions).toHaveLength(10);
+    expect(descriptions).toHaveLength(14);
   });
 });
 
@@ -355,7 +418,7 @@ describe(`provider ${PROVIDER} verifies the pact`, () => {
 
   it("replays every interaction against the real app", () => {
     expect(verification.pactWritten, `${pactFile} was not written: the consumer tests failed`).toBe(true);
-    expect(verification.interactions).toBe(10);
+    expect(verification.interactions).toBe(14);
     expect(verification.error, `the verification failed: ${String(verification.error)}`).toBeUndefined();
   });
 

@@ -43,12 +43,19 @@ export const LIMIT = 100000;
 export const HELD = 15000;
 export const MERCHANT = { name: "Hardware store", mcc: "5251", country: "US" };
 export const REFERENCE = "auth-8842-0193";
+/** The card every card state issues (its id differs per run: the paths take it from the state). */
+export const EXAMPLE_CARD = "5d6e7f80-9102-4a3b-8c4d-5e6f70819203";
+/** The processor reference of the authorization the `cardReferenceUsed` state makes; the interaction sends it again. */
+export const USED_PROCESSOR_REFERENCE = "net-20260116-000142";
 
 /** Provider states, shared by both halves. */
 export const STATE = {
   wallet: `a credit wallet with limit ${LIMIT} and nothing held`,
   approved: `the credit wallet has an approved authorization of ${HELD}`,
   keyUsed: `the credit wallet has an authorization of ${HELD} made with Idempotency-Key ${USED_KEY}`,
+  captured: `the credit wallet has an authorization of ${HELD} captured whole`,
+  card: `a credit wallet with limit ${LIMIT} and an active card`,
+  cardReferenceUsed: `the card has an authorization of ${HELD} with processorReference ${USED_PROCESSOR_REFERENCE}`,
 } as const;
 
 // ── Consumer client ──────────────────────────────────────────────────────────────────────────
@@ -56,6 +63,9 @@ export const STATE = {
 type Schemas = components["schemas"];
 export type AuthorizeBody = operations["authorizeCredit"]["requestBody"]["content"]["application/json"];
 export type CaptureBody = NonNullable<operations["captureCreditAuthorization"]["requestBody"]>["content"]["application/json"];
+export type RefundBody = operations["refundCreditAuthorization"]["requestBody"]["content"]["application/json"];
+export type AuthorizeCardBody = operations["authorizeCard"]["requestBody"]["content"]["application/json"];
+export type RefundEnvelope = Schemas["CreditRefundCreditEnvelope"];
 export type AuthorizationEnvelope = Schemas["CreditAuthorizationCreditEnvelope"];
 export type AuthorizationListEnvelope = Schemas["CreditAuthorizationListCreditEnvelope"];
 export type ErrorEnvelope = Schemas["CreditErrorEnvelope"];
@@ -99,6 +109,16 @@ export class CardProcessorClient {
     return this.send("POST", this.path(walletId, `/${encodeURIComponent(authorizationId)}/void`));
   }
 
+  /** authorizeCard (docs/decisions/cards.md "Authorize on a card"): 201 for an approval and for a decline. */
+  authorizeCard(cardId: string, body: AuthorizeCardBody): Promise<Answer<AuthorizationEnvelope>> {
+    return this.send("POST", `/v2/cards/${encodeURIComponent(cardId)}/authorizations`, body);
+  }
+
+  /** refundCreditAuthorization (docs/decisions/cards.md "Refunds"): 201 with the refund. */
+  refund(walletId: string, authorizationId: string, body: RefundBody): Promise<Answer<RefundEnvelope>> {
+    return this.send("POST", this.path(walletId, `/${encodeURIComponent(authorizationId)}/refund`), body);
+  }
+
   /** getCreditAuthorization. */
   get(walletId: string, authorizationId: string): Promise<Answer<AuthorizationEnvelope>> {
     return this.send("GET", this.path(walletId, `/${encodeURIComponent(authorizationId)}`));
@@ -135,6 +155,22 @@ export const authorizationsPath = (suffix = "") => {
     `/v2/wallet/credits/${EXAMPLE_WALLET}/authorizations${example}`,
   );
 };
+
+/** Path `/v2/cards/{cardId}/authorizations`, the card id from the provider state. */
+export const cardAuthorizationsPath = () =>
+  fromState("/v2/cards/${cardId}/authorizations", `^/v2/cards/${UUID_PATTERN}/authorizations$`, `/v2/cards/${EXAMPLE_CARD}/authorizations`);
+
+/**
+ * What an Authorize Card's authorization changes of {@link authorization}: the state's card, the
+ * processor reference (also its `idempotencyKey`), no `reference`, and `isDuplicate` as given.
+ */
+export const onCard = (processorReference: string, duplicate = false) => ({
+  cardId: fromState("${cardId}", `^${UUID_PATTERN}$`, EXAMPLE_CARD),
+  processorReference: equal(processorReference),
+  idempotencyKey: equal(processorReference),
+  reference: null,
+  isDuplicate: equal(duplicate),
+});
 
 export const timestamp = (example = "2026-01-16T10:00:00.000Z") => iso8601DateTimeWithMillis(example);
 const traceId = () => uuid("8c1d2e3f-4a5b-4c6d-9e7f-0a1b2c3d4e60");
@@ -181,6 +217,16 @@ export const authorization = (l: Lifecycle) => ({
   expiresAt: l.status === "declined" ? null : timestamp("2026-01-24T00:00:00.000Z"),
   closedAt: l.status === "captured" || l.status === "voided" ? timestamp("2026-01-17T15:30:00.000Z") : null,
   createdAt: timestamp(),
+});
+
+/** A `CreditRefund` of `amount` cents of the state's authorization, all of it applied to the debt. */
+export const refundOf = (amount: number) => ({
+  refundId: uuid("4d5e6f70-8192-4ca3-9d4e-5f6071829304"),
+  authorizationId: fromState("${authorizationId}", `^${UUID_PATTERN}$`, EXAMPLE_AUTHORIZATION),
+  amount: integer(amount),
+  appliedAmount: integer(amount),
+  unappliedAmount: integer(0),
+  createdAt: timestamp("2026-01-20T09:00:00.000Z"),
 });
 
 /** A page of authorizations: at least one item of `item`'s shape, `total`, `limit`, `offset` integers. */
@@ -235,5 +281,26 @@ export function creditAuthorizationStates(t: TestApp, live: Live, hookUrl: strin
     [STATE.wallet]: async () => ({ walletId: (await wallet()).walletId }),
     [STATE.approved]: () => withAuthorization(),
     [STATE.keyUsed]: () => withAuthorization(USED_KEY),
+    [STATE.card]: async () => {
+      const { key, walletId } = await wallet();
+      const card = await apiOf(t).post(`/v2/wallet/credits/${walletId}/cards`).set("x-api-key", key).send({ cardholderName: "Pact Holder" });
+      expect(card.status, JSON.stringify(card.body)).toBe(201);
+      return { walletId, cardId: card.body.data.cardId as string };
+    },
+    [STATE.cardReferenceUsed]: async () => {
+      const { key, walletId } = await wallet();
+      const card = await apiOf(t).post(`/v2/wallet/credits/${walletId}/cards`).set("x-api-key", key).send({ cardholderName: "Pact Holder" });
+      expect(card.status, JSON.stringify(card.body)).toBe(201);
+      const cardId = card.body.data.cardId as string;
+      const res = await apiOf(t).post(`/v2/cards/${cardId}/authorizations`).set("x-api-key", key).send({ amount: HELD, merchant: MERCHANT, processorReference: USED_PROCESSOR_REFERENCE });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return { walletId, cardId, authorizationId: res.body.data.authorizationId as string };
+    },
+    [STATE.captured]: async () => {
+      const ids = await withAuthorization();
+      const res = await apiOf(t).post(`/v2/wallet/credits/${ids.walletId!}/authorizations/${ids.authorizationId!}/capture`).set("x-api-key", live.ownerKey!);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return ids;
+    },
   };
 }

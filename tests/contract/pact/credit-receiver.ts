@@ -17,7 +17,8 @@
  * moves its amount from `amountHeld` to `principal_outstanding`, `Autorizacion Liberada` lowers
  * `amountHeld` by its amount (the available amount rises by it), `Autorizacion Rechazada` changes
  * nothing. A notification whose `walletDetails_after` does not follow from the record that way is
- * refused ({@link InconsistentNotificationError}).
+ * refused ({@link InconsistentNotificationError}). `Reembolso` (a merchant's refund,
+ * docs/decisions/cards.md "Refunds") is taken as it comes, like the cycle types.
  */
 
 /** The notification types the receiver handles (spec `CreditNotificationType`). */
@@ -36,6 +37,7 @@ export const NOTIFICATION_TYPES = [
   "Autorizacion Rechazada",
   "Autorizacion Capturada",
   "Autorizacion Liberada",
+  "Reembolso",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

@@ -1,5 +1,19 @@
 -- The named statements src/modules/credit/cards/repository.ts exports (written by scripts/sql-snapshots.ts; do not edit).
 
+-- CARD_DECISION: credit_card_decision
+select c.state, c.exp_month, c.exp_year, c.spend_controls,
+                (select row_to_json(a) from credit_authorization a where a.customer_id = $2 and a.processor_reference = $3) as prior,
+                case when c.spend_controls ?| array['daily', 'monthly'] then
+                  (select json_build_object('daily', coalesce(sum(a.amount - a.released_amount) filter (where a.created_at >= $4), 0),
+                                            'monthly', coalesce(sum(a.amount - a.released_amount), 0))
+                     from credit_authorization a
+                    where a.card_id = $1 and a.created_at >= $5 and a.status <> 'declined')
+                end as spent
+           from credit_card c where c.card_id = $1 and c.customer_id = $2;
+
+-- CARD_WALLET: credit_card_wallet
+select wallet_id from credit_card where card_id = $1 and customer_id = $2;
+
 -- CLOSE_WALLET_CARDS: credit_card_close_wallet
 update credit_card set state = 'CLOSED', updated_at = $2, closed_at = $2 where wallet_id = $1 and state in ('ACTIVE', 'PAUSED');
 

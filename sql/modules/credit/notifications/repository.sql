@@ -2,7 +2,7 @@
 
 -- CREDIT_MESSAGE: credit_notifications_message
 select coalesce(c.is_active, false) as tenant_active, t.url, t.secret_sealed, t.disabled_at, t.customer_id is not null as has_target,
-                e.wallet_id, e.type, e.amount, e.direction, e.affects_balance, e.wallet_details_after, e.sequence
+                e.wallet_id, e.card_id, e.type, e.amount, e.direction, e.affects_balance, e.wallet_details_after, e.sequence, e.unapplied_amount
            from credit_event e
            left join customer c on c.customer_id = e.customer_id
            left join credit_notification_target t on t.customer_id = e.customer_id

@@ -177,6 +177,10 @@ export const CreditEvent = defineEntity({
     direction: p.string().length(6).$type<"debit" | "credit">(),
     affectsBalance: p.boolean(),
     walletDetailsAfter: p.json<Record<string, unknown>>(),
+    /** Only on `Reembolso`: the cents of the refund above the debt (docs/decisions/cards.md "Refunds"); null otherwise. */
+    unappliedAmount: p.bigint("number").nullable(),
+    /** The card of the authorization an `Autorizacion …` or `Reembolso` event is about (docs/decisions/cards.md); null otherwise. */
+    cardId: p.uuid().nullable(),
     /** When the event happened (the tenant's clock while the sandbox is active). */
     createdAt: p.datetime(),
     /** `pending` until it is delivered (`succeeded`), given up after the last attempt (`failed`) or its tenant deleted (`disabled`). */

@@ -142,7 +142,9 @@ export function specsOf(row: CreditWallet) {
 
 /** The engine hold of an open (`approved`) authorization row. */
 export function holdOf(row: CreditAuthorization): Hold {
-  return { authorizationId: row.authorizationId, amount: row.amount, createdAt: row.createdAt, expiresAt: row.expiresAt ?? row.createdAt };
+  const hold: Hold = { authorizationId: row.authorizationId, amount: row.amount, createdAt: row.createdAt, expiresAt: row.expiresAt ?? row.createdAt };
+  if (row.cardId) hold.cardId = row.cardId;
+  return hold;
 }
 
 /** The engine state of a wallet row, its open statements (oldest cut first) and its open authorizations (oldest first). */

@@ -79,11 +79,13 @@ export function creditEventView(row: CreditEvent): CreditWalletEventView {
     id: row.id,
     createdAt: row.createdAt.toISOString(),
     walletId: row.walletId,
+    ...(row.cardId ? { cardId: row.cardId } : {}),
     type: row.type as CreditWalletEventView["type"],
     amount: row.amount,
     direction: row.direction,
     affectsBalance: row.affectsBalance,
     walletDetails_after: row.walletDetailsAfter as unknown as CreditWalletEventView["walletDetails_after"],
     sequence: row.sequence,
+    ...(row.unappliedAmount === null || row.unappliedAmount === undefined ? {} : { unappliedAmount: row.unappliedAmount }),
   };
 }

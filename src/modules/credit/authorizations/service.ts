@@ -1,5 +1,5 @@
 /**
- * Card authorizations on credit wallets: Authorize, Capture, Void, Read and List
+ * Card authorizations on credit wallets: Authorize, Capture, Void, Refund, Read and List
  * (docs/decisions/credit.md "Authorizations"; spec/credit/authorizations.tsp). A card processor
  * asks the credit core in real time; the rules are the pure engine's (src/domain/credit/
  * authorizations.ts), run like every wallet change (../accounts/changes.ts): one transaction that
@@ -12,12 +12,15 @@
  * - Capture and Void name an authorization of the wallet: another wallet's or an unknown id is 404,
  *   one that is not open (declined, captured, voided, expired; an expiry due before the request is
  *   run first) is 409 `CONFLICT`, and so is a capture above the authorized amount.
+ * - Refund (./refunds.ts; docs/decisions/cards.md "Refunds") gives back part of a captured
+ *   authorization, under its Idempotency-Key like Authorize.
  * Amounts in integer cents; instants UTC (the tenant's sandbox clock while it is active).
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../../generated/types/credit.js";
-import { authorize, capture, voidAuthorization, type Outcome, type StepResult } from "../../../domain/credit/index.js";
+import type { CardDeclineDetail } from "../../../domain/cards.js";
+import { authorize, capture, voidAuthorization, type AuthorizationDecision, type Outcome, type StepResult } from "../../../domain/credit/index.js";
 import { DomainError, quote } from "../../../domain/errors.js";
 import type { PageRequest } from "../../../domain/paging.js";
 import type { SetAsideLogger } from "../set-aside.js";
@@ -30,6 +33,7 @@ import { isWalletId, type LockedWallet } from "../accounts/repository/lock.js";
 import { persistStep } from "../accounts/repository/write.js";
 import { CreditAuthorization } from "./entities.js";
 import { isAuthorizationOf } from "./repository.js";
+import { refundAuthorization, type CreditRefundView, type RefundInput } from "./refunds.js";
 
 type Schemas = components["schemas"];
 /** Schema `CreditAuthorization`. */
@@ -45,22 +49,69 @@ export function creditAuthorizationView(row: CreditAuthorization, isDuplicate = 
   return {
     authorizationId: row.authorizationId,
     walletId: row.walletId,
+    cardId: row.cardId ?? null,
     status: row.status,
     declineReason: (row.declineReason ?? null) as CreditAuthorizationView["declineReason"],
+    declineDetail: row.declineDetail ?? null,
     amount: row.amount,
     capturedAmount: row.capturedAmount,
     releasedAmount: row.releasedAmount,
+    refundedAmount: row.refundedAmount,
     merchant: {
       name: row.merchantName,
       ...(row.merchantMcc ? { mcc: row.merchantMcc } : {}),
       ...(row.merchantCountry ? { country: row.merchantCountry } : {}),
     },
     reference: row.reference ?? null,
+    processorReference: row.processorReference ?? null,
     idempotencyKey: row.idempotencyKey,
     isDuplicate,
     expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
     closedAt: row.closedAt ? row.closedAt.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The request of an authorization row: on a wallet (Authorize Credit) or on a card (`cardId`, `processorReference`). */
+export interface AuthorizationRequest {
+  authorizationId: string;
+  walletId: string;
+  customerId: string;
+  body: Pick<AuthorizeInput, "amount" | "merchant" | "reference">;
+  idempotencyKey: string;
+  at: Date;
+  cardId?: string;
+  processorReference?: string;
+}
+
+/**
+ * The `credit_authorization` row of a decided authorization (written with its step,
+ * ../accounts/repository/write.ts): the request, the engine's decision (src/domain/credit/
+ * authorizations.ts `authorize`) and, for a card's `SPEND_LIMIT_EXCEEDED`, `declineDetail`.
+ */
+export function authorizationRow(r: AuthorizationRequest, decision: AuthorizationDecision, declineDetail: CardDeclineDetail | null = null): CreditAuthorization {
+  const merchant = r.body.merchant;
+  return {
+    authorizationId: r.authorizationId,
+    walletId: r.walletId,
+    cardId: r.cardId ?? null,
+    customerId: r.customerId,
+    status: decision.status,
+    declineReason: decision.status === "declined" ? decision.reason : null,
+    declineDetail: decision.status === "declined" && decision.reason === "SPEND_LIMIT_EXCEEDED" ? declineDetail : null,
+    amount: r.body.amount,
+    capturedAmount: 0,
+    releasedAmount: 0,
+    refundedAmount: 0,
+    merchantName: merchant.name,
+    merchantMcc: merchant.mcc ?? null,
+    merchantCountry: merchant.country ?? null,
+    reference: r.body.reference ?? null,
+    processorReference: r.processorReference ?? null,
+    idempotencyKey: r.idempotencyKey,
+    expiresAt: decision.status === "approved" ? decision.expiresAt : null,
+    closedAt: null,
+    createdAt: r.at,
   };
 }
 
@@ -105,25 +156,7 @@ export class CreditAuthorizationService {
     const outcome = await withKey(this.changes, customerId, keyCaller(by), walletId, key, hash, async (tx, locked, now, resultId): Promise<Outcome<CreditAuthorizationView>> => {
       const done = authorize(locked.state, locked.product, now, { authorizationId: resultId, amount: body.amount, ttlDays: this.options.ttlDays });
       if (!done.ok) return done;
-      const decision = done.value.decision;
-      const row: CreditAuthorization = {
-        authorizationId: resultId,
-        walletId: locked.row.walletId,
-        customerId,
-        status: decision.status,
-        declineReason: decision.status === "declined" ? decision.reason : null,
-        amount: body.amount,
-        capturedAmount: 0,
-        releasedAmount: 0,
-        merchantName: merchant.name,
-        merchantMcc: merchant.mcc ?? null,
-        merchantCountry: merchant.country ?? null,
-        reference: body.reference ?? null,
-        idempotencyKey: key,
-        expiresAt: decision.status === "approved" ? decision.expiresAt : null,
-        closedAt: null,
-        createdAt: now,
-      };
+      const row = authorizationRow({ authorizationId: resultId, walletId: locked.row.walletId, customerId, body, idempotencyKey: key, at: now }, done.value.decision);
       await persistStep(tx, locked, done.value, now, undefined, { authorization: row });
       return { ok: true, value: creditAuthorizationView(row) };
     });
@@ -148,6 +181,17 @@ export class CreditAuthorizationService {
    */
   async void(em: EntityManager, customerId: string, walletId: string, authorizationId: string): Promise<CreditAuthorizationView> {
     return this.close(em, customerId, walletId, authorizationId, (locked, now) => voidAuthorization(locked.state, locked.product, now, authorizationId.toLowerCase()));
+  }
+
+  /**
+   * Refund `body.amount` cents of captured authorization `authorizationId` on wallet `walletId`
+   * (./refunds.ts; docs/decisions/cards.md "Refunds"), under `idempotencyKey` of caller `by`.
+   * @returns `CreditRefund` (answered 201), the first refund on a repeat.
+   * @throws DomainError NOT_FOUND (404: wallet or authorization); RESOURCE_CONFLICT (409: not
+   *   captured, above the captured amount less earlier refunds, key reused, wallet set aside).
+   */
+  async refund(em: EntityManager, customerId: string, walletId: string, authorizationId: string, body: RefundInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<CreditRefundView> {
+    return refundAuthorization(this.changes, em, customerId, walletId, authorizationId, body, idempotencyKey, by);
   }
 
   /** Get Credit Authorization. @throws DomainError NOT_FOUND (404: wallet or authorization, another tenant's included). */

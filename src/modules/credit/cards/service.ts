@@ -1,7 +1,6 @@
 /**
- * Cards on credit wallets: Issue, Read, List and Update (docs/decisions/cards.md; spec
- * spec/credit/cards.tsp). This version keeps the cards and their spend controls; it does not yet
- * authorize on a card or apply the controls.
+ * Cards on credit wallets: Issue, Read, List, Update and Authorize Card (docs/decisions/cards.md;
+ * spec spec/credit/cards.tsp).
  *
  * - Issue runs as a change of the wallet (../accounts/changes.ts): one transaction that locks the
  *   wallet's row at the tenant's instant and first runs the cycle steps due before it, so a wallet
@@ -11,14 +10,21 @@
  *   bound to the card id, with a keyed fingerprint unique per tenant; the security code is not kept.
  * - Update locks the card's row: a `CLOSED` card refuses every update (409), the state it already
  *   has changes nothing, `spendControls` is replaced whole (`null` removes it).
+ * - Authorize Card runs as a change of the card's wallet: under the wallet's lock it reads the card,
+ *   the first authorization of the `processorReference` (answered again, nothing held) and the
+ *   card's spend in its windows; the card decides first (src/domain/cards.ts `cardDecline`), then
+ *   the engine's wallet checks (src/domain/credit/authorizations.ts `authorize`), and the
+ *   authorization, the wallet and the notification are written in the one transaction. Every
+ *   authorization of one card is on one wallet, so the wallet's lock serializes them: two never
+ *   pass a control together, and no other row is locked.
  * - Another tenant's card or wallet is 404 `NOT_FOUND`, as an unknown one.
  * Amounts in integer cents; instants UTC (the tenant's sandbox clock while it is active).
  */
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { components } from "../../../../generated/types/credit.js";
-import { expiryOf, newCvv, newPan, normalizedControls, spendControlProblems, DEFAULT_CARDS_PER_WALLET, type SpendControls } from "../../../domain/cards.js";
-import { advance, refuse, type Outcome } from "../../../domain/credit/index.js";
+import { cardDecline, expiryOf, newCvv, newPan, normalizedControls, spendControlProblems, spendWindows, DEFAULT_CARDS_PER_WALLET, type SpendControls } from "../../../domain/cards.js";
+import { advance, authorize, refuse, type Outcome } from "../../../domain/credit/index.js";
 import { DomainError, ValidationFailed, quote } from "../../../domain/errors.js";
 import type { PageRequest } from "../../../domain/paging.js";
 import type { Db } from "../../../db/sql.js";
@@ -29,7 +35,9 @@ import { CreditWallet } from "../accounts/entities.js";
 import { isWalletId } from "../accounts/repository/lock.js";
 import { tenantNow } from "../clock/repository.js";
 import { CreditCard } from "./entities.js";
-import { countOpenCards, insertCard, lockCard, updateCard } from "./repository.js";
+import { authorizationRow, creditAuthorizationView, DEFAULT_AUTHORIZATION_TTL_DAYS, type CreditAuthorizationView } from "../authorizations/service.js";
+import { persistStep } from "../accounts/repository/write.js";
+import { cardDecisionRead, cardWallet, countOpenCards, insertCard, lockCard, updateCard } from "./repository.js";
 import { cardView, issuedCardView, type CardView, type IssuedCardView } from "./views.js";
 
 type Schemas = components["schemas"];
@@ -37,6 +45,16 @@ type Schemas = components["schemas"];
 export type IssueCardInput = Schemas["IssueCardRequest"];
 /** Schema `UpdateCardRequest`: optional `state`, `spendControls` (null removes), `memo` (null removes). */
 export type UpdateCardInput = Schemas["UpdateCardRequest"];
+/** Schema `AuthorizeCardRequest`: amount in cents, the merchant, `reference`, `processorReference` (1–64). */
+export type AuthorizeCardInput = Schemas["AuthorizeCardRequest"];
+
+/** The unique index of the processor references of a tenant's authorizations (the migration of card authorizations). */
+const PROCESSOR_REFERENCE_UNIQUE = "credit_authorization_processor_reference_unique";
+
+/** Whether `error` is the driver's unique violation (SQLSTATE 23505) of {@link PROCESSOR_REFERENCE_UNIQUE}. */
+function isProcessorReferenceTaken(error: unknown): boolean {
+  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === PROCESSOR_REFERENCE_UNIQUE;
+}
 
 /** Draws of a new card number before giving up (a collision within a tenant is rare: 10⁹ numbers). */
 const PAN_DRAWS = 8;
@@ -64,13 +82,14 @@ export class CreditCardService {
    * @param db where the changes run (src/db/sql.ts).
    * @param box the service's secrets: sealing the card number, its keyed fingerprint.
    * @param options.cardsPerWallet `CARDS_PER_WALLET` (default {@link DEFAULT_CARDS_PER_WALLET}): open cards a wallet may have.
+   * @param options.ttlDays `AUTHORIZATION_TTL_DAYS`: days an approved hold lasts (../authorizations/service.ts).
    * @param onEventsWritten called after a commit whose catch-up steps wrote credit_event rows.
    * @param logger where a wallet set aside by a change is reported.
    */
   constructor(
     private readonly db: Db,
     private readonly box: Pick<SecretBox, "seal" | "hash">,
-    private readonly options: { cardsPerWallet: number } = { cardsPerWallet: DEFAULT_CARDS_PER_WALLET },
+    private readonly options: { cardsPerWallet: number; ttlDays: number } = { cardsPerWallet: DEFAULT_CARDS_PER_WALLET, ttlDays: DEFAULT_AUTHORIZATION_TTL_DAYS },
     onEventsWritten: (count: number) => void = () => {},
     logger?: SetAsideLogger,
   ) {
@@ -166,5 +185,45 @@ export class CreditCardService {
       if (JSON.stringify(next) !== JSON.stringify(before)) await updateCard(tx, id, next, await tenantNow(tx, customerId));
     });
     return this.get(em.fork(), customerId, id);
+  }
+
+  /**
+   * Authorize Card: `body.amount` cents on card `cardId` of tenant `customerId`, at the tenant's
+   * instant (module note). A repeated `processorReference` answers the tenant's first authorization
+   * of it (`isDuplicate: true`) whatever the new body or card, and holds nothing; two arriving at
+   * once on different wallets meet at the unique index, and the loser answers the winner's.
+   * @returns `CreditAuthorization` (201 for an approval and a decline: `declineReason`, and
+   *   `declineDetail` for `SPEND_LIMIT_EXCEEDED`).
+   * @throws DomainError NOT_FOUND (404: unknown card, another tenant's); RESOURCE_CONFLICT (409: the
+   *   wallet is set aside).
+   */
+  async authorize(customerId: string, cardId: string, body: AuthorizeCardInput): Promise<CreditAuthorizationView> {
+    if (!isWalletId(cardId)) throw cardNotFound(cardId);
+    const id = cardId.toLowerCase();
+    const walletId = await cardWallet(this.db, id, customerId);
+    if (walletId === null) throw cardNotFound(cardId);
+    try {
+      return await this.decide(customerId, id, walletId, body);
+    } catch (error) {
+      if (!isProcessorReferenceTaken(error)) throw error;
+      return this.decide(customerId, id, walletId, body);
+    }
+  }
+
+  /** One Authorize Card in the transaction of a change of wallet `walletId` (module note). */
+  private decide(customerId: string, cardId: string, walletId: string, body: AuthorizeCardInput): Promise<CreditAuthorizationView> {
+    return this.changes.mutate(customerId, walletId, async (tx, locked, now): Promise<Outcome<CreditAuthorizationView>> => {
+      const card = await cardDecisionRead(tx, cardId, customerId, body.processorReference, spendWindows(now));
+      if (card === null) throw cardNotFound(cardId);
+      if (card.prior !== null) return { ok: true, value: creditAuthorizationView(card.prior, true) };
+      const decline = cardDecline(card, now, body.amount, body.merchant, card.spend);
+      const authorizationId = randomUUID();
+      const done = authorize(locked.state, locked.product, now, { authorizationId, amount: body.amount, ttlDays: this.options.ttlDays, cardId, cardDecline: decline?.reason ?? null });
+      if (!done.ok) return done;
+      const request = { authorizationId, walletId: locked.row.walletId, customerId, body, idempotencyKey: body.processorReference, at: now, cardId, processorReference: body.processorReference };
+      const row = authorizationRow(request, done.value.decision, decline?.detail ?? null);
+      await persistStep(tx, locked, done.value, now, undefined, { authorization: row });
+      return { ok: true, value: creditAuthorizationView(row) };
+    });
   }
 }

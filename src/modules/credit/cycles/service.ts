@@ -77,6 +77,7 @@ export { REAL_TIME, type CycleScope, type DueStepsOptions, type DueStepsResult, 
 function toNotification(r: EventRow): EmittedNotification {
   return {
     walletId: r.wallet_id,
+    ...(r.card_id ? { cardId: r.card_id } : {}),
     type: r.type as CreditEventType,
     amount: Number(r.amount),
     direction: r.direction,

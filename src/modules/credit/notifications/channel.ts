@@ -34,20 +34,24 @@ const GONE_REASON = "the receiver answered HTTP 410 Gone";
 /** The columns of a `credit_event` row the body is built from. */
 export interface CreditEventRow {
   walletId: string;
+  /** The card of an authorization's event (docs/decisions/cards.md); null or absent otherwise. */
+  cardId?: string | null;
   type: string;
   amount: number;
   direction: "debit" | "credit";
   affectsBalance: boolean;
   walletDetailsAfter: Record<string, unknown>;
   sequence: number;
+  /** Only on `Reembolso`: the cents of the refund above the debt (docs/decisions/cards.md "Refunds"); null or absent otherwise. */
+  unappliedAmount?: number | null;
 }
 
 /**
  * The `CreditNotification` body of an event (spec/credit/notifications.tsp), keys in the spec's
- * order: `walletId`, `type`, `amount` (cents), `direction`, `affectsBalance`, `walletDetails_after`
+ * order: `walletId`, `cardId` (only on the events of a card's authorization), `type`, `amount` (cents), `direction`, `affectsBalance`, `walletDetails_after`
  * (the fields of `CreditWalletDetails` as stored with the event, in the spec's order, unknown keys
- * dropped) and `sequence`. The same row always gives the same text, so every retry carries the
- * same body.
+ * dropped), `sequence` and, only on `Reembolso`, `unappliedAmount` (cents). The same row always
+ * gives the same text, so every retry carries the same body.
  */
 export function creditNotificationBody(row: CreditEventRow): CreditNotificationBody {
   const d = row.walletDetailsAfter as Partial<WalletDetailsBody>;
@@ -55,6 +59,7 @@ export function creditNotificationBody(row: CreditEventRow): CreditNotificationB
   const minimum = (d.minimumPaymentSpecs ?? {}) as Partial<WalletDetailsBody["minimumPaymentSpecs"]>;
   return {
     walletId: row.walletId,
+    ...(row.cardId ? { cardId: row.cardId } : {}),
     type: row.type as CreditNotificationBody["type"],
     amount: row.amount,
     direction: row.direction,
@@ -79,6 +84,7 @@ export function creditNotificationBody(row: CreditEventRow): CreditNotificationB
       },
     },
     sequence: row.sequence,
+    ...(row.unappliedAmount === null || row.unappliedAmount === undefined ? {} : { unappliedAmount: row.unappliedAmount }),
   };
 }
 

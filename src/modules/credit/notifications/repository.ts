@@ -70,7 +70,7 @@ export async function disableTarget(tx: Tx, customerId: string, reason: string, 
 export const CREDIT_MESSAGE: PreparedStatement = {
   name: "credit_notifications_message",
   text: `select coalesce(c.is_active, false) as tenant_active, t.url, t.secret_sealed, t.disabled_at, t.customer_id is not null as has_target,
-                e.wallet_id, e.type, e.amount, e.direction, e.affects_balance, e.wallet_details_after, e.sequence
+                e.wallet_id, e.card_id, e.type, e.amount, e.direction, e.affects_balance, e.wallet_details_after, e.sequence, e.unapplied_amount
            from credit_event e
            left join customer c on c.customer_id = e.customer_id
            left join credit_notification_target t on t.customer_id = e.customer_id
@@ -84,12 +84,15 @@ export interface CreditMessageRow {
   target?: { url: string; secret_sealed: string; disabled_at: Date | string | null };
   event: {
     walletId: string;
+    cardId: string | null;
     type: string;
     amount: number;
     direction: "debit" | "credit";
     affectsBalance: boolean;
     walletDetailsAfter: Record<string, unknown>;
     sequence: number;
+    /** Only on `Reembolso`, cents; null otherwise. */
+    unappliedAmount: number | null;
   };
 }
 
@@ -100,12 +103,14 @@ interface CreditMessageDbRow {
   secret_sealed: string | null;
   disabled_at: Date | string | null;
   wallet_id: string;
+  card_id: string | null;
   type: string;
   amount: string | number;
   direction: "debit" | "credit";
   affects_balance: boolean;
   wallet_details_after: Record<string, unknown> | string;
   sequence: string | number;
+  unapplied_amount: string | number | null;
 }
 
 /** Event `id` for one attempt ({@link CREDIT_MESSAGE}). @throws Error when there is no event `id`. */
@@ -118,12 +123,14 @@ export async function creditMessage(sql: Sql, id: string): Promise<CreditMessage
     ...(row.has_target && { target: { url: row.url!, secret_sealed: row.secret_sealed!, disabled_at: row.disabled_at } }),
     event: {
       walletId: row.wallet_id,
+      cardId: row.card_id,
       type: row.type,
       amount: Number(row.amount),
       direction: row.direction,
       affectsBalance: row.affects_balance,
       walletDetailsAfter: details,
       sequence: Number(row.sequence),
+      unappliedAmount: row.unapplied_amount === null ? null : Number(row.unapplied_amount),
     },
   };
 }

@@ -83,7 +83,7 @@ with lk as materialized (
         $1::timestamptz
       from ev e
       window win as (partition by e.wallet_id order by e.ordinal, e.n rows between unbounded preceding and current row)
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_GRACE_REAL_TIME: credit_cycles_grace_real_time
@@ -155,7 +155,7 @@ with lk as materialized (
         $1::timestamptz
       from ev e
       window win as (partition by e.wallet_id order by e.ordinal, e.n rows between unbounded preceding and current row)
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;
 
 -- CYCLES_GRACE_TENANT_EVENTS: credit_cycles_grace_tenant_events
@@ -227,7 +227,7 @@ with lk as materialized (
         $1::timestamptz
       from ev e
       window win as (partition by e.wallet_id order by e.ordinal, e.n rows between unbounded preceding and current row)
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_GRACE_TENANT: credit_cycles_grace_tenant
@@ -299,5 +299,5 @@ with lk as materialized (
         $1::timestamptz
       from ev e
       window win as (partition by e.wallet_id order by e.ordinal, e.n rows between unbounded preceding and current row)
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;

@@ -95,7 +95,7 @@ with wal as (
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), ev.wallet_id, ev.customer_id, ev.sequence, ev.type, ev.amount, ev.direction, ev.affects, ev.details, $1::timestamptz
       from ev
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_CUT_REAL_TIME: credit_cycles_cut_real_time
@@ -193,7 +193,7 @@ with wal as (
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), ev.wallet_id, ev.customer_id, ev.sequence, ev.type, ev.amount, ev.direction, ev.affects, ev.details, $1::timestamptz
       from ev
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;
 
 -- CYCLES_CUT_TENANT_EVENTS: credit_cycles_cut_tenant_events
@@ -291,7 +291,7 @@ with wal as (
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), ev.wallet_id, ev.customer_id, ev.sequence, ev.type, ev.amount, ev.direction, ev.affects, ev.details, $1::timestamptz
       from ev
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_CUT_TENANT: credit_cycles_cut_tenant
@@ -389,5 +389,5 @@ with wal as (
       ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select gen_random_uuid(), ev.wallet_id, ev.customer_id, ev.sequence, ev.type, ev.amount, ev.direction, ev.affects, ev.details, $1::timestamptz
       from ev
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;

@@ -14,10 +14,10 @@ with lk as materialized (
         from lk
         where lk.wallet_id = a.wallet_id and a.status = 'approved' and greatest(date_trunc('day', a.expires_at - interval '1 microsecond', 'UTC') + interval '86400 seconds',
     date_trunc('day', a.created_at, 'UTC') + interval '86400 seconds') <= $1::timestamptz
-        returning a.wallet_id, a.authorization_id, a.amount, a.created_at
+        returning a.wallet_id, a.authorization_id, a.card_id, a.amount, a.created_at
       ),
       run as (
-        select x.wallet_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
+        select x.wallet_id, x.card_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
         from exp x
         window win as (partition by x.wallet_id order by x.created_at, x.authorization_id rows between unbounded preceding and current row)
       ),
@@ -36,12 +36,12 @@ with lk as materialized (
         where a.wallet_id = w.wallet_id
       ),
       ev as (
-        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+        select r.amount, r.released, r.k, r.card_id, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
           w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
           w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
         from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
-      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
         jsonb_build_object(
     'principal_outstanding', (e.p0)::bigint,
@@ -53,9 +53,10 @@ with lk as materialized (
     'interestSpecs', jsonb_build_object('interestRateNominal', (e.interest_rate_nominal)::float8, 'interestRateMoroso', (e.interest_rate_moroso)::float8,
       'fixedInterestNominal', (e.fixed_interest_nominal)::bigint, 'fixedInterestMoroso', (e.fixed_interest_moroso)::bigint),
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (e.minimum_payment_rate)::float8, 'fixedMinimumPayment', (e.fixed_minimum_payment)::bigint)),
+        e.card_id,
         $1::timestamptz
       from ev e
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_EXPIRY_REAL_TIME: credit_cycles_expiry_real_time
@@ -72,10 +73,10 @@ with lk as materialized (
         from lk
         where lk.wallet_id = a.wallet_id and a.status = 'approved' and greatest(date_trunc('day', a.expires_at - interval '1 microsecond', 'UTC') + interval '86400 seconds',
     date_trunc('day', a.created_at, 'UTC') + interval '86400 seconds') <= $1::timestamptz
-        returning a.wallet_id, a.authorization_id, a.amount, a.created_at
+        returning a.wallet_id, a.authorization_id, a.card_id, a.amount, a.created_at
       ),
       run as (
-        select x.wallet_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
+        select x.wallet_id, x.card_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
         from exp x
         window win as (partition by x.wallet_id order by x.created_at, x.authorization_id rows between unbounded preceding and current row)
       ),
@@ -94,12 +95,12 @@ with lk as materialized (
         where a.wallet_id = w.wallet_id
       ),
       ev as (
-        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+        select r.amount, r.released, r.k, r.card_id, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
           w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
           w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
         from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
-      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
         jsonb_build_object(
     'principal_outstanding', (e.p0)::bigint,
@@ -111,9 +112,10 @@ with lk as materialized (
     'interestSpecs', jsonb_build_object('interestRateNominal', (e.interest_rate_nominal)::float8, 'interestRateMoroso', (e.interest_rate_moroso)::float8,
       'fixedInterestNominal', (e.fixed_interest_nominal)::bigint, 'fixedInterestMoroso', (e.fixed_interest_moroso)::bigint),
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (e.minimum_payment_rate)::float8, 'fixedMinimumPayment', (e.fixed_minimum_payment)::bigint)),
+        e.card_id,
         $1::timestamptz
       from ev e
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;
 
 -- CYCLES_EXPIRY_TENANT_EVENTS: credit_cycles_expiry_tenant_events
@@ -130,10 +132,10 @@ with lk as materialized (
         from lk
         where lk.wallet_id = a.wallet_id and a.status = 'approved' and greatest(date_trunc('day', a.expires_at - interval '1 microsecond', 'UTC') + interval '86400 seconds',
     date_trunc('day', a.created_at, 'UTC') + interval '86400 seconds') <= $1::timestamptz
-        returning a.wallet_id, a.authorization_id, a.amount, a.created_at
+        returning a.wallet_id, a.authorization_id, a.card_id, a.amount, a.created_at
       ),
       run as (
-        select x.wallet_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
+        select x.wallet_id, x.card_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
         from exp x
         window win as (partition by x.wallet_id order by x.created_at, x.authorization_id rows between unbounded preceding and current row)
       ),
@@ -152,12 +154,12 @@ with lk as materialized (
         where a.wallet_id = w.wallet_id
       ),
       ev as (
-        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+        select r.amount, r.released, r.k, r.card_id, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
           w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
           w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
         from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
-      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
         jsonb_build_object(
     'principal_outstanding', (e.p0)::bigint,
@@ -169,9 +171,10 @@ with lk as materialized (
     'interestSpecs', jsonb_build_object('interestRateNominal', (e.interest_rate_nominal)::float8, 'interestRateMoroso', (e.interest_rate_moroso)::float8,
       'fixedInterestNominal', (e.fixed_interest_nominal)::bigint, 'fixedInterestMoroso', (e.fixed_interest_moroso)::bigint),
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (e.minimum_payment_rate)::float8, 'fixedMinimumPayment', (e.fixed_minimum_payment)::bigint)),
+        e.card_id,
         $1::timestamptz
       from ev e
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select *, 1 as n from ins;
 
 -- CYCLES_EXPIRY_TENANT: credit_cycles_expiry_tenant
@@ -188,10 +191,10 @@ with lk as materialized (
         from lk
         where lk.wallet_id = a.wallet_id and a.status = 'approved' and greatest(date_trunc('day', a.expires_at - interval '1 microsecond', 'UTC') + interval '86400 seconds',
     date_trunc('day', a.created_at, 'UTC') + interval '86400 seconds') <= $1::timestamptz
-        returning a.wallet_id, a.authorization_id, a.amount, a.created_at
+        returning a.wallet_id, a.authorization_id, a.card_id, a.amount, a.created_at
       ),
       run as (
-        select x.wallet_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
+        select x.wallet_id, x.card_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
         from exp x
         window win as (partition by x.wallet_id order by x.created_at, x.authorization_id rows between unbounded preceding and current row)
       ),
@@ -210,12 +213,12 @@ with lk as materialized (
         where a.wallet_id = w.wallet_id
       ),
       ev as (
-        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+        select r.amount, r.released, r.k, r.card_id, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
           w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
           w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
         from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
-      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
         jsonb_build_object(
     'principal_outstanding', (e.p0)::bigint,
@@ -227,7 +230,8 @@ with lk as materialized (
     'interestSpecs', jsonb_build_object('interestRateNominal', (e.interest_rate_nominal)::float8, 'interestRateMoroso', (e.interest_rate_moroso)::float8,
       'fixedInterestNominal', (e.fixed_interest_nominal)::bigint, 'fixedInterestMoroso', (e.fixed_interest_moroso)::bigint),
     'minimumPaymentSpecs', jsonb_build_object('minimumPaymentRate', (e.minimum_payment_rate)::float8, 'fixedMinimumPayment', (e.fixed_minimum_payment)::bigint)),
+        e.card_id,
         $1::timestamptz
       from ev e
-      returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
       select type, count(*) as n from ins group by type;

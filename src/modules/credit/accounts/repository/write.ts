@@ -3,7 +3,7 @@
  * docs/performance.md "Authorizations and credit changes"): the wallet row updated, with the step's
  * other rows written in data-modifying CTEs of the same statement — the events (`credit_event`, the
  * notification outbox), the open statements updated and the new ones inserted, the holds closed,
- * and the operation's own row (an authorization, a charge or a payment). Each part's rows are one
+ * and the operation's own row (an authorization, a charge, a payment or a refund). Each part's rows are one
  * JSON array parameter read with `json_populate_recordset` (columns by name; instants as ISO 8601
  * text, cents as JSON numbers, rates as decimal text).
  *
@@ -11,14 +11,16 @@
  * part; each shape is one prepared statement of its own name (a few in practice: an authorization's
  * approval, its capture, a charge, a payment, a catch-up step), built once and cached; the common
  * shapes are built at module load and exported ({@link WRITE_WALLET}, {@link WRITE_APPROVAL},
- * {@link WRITE_CAPTURE}, {@link WRITE_CHARGE}, {@link WRITE_PAYMENT}). The statement writes, besides
+ * {@link WRITE_CAPTURE}, {@link WRITE_CHARGE}, {@link WRITE_PAYMENT}, {@link WRITE_REFUND}). The statement writes, besides
  * the wallet's tables (`credit_wallet`, `credit_statement`, `credit_event`, `credit_charge`,
- * `credit_payment`), `credit_authorization` (../../authorizations/) in the same round trip.
+ * `credit_payment`), `credit_authorization` and `credit_refund` (../../authorizations/) in the same
+ * round trip; a refund's part is two CTEs (its row, and its amount added to the authorization's
+ * `refunded_amount`).
  */
 import { randomUUID } from "node:crypto";
 import type { PreparedStatement } from "../../../../db/sql.js";
 import type { StepResult } from "../../../../domain/credit/index.js";
-import type { CreditAuthorization } from "../../authorizations/entities.js";
+import type { CreditAuthorization, CreditRefund } from "../../authorizations/entities.js";
 import type { CreditCharge, CreditPayment } from "../entities.js";
 import { statementColumns, walletColumns } from "../mapping.js";
 import type { Tx } from "../../../../db/sql.js";
@@ -27,7 +29,7 @@ import type { LockedWallet } from "./lock.js";
 import { columnsOf } from "./rows.js";
 
 /** The parts of a write beside the wallet row, in the order of their parameters (after `$1` wallet id, `$2` wallet columns). */
-export const WRITE_PARTS = ["events", "statementsUpdated", "statementsNew", "holdsClosed", "authorization", "charge", "payment"] as const;
+export const WRITE_PARTS = ["events", "statementsUpdated", "statementsNew", "holdsClosed", "authorization", "charge", "payment", "refund"] as const;
 /** A part of a write. */
 export type WritePart = (typeof WRITE_PARTS)[number];
 /** Which parts a write has. */
@@ -49,11 +51,12 @@ const STATEMENT_COLUMNS = [
   "status", "interest_applied", "interest_applied_at", "penal_interest", "interest_rate_moroso", "fixed_interest_moroso", "cured_at",
 ];
 
-const EVENT_COLUMNS = "id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at";
+const EVENT_COLUMNS = "id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, unapplied_amount, created_at";
 const AUTHORIZATION_COLUMNS =
-  "authorization_id, wallet_id, customer_id, status, decline_reason, amount, captured_amount, released_amount, merchant_name, merchant_mcc, merchant_country, reference, idempotency_key, expires_at, closed_at, created_at";
+  "authorization_id, wallet_id, card_id, customer_id, status, decline_reason, decline_detail, amount, captured_amount, released_amount, merchant_name, merchant_mcc, merchant_country, reference, processor_reference, idempotency_key, expires_at, closed_at, created_at";
 const CHARGE_COLUMNS = "id, wallet_id, amount, description, idempotency_key, created_at";
 const PAYMENT_COLUMNS = "id, wallet_id, amount, applied_to_interest, applied_to_principal, applied_to_overdraft, idempotency_key, created_at";
+const REFUND_COLUMNS = "refund_id, wallet_id, customer_id, authorization_id, amount, applied_amount, unapplied_amount, idempotency_key, created_at";
 
 const assignments = (columns: readonly string[]): string => columns.map((c) => `${c} = x.${c}`).join(", ");
 /**
@@ -65,8 +68,8 @@ const assignments = (columns: readonly string[]): string => columns.map((c) => `
 const byKeys = (column: string, key: string, p: string): string => `${column} = any(array(select (j->>'${key}')::uuid from json_array_elements(${p}::json) j))`;
 const insert = (table: string, columns: string, p: string): string => `insert into ${table} (${columns}) select ${columns} from json_populate_recordset(null::${table}, ${p}::json)`;
 
-/** The CTE of each part, its rows in parameter `p`; `$1` is the wallet id. */
-const PART_SQL: Readonly<Record<WritePart, (p: string) => string>> = {
+/** The CTE of each part (or its CTEs, in order), its rows in parameter `p`; `$1` is the wallet id. */
+const PART_SQL: Readonly<Record<WritePart, (p: string) => string | readonly string[]>> = {
   events: (p) => insert("credit_event", EVENT_COLUMNS, p),
   statementsUpdated: (p) => `update credit_statement s set ${assignments(STATEMENT_COLUMNS)} from json_populate_recordset(null::credit_statement, ${p}::json) x where ${byKeys("s.id", "id", p)} and s.id = x.id`,
   // `ordinal` is relative: added to the wallet's count of statements before this write
@@ -80,13 +83,19 @@ const PART_SQL: Readonly<Record<WritePart, (p: string) => string>> = {
   authorization: (p) => insert("credit_authorization", AUTHORIZATION_COLUMNS, p),
   charge: (p) => insert("credit_charge", CHARGE_COLUMNS, p),
   payment: (p) => insert("credit_payment", PAYMENT_COLUMNS, p),
+  // the refund's row, and its amount added to the authorization's refunded_amount (the table's check keeps it within captured_amount)
+  refund: (p) => [
+    insert("credit_refund", REFUND_COLUMNS, p),
+    `update credit_authorization a set refunded_amount = a.refunded_amount + x.amount
+       from json_populate_recordset(null::credit_refund, ${p}::json) x where ${byKeys("a.authorization_id", "authorization_id", p)} and a.authorization_id = x.authorization_id`,
+  ],
 };
 
 const cache = new Map<string, PreparedStatement>();
 
 /** The text of the write of the parts `present` (in {@link WRITE_PARTS} order). */
 function writeText(present: readonly WritePart[]): string {
-  const ctes = present.map((part, i) => `part${i} as (${PART_SQL[part](`$${i + 3}`)})`);
+  const ctes = present.flatMap((part, i) => [PART_SQL[part](`$${i + 3}`)].flat().map((sql, j) => `part${i}${j === 0 ? "" : `_${j}`} as (${sql})`));
   const update = `update credit_wallet w set ${assignments(WALLET_COLUMNS)} from json_populate_record(null::credit_wallet, $2::json) x where w.wallet_id = $1`;
   return ctes.length > 0 ? `with ${ctes.join(", ")} ${update}` : update;
 }
@@ -94,7 +103,7 @@ function writeText(present: readonly WritePart[]): string {
 /**
  * The write statement of `shape`: `$1` the wallet id, `$2` the wallet's columns (one JSON object),
  * then one JSON array per part present, in {@link WRITE_PARTS} order. Built once per shape (a
- * shape's text and name are a function of the shape alone: at most 2^7 statements, a few in
+ * shape's text and name are a function of the shape alone: at most 2^8 statements, a few in
  * practice). The bench's authorization baseline (scripts/bench/baseline-authorizations.ts) runs
  * these same texts.
  */
@@ -128,6 +137,8 @@ export const WRITE_CAPTURE = writeOf("events", "holdsClosed");
 export const WRITE_CHARGE = writeOf("charge");
 /** The write of a payment: the wallet, its events, the payment row. */
 export const WRITE_PAYMENT = writeOf("events", "payment");
+/** The write of a refund: the wallet, its event, the refund row and the authorization's refunded amount. */
+export const WRITE_REFUND = writeOf("events", "refund");
 
 /** The shape of a write from its parts' rows: a part is present when it has rows. */
 export function shapeOf(rows: Readonly<Record<WritePart, readonly unknown[]>>): WriteShape {
@@ -136,11 +147,12 @@ export function shapeOf(rows: Readonly<Record<WritePart, readonly unknown[]>>): 
   return shape;
 }
 
-/** The operation's own row, written with its step: an authorization, a charge or a payment (entity shapes). */
+/** The operation's own row, written with its step: an authorization, a charge, a payment or a refund (entity shapes). */
 export interface OperationRows {
   authorization?: CreditAuthorization;
   charge?: CreditCharge;
   payment?: CreditPayment;
+  refund?: CreditRefund;
 }
 
 /**
@@ -185,6 +197,8 @@ export async function persistStep(tx: Tx, locked: LockedWallet, result: StepResu
     direction: e.direction,
     affectsBalance: e.affectsBalance,
     walletDetailsAfter: e.walletDetails_after,
+    cardId: e.cardId ?? null,
+    unappliedAmount: e.unappliedAmount ?? null,
     createdAt: e.at,
   }));
   const parts: Record<WritePart, readonly object[]> = {
@@ -195,6 +209,7 @@ export async function persistStep(tx: Tx, locked: LockedWallet, result: StepResu
     authorization: rows.authorization ? [rows.authorization] : [],
     charge: rows.charge ? [rows.charge] : [],
     payment: rows.payment ? [rows.payment] : [],
+    refund: rows.refund ? [rows.refund] : [],
   };
   const values: unknown[] = [row.walletId, JSON.stringify(columnsOf(walletValues))];
   for (const part of WRITE_PARTS) if (parts[part].length > 0) values.push(JSON.stringify(parts[part].map(columnsOf)));

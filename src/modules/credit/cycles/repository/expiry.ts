@@ -28,10 +28,10 @@ function expiryText(kind: ScopeKind, collect: boolean): string {
         update credit_authorization a set status = 'expired', released_amount = a.amount, closed_at = ${T}
         from lk
         where lk.wallet_id = a.wallet_id and a.status = 'approved' and ${releaseAtSql("a")} <= ${T}
-        returning a.wallet_id, a.authorization_id, a.amount, a.created_at
+        returning a.wallet_id, a.authorization_id, a.card_id, a.amount, a.created_at
       ),
       run as (
-        select x.wallet_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
+        select x.wallet_id, x.card_id, x.amount, sum(x.amount) over win as released, row_number() over win as k
         from exp x
         window win as (partition by x.wallet_id order by x.created_at, x.authorization_id rows between unbounded preceding and current row)
       ),
@@ -50,14 +50,15 @@ function expiryText(kind: ScopeKind, collect: boolean): string {
         where a.wallet_id = w.wallet_id
       ),
       ev as (
-        select r.amount, r.released, r.k, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
+        select r.amount, r.released, r.k, r.card_id, w.wallet_id, w.customer_id, w.principal_outstanding as p0, w.interest_outstanding as i0,
           w.credit_limit as lim, w.amount_held as held0, w.sequence as seq0, w.interest_rate_nominal, w.interest_rate_moroso,
           w.fixed_interest_nominal, w.fixed_interest_moroso, w.minimum_payment_rate, w.fixed_minimum_payment
         from run r join credit_wallet w on w.wallet_id = r.wallet_id
       ),
-      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at)
+      ins as (insert into credit_event (id, wallet_id, customer_id, sequence, type, amount, direction, affects_balance, wallet_details_after, card_id, created_at)
       select gen_random_uuid(), e.wallet_id, e.customer_id, e.seq0 + e.k, 'Autorizacion Liberada', e.amount, 'credit', false,
         ${detailsSql("e.p0", "e.i0", "e.lim", held, WALLET_SPECS_OF_E)},
+        e.card_id,
         ${T}
       from ev e
       ${EVENT_RETURNING})

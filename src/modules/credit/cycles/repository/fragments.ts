@@ -133,7 +133,7 @@ export function detailsSql(principal: string, interest: string, limit: string, h
 }
 
 /** Columns every event insert returns when notifications are collected. */
-export const EVENT_RETURNING = `returning wallet_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at`;
+export const EVENT_RETURNING = `returning wallet_id, card_id, sequence, type, amount, direction, affects_balance, wallet_details_after, created_at`;
 
 /** The last SELECT of a step: every event written (`collect`), or the count per type. */
 export function finalSelect(collect: boolean): string {

@@ -50,6 +50,8 @@ export async function stepRun(on: Sql, statement: PreparedStatement, values: rea
 export interface EventRow {
   n: string | number;
   wallet_id: string;
+  /** The card of an expired hold's `Autorizacion Liberada`; null for every other event. */
+  card_id: string | null;
   sequence: string | number;
   type: string;
   amount: string | number;
