@@ -50,6 +50,8 @@ export interface PairBench<Lane> {
   problemsLabel: string;
   /** The pairs in flight of each level. */
   levels: readonly number[];
+  /** What the rates count (default `pairs`). */
+  unit?: string;
   /** The footnote that says what a pair is, given the rows one pair writes. */
   pairsNote(writes: Record<string, number>): string;
 }
@@ -69,7 +71,8 @@ export async function runPairBench<Lane>(r: PairRun, bench: PairBench<Lane>): Pr
   if (first === undefined) throw new Error(`no ${bench.laneName} seeded`);
   r.log("checking that a pair on each side answers the same and writes the same rows…");
   const writes = await bench.checkPair(r.db.url, service.base, baseline.base, first, seeded.ownerKey);
-  r.log("load (pairs/s, latency, CPU % of one core of the client = this process, of the server and of PostgreSQL):");
+  const unit = bench.unit ?? "pairs";
+  r.log(`load (${unit}/s, latency, CPU % of one core of the client = this process, of the server and of PostgreSQL):`);
   const report = await bench.scenario({
     service: { base: service.base, pid: service.pid, dbPid: r.db.serverPid },
     baseline: { base: baseline.base, pid: baseline.pid, dbPid: r.db.serverPid },
@@ -90,7 +93,7 @@ export async function runPairBench<Lane>(r: PairRun, bench: PairBench<Lane>): Pr
   printTable(report.rows);
   console.log("");
   console.log(
-    `Ratio = service / baseline (pairs/s). Medians of ${t.rounds} runs of ${t.seconds} s per side after ${t.warmup} s of warm-up, sides and levels alternating; autocannon on loopback, ${bench.levels.join(", ")} connections = pairs in flight.`,
+    `Ratio = service / baseline (${unit}/s). Medians of ${t.rounds} runs of ${t.seconds} s per side after ${t.warmup} s of warm-up, sides and levels alternating; autocannon on loopback, ${bench.levels.join(", ")} connections = ${unit} in flight.`,
   );
   console.log(bench.pairsNote(writes));
   console.log(`Service: ${r.cmd.label}, Node ${process.version}, ROLE=api, LOG_LEVEL=silent, ${BENCH_RATE_LIMITS_SAID}; its ORM pool 10. Baseline: bare node:http + pg.Pool(10), same Node, same database.`);
