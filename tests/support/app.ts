@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, inject } from "vitest";
+import { guardTransactions } from "./tx-guard.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createApp, type App } from "../../src/app.js";
 
@@ -45,9 +46,11 @@ export interface TestApp extends App {
  * resends by 0 s and run without rate limits unless told otherwise: the spacing and each bucket
  * have their own tests (withdrawals-codes.test.ts "code limits", rate-limits.test.ts), while other
  * tests send bursts from one address on purpose. `validateResponses: false` builds the app as
- * production does (no response validation, request validators compiled on first use).
+ * production does (no response validation, request validators compiled on first use). Every test
+ * app runs under ./tx-guard.ts: a pool call from inside a transaction fails its request.
  */
 export async function startTestApp(env: Record<string, string> = {}, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
+  guardTransactions();
   const db = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: db.url,
