@@ -20,6 +20,7 @@ import { IdentityService } from "./modules/identity/service.js";
 import { UserService } from "./modules/users/service.js";
 import { SandboxProvider } from "./providers/sandbox.js";
 import type { CustodyProvider } from "./providers/provider.js";
+import { openCustodyKeys, type CustodyKeys } from "./providers/evm/keys.js";
 import { loadDocument } from "./http/docs.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { Metrics } from "./http/ops.js";
@@ -56,6 +57,7 @@ import { CreditNotificationService } from "./modules/credit/notifications/servic
 import { CreditNotificationDelivery } from "./modules/credit/notifications/delivery.js";
 import { SandboxClockService } from "./modules/credit/clock/service.js";
 import { creditCyclesJob } from "./modules/credit/cycles/service.js";
+import { chainJobs } from "./modules/chains/service.js";
 import { sandboxClockHandlers } from "./http/credit/clock-handlers.js";
 import { EmailPollerService } from "./modules/poller/service.js";
 import { webhookHandlers } from "./http/platform/webhook-handlers.js";
@@ -150,9 +152,7 @@ export { CREDIT_CYCLES_JOB, CREDIT_CYCLES_INTERVAL_S } from "./modules/credit/cy
 export { MAIL_JOB } from "./modules/mail/service.js";
 
 const printMasterKey = (key: string): void => {
-  process.stdout.write(
-    `\n  MASTER API KEY (shown once, only its hash is stored):\n\n    ${key}\n\n  Set MASTER_API_KEY to choose your own.\n\n`,
-  );
+  process.stdout.write(`\n  MASTER API KEY (shown once, only its hash is stored):\n\n    ${key}\n\n  Set MASTER_API_KEY to choose your own.\n\n`);
 };
 
 /**
@@ -163,6 +163,7 @@ const printMasterKey = (key: string): void => {
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  const custody = openCustodyKeys(config.liveChains.map((c) => c.network), config, logger); // before anything starts (docs/decisions/live-chains.md "Keys")
   const { databaseUrl, embedded } = await openDatabase(config, logger);
   // what needs a session of its own: the migrations' lock, the job scheduler, the shutdown's cancellations (docs/operations.md "PgBouncer")
   const sessionUrl = config.databaseSessionUrl ?? databaseUrl;
@@ -183,7 +184,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS, config.payoutIntervalS) * 1000,
       logger,
     });
-    const wiring = buildServices(config, logger, orm, secrets, statements, scheduler);
+    const wiring = buildServices(config, logger, orm, secrets, statements, scheduler, custody);
     limits = new RateLimits(databaseUrl, {
       ip: config.rateLimitIp,
       credential: config.rateLimitCredential,
@@ -205,6 +206,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       creditCyclesJob(statements, logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
       ...pollers.jobs(),
       ...wiring.services.payouts.jobs(config.payoutIntervalS),
+      ...chainJobs(config.liveChains, config.chainRpcTimeoutS, statements, wiring.services.ledger, logger, custody ? [custody.gasWallet.address, custody.hotWallet.address] : []),
     ], config.role !== "api");
     if (config.role !== "api") {
       await pollers.syncJobs();
@@ -264,14 +266,14 @@ interface Wiring {
 }
 
 /** Builds every service from the configuration (no I/O): the identity secrets, the hot-path statements and the job queue. */
-function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Db, scheduler: JobScheduler): Wiring {
-  const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps });
+function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: IdentitySecrets, statements: Db, scheduler: JobScheduler, custody: CustodyKeys | undefined): Wiring {
+  const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps }, custody);
   const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
   const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS, statements);
   const users = new UserService(secrets.box, config.userTokenTtlS);
   const ledger = new LedgerService();
   const switches = new CurrencySwitches(statements, provider);
-  const wallets = new WalletService(provider, ledger, users, statements, switches);
+  const wallets = new WalletService(provider, ledger, users, statements, switches, custody);
   const mail = new MailService(statements, config.smtpUrl, config.mailFrom, logger);
   const webhooks = new WebhookService(statements, secrets.box, identity, scheduler, {
     timeoutS: config.webhookTimeoutS,

@@ -4,32 +4,14 @@
  * Defaults follow docs/operations.md "Configuration".
  */
 import { DEFAULT_ALLOWLIST_COOLDOWN_S, MAX_ALLOWLIST_COOLDOWN_S } from "./domain/allowlist.js";
-import type { CapSet } from "./domain/limits.js";
+import { DEFAULT_TRANSFER_CAPS, DEFAULT_WITHDRAWAL_CAPS, type CapSet } from "./domain/limits.js";
+import { readLiveChains, type LiveChain } from "./domain/live-chains.js";
+
+export { LIVE_NETWORKS, type LiveChain } from "./domain/live-chains.js";
+export { DEFAULT_TRANSFER_CAPS, DEFAULT_WITHDRAWAL_CAPS } from "./domain/limits.js";
 
 /** Process role (docs/decisions/surfaces-and-process.md "Roles and background jobs"): serve the API, run the background jobs, or both. */
 export type Role = "api" | "worker" | "all";
-
-/**
- * Default withdrawal caps per user by currency code, decimal strings in the currency's units
- * (docs/decisions/limits-and-allowlist.md "Limits"); a currency without an entry has no caps.
- * Override with `WITHDRAWAL_CAPS`; a customer overrides them with Set Limits.
- */
-export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, CapSet>> = {
-  btc: { perTransaction: "2", daily: "5", monthly: "20" },
-  eth: { perTransaction: "50", daily: "100", monthly: "500" },
-  usdt: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
-  usdc: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
-  trx: { perTransaction: "1000000", daily: "2500000", monthly: "10000000" },
-  sol: { perTransaction: "1000", daily: "2500", monthly: "10000" },
-  pol: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
-};
-
-/**
- * Default transfer caps per user (sent), the same as the withdrawal defaults: value that leaves a
- * user by transfer is as good as gone (docs/decisions/limits-and-allowlist.md "Transfers").
- * Override with `TRANSFER_CAPS`.
- */
-export const DEFAULT_TRANSFER_CAPS: Readonly<Record<string, CapSet>> = DEFAULT_WITHDRAWAL_CAPS;
 
 /** A rate-limit bucket's size (src/http/rate-limits.ts): `points` requests per fixed window of `windowS` seconds. */
 export interface RateQuota {
@@ -182,6 +164,15 @@ export interface Config {
   sandboxSpreadBps: number;
   /** `SANDBOX_FEE_BPS` (default 10, 0 to 1000): the sandbox's fee rate on an order's notional, basis points. */
   sandboxFeeBps: number;
+  /** The live EVM networks: those with `CHAIN_<NET>_RPC_URL` set (docs/decisions/live-chains.md); empty: every network is the sandbox's. */
+  liveChains: LiveChain[];
+  /**
+   * `CUSTODY_MNEMONIC_FILE`: the BIP-39 mnemonic the live networks' keys derive from. Unset while a
+   * network is live: the first start writes `DATA_DIR/custody-mnemonic.txt` (24 words, mode 0600).
+   */
+  custodyMnemonicFile: string | undefined;
+  /** `CHAIN_RPC_TIMEOUT_S` (default 10, 1 to 120): how long one call to a node may take before it counts as no answer (504 where an operation waits for it). */
+  chainRpcTimeoutS: number;
 }
 
 /** Raised by {@link loadConfig} with one line per invalid variable. */
@@ -357,6 +348,9 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   jobLockLifetimeS: (e) => e.int("JOB_LOCK_LIFETIME_S", 120, 2, 3600),
   shutdownTimeoutS: (e) => e.int("SHUTDOWN_TIMEOUT_S", 25, 1, 600),
   clockMoveBudgetS: (e) => e.int("CLOCK_MOVE_BUDGET_S", 5, 1, 60),
+  liveChains: (e) => readLiveChains(e),
+  custodyMnemonicFile: (e) => e.optional("CUSTODY_MNEMONIC_FILE"),
+  chainRpcTimeoutS: (e) => e.int("CHAIN_RPC_TIMEOUT_S", 10, 1, 120),
 };
 
 /** The checks of the connection URLs and of `SECRETS_KEY` with `DATABASE_URL`, reported before the per-variable problems. */

@@ -25,6 +25,28 @@ export interface CapSet {
 /** Caps by lowercase currency code; a currency without an entry has no caps. */
 export type CapTable = Readonly<Record<string, CapSet>>;
 
+/**
+ * Default withdrawal caps per user by currency code, decimal strings in the currency's units
+ * (docs/decisions/limits-and-allowlist.md "Limits"); a currency without an entry has no caps.
+ * Override with `WITHDRAWAL_CAPS` (src/config.ts); a customer overrides them with Set Limits.
+ */
+export const DEFAULT_WITHDRAWAL_CAPS: Readonly<Record<string, CapSet>> = {
+  btc: { perTransaction: "2", daily: "5", monthly: "20" },
+  eth: { perTransaction: "50", daily: "100", monthly: "500" },
+  usdt: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
+  usdc: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
+  trx: { perTransaction: "1000000", daily: "2500000", monthly: "10000000" },
+  sol: { perTransaction: "1000", daily: "2500", monthly: "10000" },
+  pol: { perTransaction: "100000", daily: "250000", monthly: "1000000" },
+};
+
+/**
+ * Default transfer caps per user (sent), the same as the withdrawal defaults: value that leaves a
+ * user by transfer is as good as gone (docs/decisions/limits-and-allowlist.md "Transfers").
+ * Override with `TRANSFER_CAPS`.
+ */
+export const DEFAULT_TRANSFER_CAPS: Readonly<Record<string, CapSet>> = DEFAULT_WITHDRAWAL_CAPS;
+
 /** What one user moved of one kind and currency in the current windows: decimal strings. */
 export interface Usage {
   today: string;

@@ -12,17 +12,20 @@
  *   connection);
  * - `credit_wallets_set_aside`: credit wallets set aside because their next cycle step would take
  *   an amount beyond ±(2^53 − 1) cents (docs/security.md "Money stays exact"); above 0 needs an
- *   operator's look.
+ *   operator's look;
+ * - `chain_scan_lag_blocks{network}`: per live EVM network, blocks between the node's head (as last
+ *   asked) and the highest block the follower processed (docs/decisions/live-chains.md "Deposits").
  *
  * A scrape while the database is down leaves the database-backed gauges empty; the pool gauges
  * still answer. The SQL of each figure belongs to the module owning its table (the `metrics.ts` of
- * src/modules/withdrawals, outbox (for every channel's table), credit/accounts, and
+ * src/modules/withdrawals, outbox (for every channel's table), credit/accounts, chains, and
  * src/jobs/repository.ts); this file holds no SQL: it only registers the gauges.
  */
 import type pg from "pg";
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/sql.js";
 import { jobLags } from "../jobs/repository.js";
+import { scanLags } from "../modules/chains/repository.js";
 import { setAsideWalletCount } from "../modules/credit/accounts/metrics.js";
 import { CREDIT_EVENT_TABLE } from "../modules/credit/notifications/channel.js";
 import { MAIL_TABLE } from "../modules/mail/service.js";
@@ -74,6 +77,17 @@ export function registerBusinessMetrics(registry: Registry, statements: Db, pool
       this.reset();
       const count = await setAsideWalletCount(statements).catch(() => undefined);
       if (count !== undefined) this.set(count);
+    },
+  });
+  new Gauge({
+    name: "chain_scan_lag_blocks",
+    help: "Blocks between each live network's head and the highest block its follower processed",
+    labelNames: ["network"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await scanLags(statements).catch(() => []);
+      for (const row of rows) this.set({ network: row.network }, row.lag);
     },
   });
   new Gauge({

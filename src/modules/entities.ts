@@ -27,6 +27,7 @@ import { CreditCard } from "./credit/cards/entities.js";
 import { TRADING_ENTITIES } from "./trading/entities.js";
 import { CurrencySwitch } from "./currencies/entities.js";
 import { INBOUND_ENTITIES } from "./inbound/entities.js";
+import { CHAIN_ENTITIES } from "./chains/entities.js";
 
 /** The entities of every module and of the sandbox provider, in the order they were listed before. */
 export const ENTITIES = [
@@ -46,4 +47,5 @@ export const ENTITIES = [
   ...TRADING_ENTITIES,
   CurrencySwitch,
   ...INBOUND_ENTITIES,
+  ...CHAIN_ENTITIES,
 ];

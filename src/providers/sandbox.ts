@@ -6,8 +6,9 @@
  * - ids starting with `unknown` do not exist upstream (Create Customer answers 404);
  * - ids starting with `novault` exist but have no custody vault (`CLIENT_NO_SUPPLIER_ID`).
  * Vault: deposit addresses are real addresses of their network (testnet formats where the network
- * has them), derived by HD derivation from `SANDBOX_SEED` (src/providers/chains.ts), numbered per
- * network in creation order; on the bank rails `networks/ach` and `networks/sepa` they are virtual
+ * has them), derived by HD derivation from `SANDBOX_SEED` (src/providers/chains.ts; on a live EVM
+ * network from the custody mnemonic, docs/decisions/live-chains.md), numbered per network in
+ * creation order; on the bank rails `networks/ach` and `networks/sepa` they are virtual
  * accounts numbered the same way (src/providers/virtual-accounts.ts). Catalogue:
  * src/providers/sandbox-catalogue.ts. Market (quotes, prices, magic quantities):
  * src/providers/sandbox-trading.ts.
@@ -63,10 +64,13 @@ export class SandboxProvider implements CustodyProvider {
   /**
    * @param seed `SANDBOX_SEED`.
    * @param trading spread and fee rate of its quotes (`SANDBOX_SPREAD_BPS`, `SANDBOX_FEE_BPS`).
+   * @param seeds the HD seed of a chain network's deposit addresses when it is not `SANDBOX_SEED`'s:
+   *   the custody seed on a live network (src/providers/evm/keys.ts `CustodyKeys`), `undefined` on the others.
    */
   constructor(
     private readonly seed: string,
     private readonly trading: SandboxTradingOptions = DEFAULT_SANDBOX_TRADING,
+    private readonly seeds?: { seedFor(network: string): Uint8Array | undefined },
   ) {}
 
   async assertTradable(pair: CataloguePair): Promise<void> {
@@ -112,7 +116,8 @@ export class SandboxProvider implements CustodyProvider {
   /**
    * A chain network's next HD-derived address, or a rail's next virtual account (an IBAN on
    * `networks/sepa`, `<routing>/<account>` on `networks/ach`; src/providers/virtual-accounts.ts),
-   * from the network's next derivation index.
+   * from the network's next derivation index. A live network's address derives from the custody
+   * seed at the same path (docs/decisions/live-chains.md "Deposit addresses"), any other from `SANDBOX_SEED`.
    */
   async createDepositAddress(tx: Tx, vaultWalletId: string, network: string): Promise<string> {
     if (!isNetworkId(network) && !isRailId(network)) throw new DomainError("ADDRESS_GENERATION_FAILED", `The sandbox cannot make addresses on ${quote(network)}.`);
@@ -120,7 +125,7 @@ export class SandboxProvider implements CustodyProvider {
     const index = await nextDerivationIndex(tx, network);
     const { address, path } = isRailId(network)
       ? virtualAccount(network, index)
-      : deriveDepositAddress(network, (this.hdSeed ??= hdSeedFrom(this.seed)), index);
+      : deriveDepositAddress(network, this.seeds?.seedFor(network) ?? (this.hdSeed ??= hdSeedFrom(this.seed)), index);
     await insertDepositAddress(tx, { network, index, path, address, vaultWalletId });
     return address;
   }

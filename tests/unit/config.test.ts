@@ -133,3 +133,98 @@ describe("loadConfig", () => {
     expect((error as ConfigError).problems.map((p) => p.split(" ")[0]).sort()).toEqual(["JOB_LOCK_LIFETIME_S", "OUTBOX_INTERVAL_S", "POLLER_INTERVAL_S", "WEBHOOK_TIMEOUT_S"]);
   });
 });
+
+describe("the live EVM networks (docs/decisions/live-chains.md#configuration)", () => {
+  const USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
+  const USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+  /** The problems `env` raises. */
+  const problems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it("has none by default: every network is the sandbox's, and no CHAIN_* but the RPC timeout is read", () => {
+    const c = loadConfig({ CHAIN_ETHEREUM_TOKENS: "not a list", CHAIN_POLYGON_CONFIRMATIONS: "0", CHAIN_ETHEREUM_START_BLOCK: "-1" });
+    expect(c.liveChains).toEqual([]);
+    expect(c.custodyMnemonicFile).toBeUndefined();
+    expect(c.chainRpcTimeoutS).toBe(10);
+  });
+
+  it("makes a network live with its RPC URL, with the defaults of each network", () => {
+    const c = loadConfig({ CHAIN_POLYGON_RPC_URL: "https://polygon.example/rpc", CHAIN_ETHEREUM_RPC_URL: "http://127.0.0.1:8545" });
+    expect(c.liveChains).toEqual([
+      { network: "networks/ethereum", rpcUrl: "http://127.0.0.1:8545", confirmations: 12, tokens: [], maxFeeGwei: 200, giveUpS: 3600, startBlock: undefined },
+      { network: "networks/polygon", rpcUrl: "https://polygon.example/rpc", confirmations: 50, tokens: [], maxFeeGwei: 3000, giveUpS: 3600, startBlock: undefined },
+    ]);
+    expect(loadConfig({ CHAIN_POLYGON_RPC_URL: "https://polygon.example/rpc" }).liveChains.map((l) => l.network)).toEqual(["networks/polygon"]);
+  });
+
+  it("reads every variable of a live network, the mnemonic file and the RPC timeout", () => {
+    const c = loadConfig({
+      CHAIN_ETHEREUM_RPC_URL: "https://node.example/v3/key",
+      CHAIN_ETHEREUM_CONFIRMATIONS: "3",
+      CHAIN_ETHEREUM_TOKENS: `usdt=${USDT}:6`,
+      CHAIN_ETHEREUM_MAX_FEE_GWEI: "75",
+      CHAIN_ETHEREUM_GIVE_UP_S: "600",
+      CHAIN_ETHEREUM_START_BLOCK: "0",
+      CUSTODY_MNEMONIC_FILE: "/run/secrets/mnemonic",
+      CHAIN_RPC_TIMEOUT_S: "2",
+    });
+    expect(c.liveChains).toEqual([
+      { network: "networks/ethereum", rpcUrl: "https://node.example/v3/key", confirmations: 3, tokens: [{ currency: "usdt", contract: USDT.toLowerCase(), decimals: 6 }], maxFeeGwei: 75, giveUpS: 600, startBlock: 0 },
+    ]);
+    expect(c).toMatchObject({ custodyMnemonicFile: "/run/secrets/mnemonic", chainRpcTimeoutS: 2 });
+    expect(loadConfig({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_START_BLOCK: "19000000" }).liveChains[0]?.startBlock).toBe(19_000_000);
+  });
+
+  it("reads a token list: currency=contract:decimals, comma-separated, spaces and empty items ignored, contracts in lower case", () => {
+    const c = loadConfig({ CHAIN_POLYGON_RPC_URL: "http://n", CHAIN_POLYGON_TOKENS: ` usdt=${USDT}:6 , usdc=${USDC}:6,,wbtc8=${USDT.toLowerCase()}:0, dai=${USDC}:36,` });
+    expect(c.liveChains[0]?.tokens).toEqual([
+      { currency: "usdt", contract: USDT.toLowerCase(), decimals: 6 },
+      { currency: "usdc", contract: USDC.toLowerCase(), decimals: 6 },
+      { currency: "wbtc8", contract: USDT.toLowerCase(), decimals: 0 },
+      { currency: "dai", contract: USDC.toLowerCase(), decimals: 36 },
+    ]);
+  });
+
+  it.each([
+    ["a contract too short", "usdt=0xdac17f958d2ee523a2206206994597c13d831ec:6"],
+    ["a contract without 0x", `usdt=${USDT.slice(2)}:6`],
+    ["no decimals", `usdt=${USDT}`],
+    ["decimals past 36", `usdt=${USDT}:37`],
+    ["an upper-case currency", `USDT=${USDT}:6`],
+    ["a one-letter currency", `u=${USDT}:6`],
+    ["a currency twice", `usdt=${USDT}:6,usdt=${USDC}:6`],
+    ["another separator", `usdt:${USDT}:6`],
+    ["semicolons between items", `usdt=${USDT}:6;usdc=${USDC}:6`],
+  ])("refuses a token list with %s, naming the variable and the item", (_case, list) => {
+    const found = problems({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_TOKENS: list });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^CHAIN_ETHEREUM_TOKENS must list <currency>=<0x contract address>:<decimals 0-36>/);
+  });
+
+  it("reports every bad value of a live network at once, naming each variable", () => {
+    const found = problems({
+      CHAIN_POLYGON_RPC_URL: "ws://node.example",
+      CHAIN_POLYGON_CONFIRMATIONS: "0",
+      CHAIN_POLYGON_MAX_FEE_GWEI: "1000001",
+      CHAIN_POLYGON_GIVE_UP_S: "59",
+      CHAIN_POLYGON_START_BLOCK: "-1",
+      CHAIN_RPC_TIMEOUT_S: "121",
+    });
+    expect(found.map((p) => p.split(" ")[0]).sort()).toEqual([
+      "CHAIN_POLYGON_CONFIRMATIONS",
+      "CHAIN_POLYGON_GIVE_UP_S",
+      "CHAIN_POLYGON_MAX_FEE_GWEI",
+      "CHAIN_POLYGON_RPC_URL",
+      "CHAIN_POLYGON_START_BLOCK",
+      "CHAIN_RPC_TIMEOUT_S",
+    ]);
+    expect(problems({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_CONFIRMATIONS: "1001" })).toEqual(['CHAIN_ETHEREUM_CONFIRMATIONS must be an integer from 1 to 1000, got "1001"']);
+  });
+});

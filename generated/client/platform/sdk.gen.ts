@@ -566,7 +566,10 @@ export const receiveInboundPin = <ThrowOnError extends boolean = false>(options:
  * `eur`, `networks/ach` for `usd`) it is an incoming bank transfer to the wallet's virtual
  * account, and the hash is the rail's reference: a SEPA end-to-end identification (`E2E` and 32
  * hexadecimal digits) or a 15-digit ACH trace number. Answers 404 when the provider is not
- * the sandbox. Errors: 400 `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
+ * the sandbox. On a live network (`networks/ethereum` or `networks/polygon` with its node
+ * configured) it answers 400 `BAD_REQUEST` before it looks at the wallet: value there arrives on
+ * chain only, at the wallet's deposit address. Errors: 400 `BAD_REQUEST` (a live network),
+ * `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
  * `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
  * `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
@@ -781,6 +784,10 @@ export const listWithdrawals = <ThrowOnError extends boolean = false>(options: O
  * 403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND`
  * (user deleted or inactive), or `WALLET_NOT_FOUND` (`wallet_id` not the user's); 409
  * `IDEMPOTENCY_KEY_REUSED` (same `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
+ * On-chain sends on live networks (`networks/ethereum` or `networks/polygon` with its node
+ * configured) are not built yet: an address valid on live networks only answers 400
+ * `BAD_REQUEST` after the address check, and the withdrawal leaves on a network of the address
+ * that is not live otherwise.
  */
 export const initiateWithdrawal = <ThrowOnError extends boolean = false>(options: Options<InitiateWithdrawalData, ThrowOnError>): RequestResult<InitiateWithdrawalResponses, InitiateWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<InitiateWithdrawalResponses, InitiateWithdrawalErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }, { scheme: 'bearer', type: 'http' }],
@@ -825,7 +832,9 @@ export const getWithdrawal = <ThrowOnError extends boolean = false>(options: Opt
  * Confirm a `PENDING` withdrawal with its one-time code (valid `WITHDRAWAL_CODE_TTL_S`, default
  * 600 seconds, single use): the amount leaves held and a `withdrawal` transaction is recorded.
  * Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`
- * (completed), `BAD_REQUEST` (cancelled) or `CRYPTO_WITHDRAWAL_FAILED` (the provider refused);
+ * (completed), `BAD_REQUEST` (cancelled, or its network became live after the initiate: on-chain
+ * sends on live networks are not built yet, and it stays `PENDING` until cancelled) or
+ * `CRYPTO_WITHDRAWAL_FAILED` (the provider refused);
  * 401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` after `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5)
  * wrong codes, until Resend Code, or `FORBIDDEN` (a user token of another user); 404
  * `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` (user deleted or inactive) or `WITHDRAWAL_NOT_FOUND`;

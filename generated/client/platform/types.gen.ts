@@ -2941,13 +2941,19 @@ export type WalletTransactionDetail = {
      */
     fees: number;
     /**
-     * Status, for example `pending` or `done`.
+     * Status, for example `pending` or `done`; a deposit on a live network is `pending`, `done` once credited, or `orphaned` when its block left the chain.
      */
     status: string;
     /**
      * Description.
      */
     description: string;
+    /**
+     * Deposits on a live network only (docs/decisions/live-chains.md "Deposits"): blocks from the
+     * deposit's block to the network's head as last seen, both included (head − block + 1), current
+     * on every read; 0 while orphaned. The deposit is credited at the network's confirmations.
+     */
+    confirmations?: number;
 };
 
 /**

@@ -4,6 +4,13 @@
 select w.wallet_id, w.customer_id from wallet_address a join wallet w on w.wallet_id = a.wallet_id
           where a.network = $1 and a.address = $2 and a.currency = $3 limit 1;
 
+-- ADDRESS_HOLDERS: wallet_address_holders
+select distinct on (a.address) a.address, w.wallet_id, w.customer_id from wallet_address a join wallet w on w.wallet_id = a.wallet_id
+          where a.network = $1 and a.address = any($2::text[]) order by a.address, a.created_at, a.address_id;
+
+-- COMPLETE_DEPOSIT: wallet_complete_deposit
+update wallet_transaction set status = 'done', balance_after = $2, journal_entry_id = $3 where id = $1 and action = 'deposit' and status = 'pending';
+
 -- INSERT_TRANSACTION: wallet_insert_transaction
 insert into wallet_transaction ("wallet_id", "customer_id", "network", "address", "action", "status", "currency", "amount", "fees", "net_proceeds", "price", "balance_after", "hash", "memo", "description", "order_id", "trade_id", "idempotency_id", "journal_entry_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) returning id;
 
@@ -17,8 +24,17 @@ insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name
 -- LOCK_WALLET_STATE: wallet_lock_state
 select wallet_id, customer_id, user_id, status, status_reason, suspended_status, suspended_reason from wallet where wallet_id = $1::uuid for update;
 
+-- SET_DEPOSIT_STATUS: wallet_set_deposit_status
+update wallet_transaction set status = $2 where id = any($1::bigint[]) and action = 'deposit' and status <> 'done';
+
 -- SHARE_WALLET_STATES: wallet_share_states
 select wallet_id, status, status_reason from wallet where wallet_id = any($1::uuid[]) order by wallet_id for share;
+
+-- TRANSACTION_CONFIRMATIONS: wallet_transaction_confirmations
+select d.wallet_transaction_id::text as id,
+                case when d.status = 'orphaned' then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
+           from chain_deposit d left join chain_cursor c on c.network = d.network
+          where d.wallet_transaction_id = any($1::bigint[]);
 
 -- UPDATE_WALLET_STATE: wallet_update_state
 update wallet set status = $2::varchar, status_reason = $3, suspended_status = $4, suspended_reason = $5,

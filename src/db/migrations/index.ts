@@ -33,6 +33,7 @@ import { Migration20261129063000_market_orders } from "./Migration20261129063000
 import { Migration20261129080000_cards } from "./Migration20261129080000_cards.js";
 import { Migration20261129090000_card_authorizations } from "./Migration20261129090000_card_authorizations.js";
 import { Migration20261129100000_credit_refunds } from "./Migration20261129100000_credit_refunds.js";
+import { Migration20261129110000_live_chains } from "./Migration20261129110000_live_chains.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -65,4 +66,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129080000_cards", class: Migration20261129080000_cards },
   { name: "Migration20261129090000_card_authorizations", class: Migration20261129090000_card_authorizations },
   { name: "Migration20261129100000_credit_refunds", class: Migration20261129100000_credit_refunds },
+  { name: "Migration20261129110000_live_chains", class: Migration20261129110000_live_chains },
 ];

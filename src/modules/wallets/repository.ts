@@ -206,3 +206,63 @@ export async function shareWalletStates(tx: Sql, walletIds: readonly string[]): 
   const rows = await tx.rows<{ wallet_id: string; status: WalletStatus; status_reason: string | null }>(SHARE_WALLET_STATES, [walletIds]);
   return new Map(rows.map((r) => [r.wallet_id, { walletId: r.wallet_id, status: r.status, statusReason: r.status_reason }]));
 }
+
+/**
+ * The wallets holding addresses `$2` (an array, as stored) on network `$1`, one row per address
+ * (its oldest entry): the live networks' follower finds deposits with it (src/modules/chains/).
+ */
+export const ADDRESS_HOLDERS: PreparedStatement = {
+  name: "wallet_address_holders",
+  text: `select distinct on (a.address) a.address, w.wallet_id, w.customer_id from wallet_address a join wallet w on w.wallet_id = a.wallet_id
+          where a.network = $1 and a.address = any($2::text[]) order by a.address, a.created_at, a.address_id`,
+};
+
+/** The wallets holding `addresses` (as stored) on `network`, by address as stored. */
+export async function addressHolders(sql: Sql, network: string, addresses: readonly string[]): Promise<Map<string, { walletId: string; customerId: string }>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await sql.rows<{ address: string; wallet_id: string; customer_id: string }>(ADDRESS_HOLDERS, [network, [...new Set(addresses)]]);
+  return new Map(rows.map((r) => [r.address, { walletId: r.wallet_id, customerId: r.customer_id }]));
+}
+
+/** Deposit transactions `$1` (ids) take status `$2` (`pending`, `orphaned`): a live deposit's life before its credit. */
+export const SET_DEPOSIT_STATUS: PreparedStatement = {
+  name: "wallet_set_deposit_status",
+  text: `update wallet_transaction set status = $2 where id = any($1::bigint[]) and action = 'deposit' and status <> 'done'`,
+};
+
+/** Sets deposit transactions `ids` to `status` (never one already `done`). */
+export async function setDepositStatus(sql: Sql, ids: readonly number[], status: "pending" | "orphaned"): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.run(SET_DEPOSIT_STATUS, [ids, status]);
+}
+
+/** Pending deposit transaction `$1` is credited: status `done`, `$2` the balance after, `$3` its journal entry. No row unless it was pending. */
+export const COMPLETE_DEPOSIT: PreparedStatement = {
+  name: "wallet_complete_deposit",
+  text: `update wallet_transaction set status = 'done', balance_after = $2, journal_entry_id = $3 where id = $1 and action = 'deposit' and status = 'pending'`,
+};
+
+/** Marks pending deposit transaction `id` credited. @returns whether it was pending. */
+export async function completeDeposit(sql: Sql, id: number, balanceAfter: string, journalEntryId: number): Promise<boolean> {
+  return (await sql.run(COMPLETE_DEPOSIT, [id, balanceAfter, journalEntryId])) === 1;
+}
+
+/**
+ * The confirmations of wallet transactions `$1` (ids) that are live deposits: the follower's head
+ * − the deposit's block + 1 (0 when orphaned). Reads the chains module's `chain_deposit` and
+ * `chain_cursor` (docs/decisions/live-chains.md "Deposits"); a transaction of no live deposit has no row.
+ */
+export const TRANSACTION_CONFIRMATIONS: PreparedStatement = {
+  name: "wallet_transaction_confirmations",
+  text: `select d.wallet_transaction_id::text as id,
+                case when d.status = 'orphaned' then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
+           from chain_deposit d left join chain_cursor c on c.network = d.network
+          where d.wallet_transaction_id = any($1::bigint[])`,
+};
+
+/** The confirmations of those of wallet transactions `ids` that are live deposits, by id. */
+export async function transactionConfirmations(sql: Sql, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.rows<{ id: string; confirmations: string | null }>(TRANSACTION_CONFIRMATIONS, [ids]);
+  return new Map(rows.map((r) => [Number(r.id), Number(r.confirmations ?? 0)]));
+}

@@ -21,7 +21,7 @@ import type { Db } from "../../db/sql.js";
 import { assertMovable } from "../../domain/wallet-states.js";
 import type { CurrencySwitches } from "../currencies/service.js";
 import { guardMovements } from "./states.js";
-import { addressHolder, insertTransaction, insertWallet, insertWalletAddress, walletBalanceRows, type TransactionWrite, type WalletWrite } from "./repository.js";
+import { addressHolder, insertTransaction, insertWallet, insertWalletAddress, transactionConfirmations, walletBalanceRows, type TransactionWrite, type WalletWrite } from "./repository.js";
 import { transactionView, walletView, type CreateWalletInput, type WalletBalanceView, type WalletTransactionView, type WalletView } from "./views.js";
 
 /** Who is asking: the customer, and for a user token the user it is limited to. */
@@ -62,6 +62,18 @@ export interface DepositNotification {
   hash: string;
 }
 
+/**
+ * Which networks are live EVM networks (docs/decisions/live-chains.md): their value arrives on chain
+ * only (no sandbox deposit), and sends on them are the service's own (not built yet: Initiate
+ * Withdrawal refuses them). Implemented by src/providers/evm/keys.ts `CustodyKeys`.
+ */
+export interface LiveNetworks {
+  isLive(network: string): boolean;
+}
+
+/** No live network: every network is the sandbox's. */
+export const NO_LIVE_NETWORKS: LiveNetworks = { isLive: () => false };
+
 /** Wallets, balances, transactions and deposits. */
 export class WalletService {
   constructor(
@@ -72,6 +84,8 @@ export class WalletService {
     private readonly statements: Db,
     /** The operator's currency switches (src/modules/currencies/service.ts). */
     readonly switches: CurrencySwitches,
+    /** The live EVM networks (the withdrawals ask them too). */
+    readonly live: LiveNetworks = NO_LIVE_NETWORKS,
   ) {}
 
   /**
@@ -237,7 +251,9 @@ export class WalletService {
       limit: page.limit,
       offset: page.skip,
     });
-    return { items: rows.map(transactionView), total };
+    const deposits = rows.filter((t) => t.action === "deposit").map((t) => Number(t.id));
+    const confirmations = await transactionConfirmations(this.statements, deposits); // live deposits only (docs/decisions/live-chains.md "Deposits")
+    return { items: rows.map((t) => transactionView(t, confirmations.get(Number(t.id)))), total };
   }
 
   /**
@@ -302,8 +318,9 @@ export class WalletService {
    * Sandbox test helper (docs/decisions/provider-and-sandbox.md "Test helpers"): credits `walletId` as a confirmed deposit (on a
    * chain, or an incoming bank transfer on a rail: docs/decisions/fiat.md) with a made-up transaction hash or rail reference, as {@link recordConfirmedDeposit} books one. Checks, in order: the
    * wallet (found, then its state: docs/decisions/customers-users-and-wallets.md "Wallet states"),
-   * the currency and its deposit switch, the address, the amount.
-   * @throws DomainError INVALID_WALLET_ID (400); WALLET_NOT_FOUND (404); WALLET_SUSPENDED,
+   * the currency and its deposit switch, the address, the amount. On a live network it answers
+   * before it looks at the wallet: value there arrives on chain only (docs/decisions/live-chains.md).
+   * @throws DomainError BAD_REQUEST (400, a live network); INVALID_WALLET_ID (400); WALLET_NOT_FOUND (404); WALLET_SUSPENDED,
    *   WALLET_INACTIVE, INVALID_CURRENCY, CURRENCY_NOT_ACTIVE (deposits switched off), ADDRESS_NOT_FOUND
    *   (the wallet has no address for this network and currency), AMOUNT_MUST_BE_POSITIVE,
    *   INVALID_AMOUNT (400).
@@ -314,6 +331,9 @@ export class WalletService {
     /** `amount`: a number, or the exact decimal text of a JSON number a double cannot hold. */
     input: { wallet_id: string; network: string; currency: string; amount: number | string },
   ): Promise<WalletTransactionView> {
+    if (this.live.isLive(input.network)) {
+      throw new DomainError("BAD_REQUEST", `${quote(input.network)} is a live network: deposits on it arrive on chain only, at the wallet's deposit address.`, "network");
+    }
     const wallet = await this.visibleWallet(em, { customerId }, input.wallet_id, "wallet_id");
     assertMovable(wallet, "in", "wallet_id");
     const currency = (await this.currency(input.currency)).code;

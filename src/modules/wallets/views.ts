@@ -45,8 +45,11 @@ export async function walletView(em: EntityManager, wallet: Wallet): Promise<Wal
   };
 }
 
-/** Renders a wallet transaction; amounts as JSON numbers, as the reference types them. */
-export function transactionView(t: WalletTransaction): WalletTransactionView {
+/**
+ * Renders a wallet transaction; amounts as JSON numbers, as the reference types them.
+ * `confirmations`: a live deposit's (docs/decisions/live-chains.md "Deposits"), absent for any other.
+ */
+export function transactionView(t: WalletTransaction, confirmations?: number): WalletTransactionView {
   return {
     id: Number(t.id),
     balance: toNumber(t.balanceAfter),
@@ -67,6 +70,7 @@ export function transactionView(t: WalletTransaction): WalletTransactionView {
       fees: toNumber(t.fees),
       status: t.status,
       description: t.description,
+      ...(confirmations !== undefined && { confirmations }),
     },
   };
 }

@@ -15,7 +15,7 @@ import type { CustodyProvider } from "../../providers/provider.js";
 import type { BankAccountService } from "../bank-accounts/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { PayoutRail } from "../payouts/rail.js";
-import { checkAmount, type WalletService } from "../wallets/service.js";
+import { checkAmount, type LiveNetworks, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, pathCurrency } from "./destination.js";
 import { completeWithdrawal, type LockedWithdrawal, type WithdrawalUser } from "./repository.js";
 import type { WithdrawalGuards } from "./types.js";
@@ -59,12 +59,13 @@ export interface Destination {
  * The checks of an initiate that depend on its path, in the order of docs/decisions/withdrawals.md
  * "Initiate" and docs/decisions/fiat.md "Fiat withdrawals":
  * - crypto: currency (a crypto one, withdrawable, switched on); amount positive, within the
- *   currency's precision, at least the minimum; address valid on a network; the allowlist.
+ *   currency's precision, at least the minimum; address valid on a network that is not live
+ *   (sends on live networks are not built yet: docs/decisions/live-chains.md "Not built yet"); the allowlist.
  * - fiat: currency (a fiat one, withdrawable, switched on); amount positive, at least the minimum,
  *   at most 2 decimals; the bank account (BankAccountService.usableBankAccount).
  * @throws DomainError INVALID_CURRENCY, UNSUPPORTED_CURRENCY, CURRENCY_NOT_ACTIVE, AMOUNT_MUST_BE_POSITIVE,
- *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET, INVALID_CRYPTO_ADDRESS, INVALID_ADDRESS (allowlist),
- *   BANK_ACCOUNT_REQUIRED, INVALID_BANK_ACCOUNT (all 400).
+ *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET, INVALID_CRYPTO_ADDRESS, BAD_REQUEST (the address is
+ *   valid on live networks only), INVALID_ADDRESS (allowlist), BANK_ACCOUNT_REQUIRED, INVALID_BANK_ACCOUNT (all 400).
  */
 export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: InitiateBody): Promise<Destination> {
   const currency = await pathCurrency(d.wallets, body.input.currency, body.type);
@@ -78,7 +79,7 @@ export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: 
   if (body.type === "crypto") {
     checkAmount(amount, currency);
     minimum();
-    const networks = destinationNetworks(d.provider, currency, body.input.address);
+    const networks = notLive(d.wallets.live, destinationNetworks(d.provider, currency, body.input.address));
     await d.guards.destinations.assertDestinationAllowed({ customerId: user.customerId, userId: user.userId, currency: currency.code, address: body.input.address, now: new Date() });
     return { type: "crypto", currency: currency.code, amount, networks, address: body.input.address, bankAccountId: null };
   }
@@ -97,12 +98,28 @@ export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: 
 }
 
 /**
+ * `networks` without the live ones: the service does not send on a live network yet
+ * (docs/decisions/live-chains.md "Not built yet"), and the sandbox must not pretend to.
+ * @throws DomainError BAD_REQUEST (400, field `address`) when every one of them is live.
+ */
+function notLive(live: LiveNetworks, networks: string[]): string[] {
+  const left = networks.filter((n) => !live.isLive(n));
+  if (left.length === 0) {
+    throw new DomainError("BAD_REQUEST", `On-chain sends on live networks are not built yet: this address is on ${networks.join(" or ")}, which ${networks.length === 1 ? "is" : "are"} live.`, "address");
+  }
+  return left;
+}
+
+/**
  * PENDING → COMPLETED in `tx` (the row locked, the code right): sends the withdrawal on its path,
  * debits the held amount (held → the network's or rail's external account), and writes the
  * withdrawal's change with its `withdrawal` wallet transaction (the code voided). A fiat payout
  * is submitted to the rail first: a refusal throws, so the transaction rolls back and nothing is
  * debited, the code not used up, no attempt counted; accepted, `payout.state` is `submitted`.
- * @throws DomainError CRYPTO_WITHDRAWAL_FAILED (the provider refused), FIAT_WITHDRAWAL_FAILED (the rail refused; both 400);
+ * A crypto withdrawal on a network that became live after its initiate is refused the same way
+ * (BAD_REQUEST; it stays PENDING until cancelled): the sandbox must not pretend to send there.
+ * @throws DomainError CRYPTO_WITHDRAWAL_FAILED (the provider refused), FIAT_WITHDRAWAL_FAILED (the rail refused),
+ *   BAD_REQUEST (a live network; all 400);
  *   Error when a crypto withdrawal's wallet or address is missing (never deleted: a broken invariant, 500).
  */
 export async function completeOnPath(d: PathDeps, tx: Tx, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
@@ -118,6 +135,7 @@ export async function completeOnPath(d: PathDeps, tx: Tx, { withdrawal: w, sourc
     w.payoutDueAt = submission.checkAt;
   } else {
     if (!source) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
+    if (d.wallets.live.isLive(w.network)) throw new DomainError("BAD_REQUEST", `On-chain sends on live networks are not built yet: ${w.network} became live after this withdrawal was initiated; cancel it.`);
     ({ hash } = await d.provider.executeWithdrawal(tx, { vaultWalletId: source.vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address }));
   }
   const amount = money(w.amount);

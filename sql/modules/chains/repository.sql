@@ -1,0 +1,58 @@
+-- The named statements src/modules/chains/repository.ts exports (written by scripts/sql-snapshots.ts; do not edit).
+
+-- ADVANCE_CURSOR: chains_advance_cursor
+update chain_cursor set head = greatest($2::bigint, $3::bigint), scanned = $3, scanned_hash = $4, last_error = null, last_error_at = null, updated_at = now()
+          where network = $1;
+
+-- CURSOR: chains_cursor
+select network, chain_id::text, head::text, scanned::text, scanned_hash, last_error from chain_cursor where network = $1;
+
+-- DEPOSIT_BY_KEY: chains_deposit_by_key
+select id::text, status, wallet_transaction_id::text from chain_deposit where network = $1 and tx_hash = $2 and log_index = $3;
+
+-- DROP_BLOCKS: chains_drop_blocks
+delete from chain_block where network = $1 and height > $2;
+
+-- DUE_DEPOSITS: chains_due_deposits
+select id::text, wallet_id, wallet_transaction_id::text, currency, amount::text, tx_hash, log_index, address
+           from chain_deposit where network = $1 and status = 'pending' and block_height <= $2 order by block_height, id limit $3;
+
+-- INSERT_BLOCKS: chains_insert_blocks
+insert into chain_block (network, height, hash, parent_hash)
+         select $1, b.height, b.hash, b.parent_hash from unnest($2::bigint[], $3::text[], $4::text[]) as b(height, hash, parent_hash)
+         on conflict (network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash;
+
+-- INSERT_CURSOR: chains_insert_cursor
+insert into chain_cursor (network, chain_id, head, scanned, scanned_hash, last_error, last_error_at, updated_at)
+         values ($1, $2, $3, $4, $5, null, null, now()) on conflict (network) do nothing;
+
+-- INSERT_DEPOSIT: chains_insert_deposit
+insert into chain_deposit (network, tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id, status, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now());
+
+-- LOCK_CURSOR: chains_lock_cursor
+select network, chain_id::text, head::text, scanned::text, scanned_hash, last_error from chain_cursor where network = $1 for update;
+
+-- MARK_DONE: chains_mark_done
+update chain_deposit set status = 'done', credited_at = now() where id = $1 and status = 'pending' and block_height <= $2 returning id::text;
+
+-- ORPHAN_DEPOSITS: chains_orphan_deposits
+update chain_deposit set status = 'orphaned' where network = $1 and block_height > $2 and status = 'pending' returning wallet_transaction_id::text;
+
+-- PRUNE_BLOCKS: chains_prune_blocks
+delete from chain_block where network = $1 and height < $2;
+
+-- RECORD_FAILURE: chains_record_failure
+update chain_cursor set last_error = $2, last_error_at = now(), updated_at = now() where network = $1;
+
+-- REVIVE_DEPOSIT: chains_revive_deposit
+update chain_deposit set status = 'pending', block_height = $2, block_hash = $3 where id = $1 and status = 'orphaned' returning wallet_transaction_id::text;
+
+-- SAVE_HEAD: chains_save_head
+update chain_cursor set head = $2, last_error = null, last_error_at = null, updated_at = now() where network = $1;
+
+-- SCAN_LAGS: chains_scan_lags
+select network, greatest(head - scanned, 0)::text as lag from chain_cursor order by network;
+
+-- WINDOW: chains_window
+select height::text, hash from chain_block where network = $1 and height <= $2 order by height desc limit $3;
