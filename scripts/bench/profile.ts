@@ -3,7 +3,8 @@
  * benchmark load (not part of `npm run bench`). Starts the built service as the bench does, with
  * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
  * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `authorizations` (16 authorize + capture
- * pairs in flight, scripts/bench/authorizations-load.ts), `trading` (16 quote + order pairs in flight,
+ * pairs in flight, scripts/bench/authorizations-load.ts), `cards` (16 Authorize Card in flight on the
+ * card row's 1 000 wallets and 10 000 cards, scripts/bench/cards.ts), `trading` (16 quote + order pairs in flight,
  * scripts/bench/trading-load.ts, on the seeded users' wallets topped up), `balance` or `currencies` (owner key, 32
  * connections), `unauthorized` (`/api/v1/currencies` without credentials: the 401 path, 32 connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
@@ -19,6 +20,8 @@ import { seed } from "./seed.js";
 import { AUTH_AMOUNT, AUTH_WALLETS, seedCreditWallets } from "./authorizations.js";
 import { runAuthorizationPairs } from "./authorizations-load.js";
 import { runTradingPairs, seedTradingLanes } from "./trading-load.js";
+import { seedCardWallets } from "./cards.js";
+import { runCardAuthorizations } from "./cards-load.js";
 
 interface ProfileNode {
   id: number;
@@ -53,7 +56,9 @@ try {
   const seeded = await seed(service.base, masterKey, { users: 32, products: 3 });
   const target = { base: service.base, pid: service.pid };
   const result =
-    scenario === "authorizations"
+    scenario === "cards"
+      ? await runCardAuthorizations(target, (await seedCardWallets(service.base, seeded)).flatMap((w) => w.cards), seeded.ownerKey, seconds, 16, {})
+      : scenario === "authorizations"
       ? await runAuthorizationPairs(target, await seedCreditWallets(service.base, seeded, AUTH_WALLETS), seeded.ownerKey, AUTH_AMOUNT, seconds, 16)
       : scenario === "trading"
       ? await runTradingPairs(target, await seedTradingLanes(service.base, seeded), seeded.ownerKey, seconds, 16)
