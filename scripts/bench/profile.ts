@@ -4,7 +4,8 @@
  * `--cpu-prof`, seeds it (scripts/bench/seed.ts), drives `scenario` for `seconds` (default 10):
  * `withdrawals` (16 pairs in flight, scripts/bench/load.ts), `authorizations` (16 authorize + capture
  * pairs in flight, scripts/bench/authorizations-load.ts), `cards` (16 Authorize Card in flight on the
- * card row's 1 000 wallets and 10 000 cards, scripts/bench/cards.ts), `trading` (16 quote + order pairs in flight,
+ * card row's 1 000 wallets and 10 000 cards, scripts/bench/cards.ts; `PROFILE_CARD_WALLETS=60` seeds
+ * fewer, so that the load rather than the seeding fills the profile), `trading` (16 quote + order pairs in flight,
  * scripts/bench/trading-load.ts, on the seeded users' wallets topped up), `balance` or `currencies` (owner key, 32
  * connections), `unauthorized` (`/api/v1/currencies` without credentials: the 401 path, 32 connections); stops it, and prints the self time of the profile grouped by package and the top
  * functions. The raw `.cpuprofile` stays in the printed folder (open it in Chrome DevTools).
@@ -57,7 +58,7 @@ try {
   const target = { base: service.base, pid: service.pid };
   const result =
     scenario === "cards"
-      ? await runCardAuthorizations(target, (await seedCardWallets(service.base, seeded)).flatMap((w) => w.cards), seeded.ownerKey, seconds, 16, {})
+      ? await runCardAuthorizations(target, (await seedCardWallets(service.base, seeded, Number(process.env.PROFILE_CARD_WALLETS ?? 1000))).flatMap((w) => w.cards), seeded.ownerKey, seconds, 16, {})
       : scenario === "authorizations"
       ? await runAuthorizationPairs(target, await seedCreditWallets(service.base, seeded, AUTH_WALLETS), seeded.ownerKey, AUTH_AMOUNT, seconds, 16)
       : scenario === "trading"
