@@ -3,7 +3,8 @@
  * `RefusalCode`): 422 `VALIDATION_ERROR` with the camelCase field (`AMOUNT_NOT_POSITIVE`,
  * `PAYMENT_EXCEEDS_DEBT`, `CHARGE_EXCEEDS_AVAILABLE` on `amount`, `LIMIT_NOT_RAISED` on `limit`,
  * `FIRST_CUT_NOT_AFTER_CREATION` on `firstCutDate`), 409 `CONFLICT` for the state conflicts
- * (`AUTHORIZATION_NOT_OPEN` and `CAPTURE_EXCEEDS_AUTHORIZED` among them).
+ * (`AUTHORIZATION_NOT_OPEN`, `CAPTURE_EXCEEDS_AUTHORIZED`, and a refund's `AUTHORIZATION_NOT_CAPTURED`
+ * and `REFUND_EXCEEDS_CAPTURED` among them).
  */
 import type { Refusal } from "../../../domain/credit/index.js";
 import { DomainError, ValidationFailed } from "../../../domain/errors.js";
