@@ -21,6 +21,7 @@ import { UserService } from "./modules/users/service.js";
 import { SandboxProvider } from "./providers/sandbox.js";
 import type { CustodyProvider } from "./providers/provider.js";
 import { openCustodyKeys, type CustodyKeys } from "./providers/evm/keys.js";
+import { liveNetworkSet } from "./domain/live-chains.js";
 import { loadDocument } from "./http/docs.js";
 import { BodyBudget } from "./http/body-budget.js";
 import { Metrics } from "./http/ops.js";
@@ -148,7 +149,6 @@ export interface App {
 }
 
 export { CREDIT_CYCLES_JOB, CREDIT_CYCLES_INTERVAL_S } from "./modules/credit/cycles/service.js";
-
 export { MAIL_JOB } from "./modules/mail/service.js";
 
 const printMasterKey = (key: string): void => {
@@ -273,7 +273,7 @@ function buildServices(config: Config, logger: Logger, orm: MikroORM, secrets: I
   const users = new UserService(secrets.box, config.userTokenTtlS);
   const ledger = new LedgerService();
   const switches = new CurrencySwitches(statements, provider);
-  const wallets = new WalletService(provider, ledger, users, statements, switches, custody);
+  const wallets = new WalletService(provider, ledger, users, statements, switches, custody && liveNetworkSet(config.liveChains));
   const mail = new MailService(statements, config.smtpUrl, config.mailFrom, logger);
   const webhooks = new WebhookService(statements, secrets.box, identity, scheduler, {
     timeoutS: config.webhookTimeoutS,

@@ -73,3 +73,26 @@ function readTokens(env: ChainEnv, name: string): LiveChain["tokens"] {
   }
   return tokens;
 }
+
+/** The native coin of each live network, as the catalogue codes it. */
+export const NATIVE_CURRENCY: Readonly<Record<string, string>> = { "networks/ethereum": "eth", "networks/polygon": "pol" };
+
+/**
+ * Which networks are live and which currencies each can hold (docs/decisions/live-chains.md
+ * "Configuration"): its native coin and the tokens of `CHAIN_<NET>_TOKENS`; a token not listed
+ * there could never be seen arriving. Networks that are not live hold what the catalogue says.
+ */
+export interface LiveNetworkSet {
+  isLive(network: string): boolean;
+  /** Whether `network` can hold `currency` (lower case): always true when the network is not live. */
+  holds(network: string, currency: string): boolean;
+}
+
+/** The live networks of `chains` ({@link LiveNetworkSet}). */
+export function liveNetworkSet(chains: readonly LiveChain[]): LiveNetworkSet {
+  const held = new Map(chains.map((c) => [c.network as string, new Set([NATIVE_CURRENCY[c.network] ?? "eth", ...c.tokens.map((t) => t.currency)])]));
+  return {
+    isLive: (network) => held.has(network),
+    holds: (network, currency) => held.get(network)?.has(currency) ?? true,
+  };
+}

@@ -27,7 +27,7 @@ const MNEMONIC_FILE = join(folder, "custody-mnemonic.txt");
 writeFileSync(MNEMONIC_FILE, `${WORDS}\n`, { mode: 0o600 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-const t = useTestApp({ CHAIN_ETHEREUM_RPC_URL: "http://127.0.0.1:9", CUSTODY_MNEMONIC_FILE: MNEMONIC_FILE });
+const t = useTestApp({ CHAIN_ETHEREUM_RPC_URL: "http://127.0.0.1:9", CHAIN_ETHEREUM_TOKENS: "usdt=0x5FbDB2315678afecb367f032d93F642f64180aa3:6", CUSTODY_MNEMONIC_FILE: MNEMONIC_FILE });
 
 const NETWORKS = [
   { name: "networks/ethereum", currency: "eth" },
@@ -157,5 +157,15 @@ describe("a start without CUSTODY_MNEMONIC_FILE", () => {
       await app.close();
       await db.drop();
     }
+  });
+});
+
+describe("currencies a live ethereum holds", () => {
+  it("refuses a token whose contract CHAIN_ETHEREUM_TOKENS does not name (400 UNSUPPORTED_CURRENCY); the same token on polygon, not live, is held", async () => {
+    const refused = await t.api().post(`${BASE}/users/${userId}/wallets`).set("x-api-key", key).send({ name: "Usdc", networks: [{ name: "networks/ethereum", currency: "usdc" }] });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.errors[0]).toMatchObject({ code: "UNSUPPORTED_CURRENCY", field: "networks.0.currency" });
+    const held = await t.api().post(`${BASE}/users/${userId}/wallets`).set("x-api-key", key).send({ name: "Usdc on polygon", networks: [{ name: "networks/polygon", currency: "usdc" }] });
+    expect(held.status, JSON.stringify(held.body)).toBe(201);
   });
 });

@@ -5,6 +5,7 @@
  * (docs/decisions/surfaces-and-process.md "Roles and background jobs").
  */
 import type { Db } from "../../db/sql.js";
+import { NATIVE_CURRENCY } from "../../domain/live-chains.js";
 import type { JobSpec } from "../../jobs/port.js";
 import { EvmRpc } from "../../providers/evm/rpc.js";
 import type { LedgerService } from "../ledger/service.js";
@@ -13,9 +14,6 @@ import { ChainFollower, type FollowerLogger, type LiveChainSettings } from "./fo
 
 /** Seconds between two runs of a network's follower (the scheduler polls every second at most: src/app.ts). */
 export const FOLLOW_INTERVAL_S = 2;
-
-/** The native coin of each network that can be live. */
-export const NATIVE_CURRENCY: Readonly<Record<string, string>> = { "networks/ethereum": "eth", "networks/polygon": "pol" };
 
 /** A live network as configured (src/config.ts `LiveChain`: the fields the follower reads). */
 export interface LiveChainConfig {

@@ -65,14 +65,16 @@ export interface DepositNotification {
 /**
  * Which networks are live EVM networks (docs/decisions/live-chains.md): their value arrives on chain
  * only (no sandbox deposit), and sends on them are the service's own (not built yet: Initiate
- * Withdrawal refuses them). Implemented by src/providers/evm/keys.ts `CustodyKeys`.
+ * Withdrawal refuses them). Built from the configuration by src/domain/live-chains.ts `liveNetworkSet`.
  */
 export interface LiveNetworks {
   isLive(network: string): boolean;
+  /** Whether `network` can hold `currency`: a live network its native coin and configured tokens only (src/domain/live-chains.ts). */
+  holds(network: string, currency: string): boolean;
 }
 
 /** No live network: every network is the sandbox's. */
-export const NO_LIVE_NETWORKS: LiveNetworks = { isLive: () => false };
+export const NO_LIVE_NETWORKS: LiveNetworks = { isLive: () => false, holds: () => true };
 
 /** Wallets, balances, transactions and deposits. */
 export class WalletService {
@@ -367,6 +369,9 @@ export class WalletService {
       const currency = await this.currency(entry.currency, `networks.${i}.currency`);
       if (!currency.canDeposit || !currency.networks.includes(entry.name)) {
         throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} cannot be held on ${quote(entry.name)}.`, `networks.${i}.currency`);
+      }
+      if (!this.live.holds(entry.name, currency.code)) {
+        throw new DomainError("UNSUPPORTED_CURRENCY", `${currency.code} is not held on the live network ${quote(entry.name)}: its token contract is not configured (CHAIN_*_TOKENS).`, `networks.${i}.currency`);
       }
       await this.switches.assertOn(currency.code, "isCustodyEnabled", `networks.${i}.currency`);
       const key = `${entry.name} ${currency.code}`;
