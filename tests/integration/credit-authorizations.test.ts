@@ -7,49 +7,17 @@
  * document by the test app.
  */
 import { describe, expect, it } from "vitest";
-import { TEST_MASTER_KEY, useTestApp } from "../support/app.js";
-import { Walk } from "../support/fixtures.js";
-import { goldenProductBody } from "../support/credit-golden.js";
+import { useTestApp } from "../support/app.js";
+import { cardsScene, WALLETS, type CardTenant } from "../support/cards-scene.js";
 
 const t = useTestApp();
-let seq = 0;
-
-const WALLETS = "/v2/wallet/credits";
-const api = t.api;
+const scene = cardsScene(t, "ca");
+const { api, setClock, createWallet } = scene;
 type Body = Record<string, unknown>;
+type Tenant = CardTenant;
 
-interface Tenant {
-  customerId: string;
-  key: string;
-  userId: string;
-}
-
-/** A tenant with the golden product, a registered notification URL, an active user and its clock at `clock`. */
-async function tenant(clock = "2026-01-01T10:00:00Z"): Promise<Tenant> {
-  const walk = new Walk(t.express);
-  const { customerId, key } = await walk.tenant(`ca-${++seq}-${Date.now().toString(36)}`);
-  const product = await api().post("/v2/credit-products").set("x-api-key", TEST_MASTER_KEY).send(goldenProductBody(customerId));
-  expect(product.status, JSON.stringify(product.body)).toBe(201);
-  const enlisted = await api().put("/v2/notifications").set("x-api-key", key).send({ creditNotificationsURL: "https://93.184.215.14/credit-hooks" });
-  expect(enlisted.status).toBe(200);
-  const { userId } = await walk.activeUserWithToken(key);
-  await setClock(customerId, clock);
-  return { customerId, key, userId };
-}
-
-/** Sets the tenant's credit clock (the sandbox clock's row) to `iso`. */
-async function setClock(customerId: string, iso: string): Promise<void> {
-  await t.orm.em.fork().getConnection().execute(
-    `insert into credit_clock (customer_id, "now", updated_at) values (?, ?, now()) on conflict (customer_id) do update set "now" = excluded."now", updated_at = now()`,
-    [customerId, new Date(iso)],
-  );
-}
-
-async function createWallet(tn: Tenant, body: Body = {}): Promise<string> {
-  const res = await api().post(WALLETS).set("x-api-key", tn.key).send({ userId: tn.userId, currency: "USD", limit: 100000, creditProductCode: "001", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return (res.body.data as Body).walletId as string;
-}
+/** A tenant with the golden product, a registered notification URL, an active user and its clock at `clock` (tests/support/cards-scene.ts). */
+const tenant = (clock = "2026-01-01T10:00:00Z"): Promise<Tenant> => scene.tenant(clock);
 
 const authorize = (tn: Tenant, walletId: string, amount: number, key?: string, extra: Body = {}) => {
   const r = api().post(`${WALLETS}/${walletId}/authorizations`).set("x-api-key", tn.key);

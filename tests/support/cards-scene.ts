@@ -1,7 +1,8 @@
 /**
  * The scene of the card tests (docs/decisions/cards.md): a tenant with the golden credit product,
  * a registered notification URL, an active user and its credit clock set; credit wallets; cards
- * issued; and the requests of the card operations. Shared by the card integration tests.
+ * issued; and the requests of the card operations. Shared by the credit integration tests
+ * of cards, authorizations and refunds.
  */
 import type request from "supertest";
 import { expect } from "vitest";
