@@ -27,7 +27,8 @@ import globals from "globals";
  *   Never http, app, main, config or logging: settings arrive as constructor arguments.
  * - http: everything below it (modules, providers, domain, db, jobs, config, logging,
  *   generated/types); never app or main.
- * - app (src/app.ts): everything but main. main (src/main.ts) is the top: unrestricted.
+ * - app (src/app.ts): everything but main; its wiring (src/wiring.ts, the services and surfaces it
+ *   builds): everything but app and main. main (src/main.ts) is the top: unrestricted.
  * - config.ts, logging.ts: domain only.
  * docs/architecture.md "Layers" states the same table for readers.
  */
@@ -53,6 +54,12 @@ const ZONES = [
   {
     name: "src/app.ts",
     files: "app.ts",
+    folder: false,
+    allowed: ["wiring.js", "http/", "modules/", "providers/", "domain/", "db/", "jobs/", "config.js", "logging.js", GENERATED_TYPES],
+  },
+  {
+    name: "src/wiring.ts",
+    files: "wiring.ts",
     folder: false,
     allowed: ["http/", "modules/", "providers/", "domain/", "db/", "jobs/", "config.js", "logging.js", GENERATED_TYPES],
   },
