@@ -22,7 +22,6 @@ import { MailService } from "./modules/mail/service.js";
 import { JobScheduler } from "./jobs/scheduler.js";
 import { startJobs } from "./jobs/registry.js";
 import { creditCyclesJob } from "./modules/credit/cycles/service.js";
-import { chainJobs } from "./modules/chains/service.js";
 
 import { buildServices, buildSurfaces, type AppServices } from "./wiring.js";
 
@@ -117,7 +116,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       creditCyclesJob(statements, logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
       ...pollers.jobs(),
       ...wiring.services.payouts.jobs(config.payoutIntervalS),
-      ...chainJobs(config.liveChains, config.chainRpcTimeoutS, statements, wiring.services.ledger, logger, custody ? [custody.gasWallet.address, custody.hotWallet.address] : []),
+      ...wiring.services.chains.jobs(),
     ], config.role !== "api");
     if (config.role !== "api") {
       await pollers.syncJobs();

@@ -65,6 +65,7 @@ import { BankAccountService } from "./modules/bank-accounts/service.js";
 import { withdrawalUsage } from "./modules/withdrawals/repository.js";
 import { transferUsage } from "./modules/transfers/repository.js";
 import { TransferService } from "./modules/transfers/service.js";
+import { LiveChains } from "./modules/chains/service.js";
 import { transferHandlers } from "./http/platform/transfer-handlers.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
 import type { operations as CreditOps } from "../generated/types/credit.js";
@@ -104,6 +105,8 @@ export interface AppServices {
   payoutFiles: PayoutFileService;
   /** Transfers between wallets of one customer (docs/decisions/limits-and-allowlist.md "Transfers"). */
   transfers: TransferService;
+  /** The live EVM networks: their nodes and background work (docs/decisions/live-chains.md). */
+  chains: LiveChains;
 }
 
 /** The services, and the provider and authenticator the surfaces take besides them. */
@@ -163,10 +166,11 @@ export function buildServices(config: Config, logger: Logger, orm: MikroORM, sec
   const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const creditCards = new CreditCardService(statements, secrets.box, { cardsPerWallet: config.cardsPerWallet, ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(statements, undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
+  const chains = new LiveChains(config.liveChains, config.chainRpcTimeoutS, { db: statements, ledger, custody, logger });
   return {
     provider,
     authenticator,
-    services: { identity, users, ledger, wallets, walletStates, withdrawals, payouts, mail, webhooks, pollers, inbound, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, creditCards, limits, allowlist, transfers, trading, bankAccounts, payoutFiles },
+    services: { chains, identity, users, ledger, wallets, walletStates, withdrawals, payouts, mail, webhooks, pollers, inbound, creditProducts, creditNotifications, creditDelivery, sandboxClock, creditWallets, creditAuthorizations, creditCards, limits, allowlist, transfers, trading, bankAccounts, payoutFiles },
   };
 }
 

@@ -34,6 +34,7 @@ import { Migration20261129080000_cards } from "./Migration20261129080000_cards.j
 import { Migration20261129090000_card_authorizations } from "./Migration20261129090000_card_authorizations.js";
 import { Migration20261129100000_credit_refunds } from "./Migration20261129100000_credit_refunds.js";
 import { Migration20261129110000_live_chains } from "./Migration20261129110000_live_chains.js";
+import { Migration20261129130000_chain_sends } from "./Migration20261129130000_chain_sends.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -67,4 +68,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129090000_card_authorizations", class: Migration20261129090000_card_authorizations },
   { name: "Migration20261129100000_credit_refunds", class: Migration20261129100000_credit_refunds },
   { name: "Migration20261129110000_live_chains", class: Migration20261129110000_live_chains },
+  { name: "Migration20261129130000_chain_sends", class: Migration20261129130000_chain_sends },
 ];

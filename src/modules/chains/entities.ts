@@ -86,5 +86,76 @@ export const ChainDeposit = defineEntity({
 });
 export type ChainDeposit = InferEntity<typeof ChainDeposit>;
 
+
+/**
+ * A send's life on chain (docs/decisions/live-chains.md "Sends"): `queued` (waiting for its fees,
+ * or signed and stored but not yet accepted by the node), `broadcast` (the node took it; mined or
+ * not), `confirmed` (mined with success and the network's confirmations on it), `failed` (the chain
+ * rejected it for good: its withdrawal is reversed).
+ */
+export type ChainSendState = "queued" | "broadcast" | "confirmed" | "failed";
+
+/**
+ * A withdrawal's send on a live network, from the hot wallet: one row per withdrawal, queued in the
+ * confirm's transaction. The nonce and the signed bytes are stored in one transaction before the
+ * first broadcast; a replacement keeps the nonce and adds its hash to `txHashes`. Amounts in the
+ * chain's units (wei, a token's smallest unit) as exact integer text; `fee` in the native coin.
+ */
+export const ChainSend = defineEntity({
+  name: "ChainSend",
+  tableName: "chain_send",
+  indexes: [{ name: "chain_send_open_index", properties: ["network", "id"], where: "state in ('queued', 'broadcast')" }],
+  properties: {
+    id: p.bigint("number").primary().autoincrement(),
+    network: p.string().length(32),
+    withdrawalId: p.uuid().unique("chain_send_withdrawal_unique"),
+    /** The sending address (the hot wallet, lower case). */
+    fromAddress: p.string().length(42),
+    /** The destination (lower case). */
+    toAddress: p.string().length(42),
+    currency: p.string().length(16),
+    /** The token's contract (lower case), or null for the native coin. */
+    contract: p.string().length(42).nullable(),
+    /** The amount in the chain's units (wei, the token's smallest unit), exact integer text. */
+    amountUnits: p.decimal("string").precision(78).scale(0),
+    state: p.string().length(16).$type<ChainSendState>(),
+    /** The sender's nonce; null until the send is signed. */
+    nonce: p.bigint("number").nullable(),
+    /** The signed transaction of the latest attempt (hex), stored before it is broadcast. */
+    rawTx: p.text().nullable(),
+    /** The latest attempt's hash; every attempt's hash is in `txHashes`, oldest first. */
+    txHash: p.string().length(66).nullable(),
+    txHashes: p.array().defaultRaw("'{}'"),
+    maxFeePerGas: p.decimal("string").precision(78).scale(0).nullable(),
+    maxPriorityFeePerGas: p.decimal("string").precision(78).scale(0).nullable(),
+    gasLimit: p.decimal("string").precision(78).scale(0).nullable(),
+    /** The followed head when the latest attempt was first broadcast: it is replaced 20 blocks later. */
+    broadcastHeight: p.bigint("number").nullable(),
+    /** The block the send was mined in (any attempt's), or null. */
+    minedHeight: p.bigint("number").nullable(),
+    /** The fee paid (gas used × effective gas price), 8-decimal text of the native coin, once mined. */
+    fee: p.decimal("string").precision(38).scale(8).nullable(),
+    /** Since when the fees have been above the cap with the send not yet signed; null otherwise. */
+    feeWaitSince: p.datetime().nullable(),
+    /** The last failure (the node's refusal, the revert), or null. */
+    lastError: p.text().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type ChainSend = InferEntity<typeof ChainSend>;
+
+/** The next nonce of an address the service sends from, per network: allocated under this row's lock in the transaction that stores the signed send. */
+export const ChainNonce = defineEntity({
+  name: "ChainNonce",
+  tableName: "chain_nonce",
+  properties: {
+    network: p.string().length(32).primary(),
+    address: p.string().length(42).primary(),
+    nextNonce: p.bigint("number"),
+  },
+});
+export type ChainNonce = InferEntity<typeof ChainNonce>;
+
 /** The chains module's entities. */
-export const CHAIN_ENTITIES = [ChainCursor, ChainBlock, ChainDeposit];
+export const CHAIN_ENTITIES = [ChainCursor, ChainBlock, ChainDeposit, ChainSend, ChainNonce];

@@ -1,12 +1,14 @@
 /**
- * The live EVM networks' background work (docs/decisions/live-chains.md): one follower per live
- * network (./follower.ts), run as a recurring job every {@link FOLLOW_INTERVAL_S} seconds on the
- * workers (roles `worker` and `all`), one run at a time in the whole database
- * (docs/decisions/surfaces-and-process.md "Roles and background jobs").
+ * The live EVM networks' service (docs/decisions/live-chains.md): per live network its node
+ * client and settings, and the background work over them, run as recurring jobs every
+ * {@link FOLLOW_INTERVAL_S} seconds on the workers (roles `worker` and `all`), one run at a time in
+ * the whole database (docs/decisions/surfaces-and-process.md "Roles and background jobs"): the
+ * block follower (./follower.ts).
  */
 import type { Db } from "../../db/sql.js";
 import { NATIVE_CURRENCY } from "../../domain/live-chains.js";
 import type { JobSpec } from "../../jobs/port.js";
+import type { CustodyKeys } from "../../providers/evm/keys.js";
 import { EvmRpc } from "../../providers/evm/rpc.js";
 import type { LedgerService } from "../ledger/service.js";
 import { LiveDeposits } from "../wallets/deposits.js";
@@ -15,7 +17,7 @@ import { ChainFollower, type FollowerLogger, type LiveChainSettings } from "./fo
 /** Seconds between two runs of a network's follower (the scheduler polls every second at most: src/app.ts). */
 export const FOLLOW_INTERVAL_S = 2;
 
-/** A live network as configured (src/config.ts `LiveChain`: the fields the follower reads). */
+/** A live network as configured (src/config.ts `LiveChain`: the fields the service reads). */
 export interface LiveChainConfig {
   network: string;
   rpcUrl: string;
@@ -29,30 +31,58 @@ export function followJobName(network: string): string {
   return `chain-follow-${network.replace(/^networks\//, "")}`;
 }
 
-/**
- * The followers' jobs, one per live network of `chains`, each with its own node client (calls
- * bounded by `rpcTimeoutS`). No live network: no job.
- * @param ownAddresses the service's own addresses (its gas and hot wallets, the same on every EVM network): their transfers are no deposits.
- */
-export function chainJobs(
-  chains: readonly LiveChainConfig[],
-  rpcTimeoutS: number,
-  db: Db,
-  ledger: Pick<LedgerService, "post" | "walletBalances">,
-  logger: FollowerLogger,
-  ownAddresses: readonly string[] = [],
-): JobSpec[] {
-  const deposits = new LiveDeposits(ledger);
-  const own = new Set(ownAddresses.map((a) => a.toLowerCase()));
-  return chains.map((chain) => {
-    const settings: LiveChainSettings = {
-      network: chain.network,
-      nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth",
-      confirmations: chain.confirmations,
-      tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
-      startBlock: chain.startBlock,
-    };
-    const follower = new ChainFollower(settings, new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS), db, deposits, logger, () => own);
-    return { name: followJobName(chain.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() };
-  });
+/** One live network: its settings (token contracts lower case) and its node's client. */
+export interface LiveNetwork {
+  settings: LiveChainSettings;
+  rpc: EvmRpc;
+}
+
+/** What the live networks' work needs besides their configuration. */
+export interface LiveChainsDeps {
+  db: Db;
+  ledger: Pick<LedgerService, "post" | "walletBalances">;
+  /** The custody keys; undefined when no network is live. */
+  custody: CustodyKeys | undefined;
+  logger: FollowerLogger;
+}
+
+/** The live networks of the configuration, and their background work. No live network: no job. */
+export class LiveChains {
+  /** The live networks, in configuration order. */
+  readonly networks: readonly LiveNetwork[];
+
+  /** @param rpcTimeoutS `CHAIN_RPC_TIMEOUT_S`: seconds one call to a node may take. */
+  constructor(chains: readonly LiveChainConfig[], rpcTimeoutS: number, private readonly deps: LiveChainsDeps) {
+    this.networks = chains.map((chain) => ({
+      settings: {
+        network: chain.network,
+        nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth",
+        confirmations: chain.confirmations,
+        tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
+        startBlock: chain.startBlock,
+      },
+      rpc: new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS),
+    }));
+  }
+
+  /** The service's own addresses (its gas and hot wallets, the same on every EVM network), lower case; none without a live network. */
+  ownAddresses(): string[] {
+    const custody = this.deps.custody;
+    return custody ? [custody.gasWallet.address.toLowerCase(), custody.hotWallet.address.toLowerCase()] : [];
+  }
+
+  /** The live network `network` (`networks/ethereum`), or undefined when it is the sandbox's. */
+  network(network: string): LiveNetwork | undefined {
+    return this.networks.find((n) => n.settings.network === network);
+  }
+
+  /** The recurring jobs of the live networks: one follower each. */
+  jobs(): JobSpec[] {
+    const deposits = new LiveDeposits(this.deps.ledger);
+    const own = new Set(this.ownAddresses());
+    return this.networks.map(({ settings, rpc }) => {
+      const follower = new ChainFollower(settings, rpc, this.deps.db, deposits, this.deps.logger, () => own);
+      return { name: followJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() };
+    });
+  }
 }
