@@ -58,7 +58,9 @@
  *      `npm run ledger:check` run on the database.
  *    Footnotes: the CPU each side used (client = this process, and the server), and a cross-check
  *    of /healthz and the 401 with wrk (C, one thread), where autocannon's own CPU can cap the bare
- *    baselines.
+ *    baselines. The authenticated reads (currencies, both balance rows) also run with wrk, 32
+ *    connections, 2 alternating runs of 6 s per side, in a second table with both ratios per row
+ *    (scripts/bench/wrk.ts; skipped, with how to install wrk, when it is missing).
  * 6. The hostile-neighbour rows (scripts/bench/hostile.ts), on a service of their own started
  *    after the table with a shorter `REQUEST_TIMEOUT_S`: another tenant's paced reads while
  *    anonymous clients post 1 MiB bodies, the service's RSS while 300 sockets stall half-way
@@ -67,8 +69,8 @@
  *    partner's reads while wrong keys come from its address; each figure next to the same figure
  *    without the attack, in a second table.
  *
- * Reproduce: `npm run bench` (about 6.5 minutes: 29 sides × (1 + 3 × 3) s of load, 8 wrk runs of
- * 2 s, the starts and the seeding, then about 2 minutes of hostile-neighbour rows). Quick runs and overrides:
+ * Reproduce: `npm run bench` (about 7.7 minutes: 29 sides × (1 + 3 × 3) s of load, 8 wrk runs of
+ * 2 s and 12 of 6 s, the starts and the seeding, then about 2 minutes of hostile-neighbour rows). Quick runs and overrides:
  *   BENCH_SECONDS=2 BENCH_ROUNDS=1 npm run bench
  *   - `BENCH_SECONDS` (3): seconds of each measured run;
  *   - `BENCH_ROUNDS` (3): measured runs of each side of each scenario;
@@ -93,6 +95,7 @@ import { LimitVariants, LIMITS_SAID } from "./bench/limits.js";
 import { BOUNCER_LEVEL, BOUNCER_SAID, BouncerVariant } from "./bench/pgbouncer.js";
 import { BENCH_RATE_LIMITS_SAID, BENCH_TRANSFER_CAPS, benchServiceEnv, processTree, serviceCommand, startServer, statusKb, type ServerProcess } from "./bench/processes.js";
 import { alternator, assertAlive, compareRow, fmt, median, printTable, Side, type Row } from "./bench/report.js";
+import { printWrkReads, WRK_MISSING, wrkInstalled, wrkReadRatios, type WrkReadLine } from "./bench/wrk.js";
 import { seed, TRANSFER_BTC, WITHDRAWAL_ADDRESS, WITHDRAWAL_BTC, type Seed, type SeededUser } from "./bench/seed.js";
 import { checkTransferPair, runTransferScenario, TRANSFER_LEVELS } from "./bench/transfers.js";
 import { runAuthorizationBench } from "./bench/authorizations-run.js";
@@ -190,6 +193,8 @@ interface Notes {
   cpu: string[];
   steps: string[];
   wrk: string[];
+  /** The authenticated reads' two ratios (autocannon, wrk): scripts/bench/wrk.ts. */
+  wrkReads: WrkReadLine[];
   locks: string[];
   /** PostgreSQL's lock waits during the transfers, per level. */
   transferLocks: string[];
@@ -258,7 +263,15 @@ async function readRows(b: Bench, express: ServerProcess, variants: LimitVariant
     if (s.path === "/healthz") rows.push(compareRow("/healthz vs bare express 5 (informative)", sideService, sideExpress, null));
     notes.cpu.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.cpu}`).join(", ")}, CPU/req ratio ${fmt(sideBaseline.cpuMs / sideService.cpuMs, 2)}`);
     notes.spread.push(`${s.label}: ${runs.map((r) => `${r.side.name} ${r.side.spread}`).join(", ")}`);
+    // the authenticated reads (currencies, balance) also with wrk, printed with both ratios (scripts/bench/wrk.ts)
+    if (s.path.startsWith("/api/v1/") && s.expected === 200 && wrkInstalled()) {
+      log(`  ${s.label}: wrk column…`);
+      const line = wrkReadRatios(s, sideService.rate / sideBaseline.rate, { service: svc, baseline: base }, { connections: CONNECTIONS, afterRun: () => assertAlive(b.children) });
+      if (line) notes.wrkReads.push(line);
+      if (line && line.unexpected > 0) b.brokenBy.push(`wrk column of ${s.label}: ${line.unexpected} unexpected answers`);
+    }
   }
+  if (!wrkInstalled()) log(WRK_MISSING);
   // wrk (C, one thread) on the cheapest routes, where autocannon's own CPU may cap the bare baselines:
   // WRK_ROUNDS runs of WRK_SECONDS per side, alternating, medians
   wrk: for (const s of reads.filter((r) => r.path === "/healthz" || r.expected === 401)) {
@@ -404,7 +417,7 @@ async function table(db: BenchDatabase, cmd: ReturnType<typeof serviceCommand>, 
   log("checking that a transfer on each side answers the same and writes the same rows…");
   const transferWrites = await checkTransferPair(db.url, service.base, baseline.base, firstPair);
 
-  const notes: Notes = { cpu: [], steps: [], wrk: [], locks: [], transferLocks: [], spread: [] };
+  const notes: Notes = { cpu: [], steps: [], wrk: [], wrkReads: [], locks: [], transferLocks: [], spread: [] };
   const rows: Row[] = [];
   log("load (req/s, latency, CPU % of one core of the client = this process, of the server and of PostgreSQL):");
   if (main) {
@@ -430,6 +443,10 @@ async function table(db: BenchDatabase, cmd: ReturnType<typeof serviceCommand>, 
   console.log("");
   printTable(rows);
   console.log("");
+  if (main) {
+    printWrkReads(notes.wrkReads, CONNECTIONS);
+    console.log("");
+  }
   printFootnotes({ db, cmd, began, startsMs, service, notes, pairWrites, transferWrites, ledgerVerdict: ledgerCheck.verdict, main });
   return seeded;
 }

@@ -15,7 +15,8 @@ import { checkNamedStatementsSurvive } from "./db/pool-mode.js";
 import { Db } from "./db/sql.js";
 import { bootstrapIdentitySecrets, type IdentitySecrets } from "./modules/identity/bootstrap.js";
 import { openCustodyKeys } from "./providers/evm/keys.js";
-import { Metrics } from "./http/ops.js";
+import { Metrics, registerListenMetrics } from "./http/ops.js";
+import { NotificationListener } from "./db/listen.js";
 import { assembleExpress } from "./http/express-app.js";
 import { RateLimits } from "./http/rate-limits.js";
 import { MailService } from "./modules/mail/service.js";
@@ -80,6 +81,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let orm: MikroORM | undefined;
   let scheduler: JobScheduler | undefined;
   let limits: RateLimits | undefined;
+  let listener: NotificationListener | undefined;
   try {
     orm = await initORM(databaseUrl, ENTITIES, sessionUrl);
     // named prepared statements behind a transaction pooler: refused at start (docs/operations.md "PgBouncer")
@@ -101,10 +103,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       authFailures: config.rateLimitAuthFailures,
       codes: config.rateLimitCodes,
     }, logger, config.rateLimitSyncMs);
+    if (config.role !== "worker") {
+      // the credential cache's revocations, on a session connection (docs/decisions/credentials-and-tokens.md "The credential cache")
+      listener = new NotificationListener(sessionUrl, logger);
+      wiring.authenticator.follow(listener);
+      await listener.start();
+    }
     const validateResponses = options.validateResponses ?? false;
     const surfaces = await buildSurfaces(config, logger, orm, wiring, limits, validateResponses);
     const metrics = new Metrics();
     registerBusinessMetrics(metrics.registry, statements, pool);
+    if (listener) registerListenMetrics(metrics.registry, listener);
     const app = assembleExpress({ surfaces, orm, metrics, logger, validateResponses, trustProxy: config.trustProxy, metricsToken: config.metricsToken });
     const { mail, webhooks, creditDelivery, pollers } = wiring.services;
 
@@ -131,11 +140,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       databaseUrl,
       scheduler,
-      close: closer(config, logger, sessionUrl, { scheduler, mail, limits, orm, embedded }),
+      close: closer(config, logger, sessionUrl, { scheduler, mail, limits, orm, embedded, listener }),
     };
   } catch (error) {
     await scheduler?.close(0).catch(() => {});
     await limits?.close().catch(() => {});
+    await listener?.close();
     await orm?.close(true).catch(() => {});
     await embedded?.stop().catch(() => {});
     throw error;
@@ -173,7 +183,7 @@ function closer(
   config: Config,
   logger: Logger,
   databaseUrl: string,
-  started: { scheduler: JobScheduler; mail: MailService; limits: RateLimits; orm: MikroORM; embedded: EmbeddedDatabase | undefined },
+  started: { scheduler: JobScheduler; mail: MailService; limits: RateLimits; orm: MikroORM; embedded: EmbeddedDatabase | undefined; listener: NotificationListener | undefined },
 ): App["close"] {
   return async (closeOptions: { deadline?: number } = {}) => {
     const deadline = closeOptions.deadline ?? Date.now() + config.shutdownTimeoutS * 1000;
@@ -182,7 +192,7 @@ function closer(
       await started.scheduler.close(Math.max(0, deadline - Date.now()));
       await started.mail.idle();
       started.mail.close();
-      await Promise.all([started.limits.close(), started.orm.close(true)]);
+      await Promise.all([started.limits.close(), started.listener?.close(), started.orm.close(true)]);
     } finally {
       await cut.stop();
       // Stopped whatever failed before: a PostgreSQL left behind would hold the DATA_DIR.

@@ -121,7 +121,7 @@ export function buildServices(config: Config, logger: Logger, orm: MikroORM, sec
   const provider: CustodyProvider = new SandboxProvider(config.sandboxSeed, { spreadBps: config.sandboxSpreadBps, feeBps: config.sandboxFeeBps }, custody);
   const authenticator = new Authenticator(secrets.box, secrets.masterHash, statements);
   const identity = new IdentityService(secrets.box, authenticator, provider, config.sessionTtlS, statements);
-  const users = new UserService(secrets.box, config.userTokenTtlS);
+  const users = new UserService(secrets.box, config.userTokenTtlS, statements, authenticator);
   const ledger = new LedgerService();
   const switches = new CurrencySwitches(statements, provider);
   const wallets = new WalletService(provider, ledger, users, statements, switches, custody && liveNetworkSet(config.liveChains));

@@ -331,14 +331,15 @@ export interface WrkResult {
 
 /**
  * A cross-check with wrk (C, one thread: one core for the client), when it is installed: `GET path`
- * on `target` for `seconds`. `expected` 2xx: wrk's non-2xx and socket errors are unexpected; any
- * other `expected` (the 401): every answer must be non-2xx.
- * @returns undefined when wrk is not installed.
+ * on `target` for `seconds`, with `headers` (a credential) on every request. `expected` 2xx: wrk's
+ * non-2xx and socket errors are unexpected; any other `expected` (the 401): every answer must be non-2xx.
+ * @returns undefined when wrk is not installed (scripts/bench/wrk.ts says how to install it).
  */
-export function runWrk(target: Target, path: string, expected: number, seconds: number, connections: number): WrkResult | undefined {
+export function runWrk(target: Target, path: string, expected: number, seconds: number, connections: number, headers: Record<string, string> = {}): WrkResult | undefined {
   let out: string;
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
   try {
-    out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${Math.max(1, Math.floor(seconds))}s`, `${target.base}${path}`], { encoding: "utf8" });
+    out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${Math.max(1, Math.floor(seconds))}s`, ...headerArgs, `${target.base}${path}`], { encoding: "utf8" });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;

@@ -1,12 +1,38 @@
 /** `/healthz`, `/readyz` and `/metrics` (docs/decisions/surfaces-and-process.md "Where everything is served"). */
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type Router } from "express";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { ping } from "../db/health.js";
 import { Db, type Sql } from "../db/sql.js";
 import { DATABASE_RETRY_AFTER_S } from "../db/unavailable.js";
 import { sendJson } from "./send-json.js";
+
+/**
+ * The credential cache's LISTEN session (src/db/listen.ts; docs/operations.md "Metrics"):
+ * `auth_cache_listen_up` (1 while it listens and the cache is in use, 0 while every request checks
+ * its credential in the database) and `auth_cache_listen_outages_total` (losses of the session,
+ * each counted once however many reconnections it took), read from `listener` at each scrape.
+ */
+export function registerListenMetrics(registry: Registry, listener: { readonly up: boolean; readonly outages: number }): void {
+  new Gauge({
+    name: "auth_cache_listen_up",
+    help: "1 while the credential cache's LISTEN session runs (the cache is in use), else 0",
+    registers: [registry],
+    collect() {
+      this.set(listener.up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: "auth_cache_listen_outages_total",
+    help: "Outages of the credential cache's LISTEN session",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(listener.outages);
+    },
+  });
+}
 
 /** The bodies of `/healthz` and of a ready `/readyz`. */
 const HEALTHY = Object.freeze({ status: "ok" });

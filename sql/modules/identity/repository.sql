@@ -23,8 +23,23 @@ insert into credential (credential_id, customer_id, secret_hash, secret_prefix, 
 -- INSERT_SETTING_IF_ABSENT: identity_setting_insert_if_absent
 insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do nothing returning key;
 
+-- NOTIFY: identity_notify
+select pg_notify($1, $2);
+
+-- REVOKE_CREDENTIAL: identity_credential_revoke
+update credential set is_active = false, revoked_at = now(), updated_at = now()
+          where credential_id = $1::uuid and customer_id = $2 and is_active;
+
+-- REVOKE_CUSTOMER_CREDENTIALS: identity_credential_revoke_all
+update credential set is_active = false, revoked_at = now(), updated_at = now() where customer_id = $1 and is_active;
+
 -- SETTING_VALUE: identity_setting_value
 select value from service_setting where key = $1;
+
+-- SOFT_DELETE_CUSTOMER: identity_customer_soft_delete
+update customer set is_active = false, status = 'INACTIVE', deleted_at = now(), updated_at = now()
+          where customer_id = $1 and is_active
+      returning customer_id;
 
 -- UPSERT_SETTING: identity_setting_upsert
 insert into service_setting (key, value, created_at) values ($1, $2, now()) on conflict (key) do update set value = excluded.value;

@@ -1,16 +1,22 @@
 /**
- * Who is calling (docs/decisions/credentials-and-tokens.md, reference: "Authentication"). Every request resolves its
- * credential afresh against the database, so a deleted customer, a revoked credential or a
- * deactivated user loses access at once.
+ * Who is calling (docs/decisions/credentials-and-tokens.md, reference: "Authentication"). A
+ * credential is resolved against the database, or against the process's cache of credentials the
+ * database admitted less than {@link CREDENTIAL_CACHE_TTL_MS} ago (./credential-cache.ts): a
+ * deleted customer, a revoked credential or a deactivated user is dropped from every process's
+ * cache by the revoking transaction's NOTIFY (docs/decisions/credentials-and-tokens.md "The
+ * credential cache"), and the cache is unused while this process does not listen.
  *
- * Hot path (docs/performance.md "What keeps the request path cheap"): one prepared statement per request re-checks credential, customer and (for a
+ * Hot path (docs/performance.md "What an authenticated read costs"): a cached credential costs no
+ * database round trip; otherwise one prepared statement re-checks credential, customer and (for a
  * user token) user together, with the API key's hash as a bound parameter (./repository.ts);
- * no ORM entity is loaded, and an API key is hashed once.
+ * no ORM entity is loaded, and an API key is hashed once. A token's signature and expiry are
+ * checked on every request, cached or not.
  */
 import type { Db } from "../../db/sql.js";
 import { isUuid } from "../../domain/ids.js";
 import type { SecretBox } from "./secrets.js";
 import { credentialByHash, credentialById, userTokenStatus, type CredentialRow } from "./repository.js";
+import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, type Revocation, type RevocationFeed } from "./credential-cache.js";
 
 /** A resolved caller. */
 export type Principal =
@@ -55,12 +61,40 @@ const KNOWN_KEYS_MAX = 10_000;
 export class Authenticator {
   /** Keyed hashes of API keys that authenticated in this process, with when (ms), oldest first. */
   private readonly knownKeys = new Map<string, number>();
+  /** Principals the database admitted recently, by credential (./credential-cache.ts). */
+  private readonly cache: CredentialCache<Principal>;
 
+  /** `cacheTtlMs`: how long an admitted credential is trusted without a database check (default {@link CREDENTIAL_CACHE_TTL_MS}). */
   constructor(
     private readonly box: SecretBox,
     private readonly masterHash: string,
     private readonly statements: Db,
-  ) {}
+    cacheTtlMs: number = CREDENTIAL_CACHE_TTL_MS,
+  ) {
+    this.cache = new CredentialCache<Principal>(cacheTtlMs);
+  }
+
+  /**
+   * Turns the credential cache on, following `feed` (the LISTEN session, src/db/listen.ts): the
+   * cache is used only while the feed listens, and revocations it delivers drop their entries.
+   * Without a feed every request checks its credential in the database.
+   */
+  follow(feed: RevocationFeed): void {
+    this.cache.follow(feed);
+  }
+
+  /** Whether the credential cache is in use now (the feed listens). */
+  get cacheActive(): boolean {
+    return this.cache.active;
+  }
+
+  /**
+   * Drops what `revocation` names from this process's cache at once: called by a revoking change
+   * after its commit, before it answers (the other processes hear its NOTIFY).
+   */
+  revoked(revocation: Revocation): void {
+    this.cache.revoke(revocation);
+  }
 
   /** First 16 hex characters of the master key's hash: operator sessions carry it, so rotating the key ends them. */
   get masterFingerprint(): string {
@@ -155,11 +189,20 @@ export class Authenticator {
     // One hash serves both checks: the master key's and the credential lookup.
     const secretHash = this.box.hash(apiKey);
     if (this.box.hashesEqual(secretHash, this.masterHash)) return { ok: true, principal: { kind: "master" } };
+    const key = `k:${secretHash}`;
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.rememberKey(secretHash);
+      return { ok: true, principal: cached.value };
+    }
+    const generation = this.cache.generation;
     const found = await this.credentialByHash(secretHash);
     if ("reason" in found) return found.reason === UNKNOWN_API_KEY ? { ok: false, reason: found.reason, guess: true } : { ok: false, reason: found.reason };
     const { credential } = found;
     this.rememberKey(secretHash);
-    return { ok: true, principal: { kind: "owner", customerId: credential.customerId, credentialId: credential.credentialId } };
+    const principal: Principal = { kind: "owner", customerId: credential.customerId, credentialId: credential.credentialId };
+    this.cache.store(key, { value: principal, credentialId: credential.credentialId, customerId: credential.customerId, verifiedAt: Date.now() }, generation);
+    return { ok: true, principal };
   }
 
   private async fromBearer(authorization: string): Promise<AuthOutcome> {
@@ -177,22 +220,34 @@ export class Authenticator {
           : { ok: false, reason: "Session was opened with a master key that is no longer valid." };
       }
       if (!claims.customerId || !claims.credentialId || !isUuid(claims.credentialId)) return { ok: false, reason: "Invalid token." };
+      const key = `s:${claims.credentialId}:${claims.customerId}`;
+      const cached = this.cache.get(key);
+      if (cached) return { ok: true, principal: cached.value };
+      const generation = this.cache.generation;
       const row = await credentialById(this.statements, claims.credentialId);
       const problem = credentialProblem(row, claims.customerId);
       if (problem) return { ok: false, reason: problem };
-      return { ok: true, principal: { kind: "customer-session", customerId: claims.customerId, credentialId: claims.credentialId } };
+      const principal: Principal = { kind: "customer-session", customerId: claims.customerId, credentialId: claims.credentialId };
+      this.cache.store(key, { value: principal, credentialId: claims.credentialId, customerId: claims.customerId, verifiedAt: Date.now() }, generation);
+      return { ok: true, principal };
     }
     // ids in tokens are UUIDs; a malformed one must not reach a `::uuid` cast
     if (!isUuid(claims.credentialId) || !isUuid(claims.userId)) return { ok: false, reason: "Invalid token." };
     const version = claims.tokenVersion ?? 0;
     if (!Number.isSafeInteger(version) || version < 0 || version > TOKEN_VERSION_MAX) return { ok: false, reason: "Invalid token." };
+    const key = `u:${claims.credentialId}:${claims.userId}:${claims.customerId}:${version}`;
+    const cached = this.cache.get(key);
+    if (cached) return { ok: true, principal: cached.value };
+    const generation = this.cache.generation;
     const user = await userTokenStatus(this.statements, claims.credentialId, claims.userId, claims.customerId, version);
     const problem = credentialProblem(user, claims.customerId);
     if (problem || !user) return { ok: false, reason: problem ?? "Invalid token." };
     if (!user.user_exists || user.user_deleted) return { ok: false, reason: "The token's user no longer exists." };
     if (!user.user_active || user.user_status !== "VERIFIED") return { ok: false, reason: "The token's user is inactive." };
     if (user.token_revoked) return { ok: false, reason: "The token was revoked when its user was deactivated; issue a new one." };
-    return { ok: true, principal: { kind: "user", userId: claims.userId, customerId: claims.customerId, credentialId: claims.credentialId } };
+    const principal: Principal = { kind: "user", userId: claims.userId, customerId: claims.customerId, credentialId: claims.credentialId };
+    this.cache.store(key, { value: principal, credentialId: claims.credentialId, customerId: claims.customerId, userId: claims.userId, verifiedAt: Date.now() }, generation);
+    return { ok: true, principal };
   }
 }
 

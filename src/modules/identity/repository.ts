@@ -10,7 +10,7 @@
  * The plain CRUD of customers and credentials (create, read, update, list, revoke, soft-delete)
  * stays with MikroORM's unit of work in src/modules/identity/service.ts: it carries no secret.
  */
-import type { PreparedStatement, Sql } from "../../db/sql.js";
+import type { PreparedStatement, Sql, Tx } from "../../db/sql.js";
 
 // --- authentication (src/modules/identity/auth.ts) ---------------------------------------------
 
@@ -182,4 +182,57 @@ export const CUSTOMER_IS_ACTIVE: PreparedStatement = {
 export async function customerIsActive(sql: Sql, customerId: string): Promise<boolean> {
   const [customer] = await sql.rows<{ is_active: boolean }>(CUSTOMER_IS_ACTIVE, [customerId]);
   return customer?.is_active === true;
+}
+
+// --- revocations (src/modules/identity/service.ts, src/modules/users/service.ts) ------------------
+
+/**
+ * Soft-deletes customer `$1` if it is active: inactive, `INACTIVE`, `deleted_at` now; returns its
+ * id when it was (no row: unknown or already deleted).
+ */
+export const SOFT_DELETE_CUSTOMER: PreparedStatement = {
+  name: "identity_customer_soft_delete",
+  text: `update customer set is_active = false, status = 'INACTIVE', deleted_at = now(), updated_at = now()
+          where customer_id = $1 and is_active
+      returning customer_id`,
+};
+
+/** Revokes every active credential of customer `$1` (`revoked_at` now). */
+export const REVOKE_CUSTOMER_CREDENTIALS: PreparedStatement = {
+  name: "identity_credential_revoke_all",
+  text: `update credential set is_active = false, revoked_at = now(), updated_at = now() where customer_id = $1 and is_active`,
+};
+
+/** Revokes credential `$1` (a UUID) of customer `$2` if it is active (`revoked_at` now). */
+export const REVOKE_CREDENTIAL: PreparedStatement = {
+  name: "identity_credential_revoke",
+  text: `update credential set is_active = false, revoked_at = now(), updated_at = now()
+          where credential_id = $1::uuid and customer_id = $2 and is_active`,
+};
+
+/**
+ * Sends payload `$2` on channel `$1` when the transaction commits (PostgreSQL delivers a NOTIFY
+ * only then, and never for a rollback): the revocation notice every process's credential cache
+ * listens to (src/modules/identity/credential-cache.ts).
+ */
+export const NOTIFY: PreparedStatement = {
+  name: "identity_notify",
+  text: `select pg_notify($1, $2)`,
+};
+
+/** Soft-deletes customer `customerId` and revokes its credentials in `tx`. @returns false when it was not an active customer (nothing written). @throws the driver's error. */
+export async function softDeleteCustomer(tx: Tx, customerId: string): Promise<boolean> {
+  if ((await tx.rows(SOFT_DELETE_CUSTOMER, [customerId])).length === 0) return false;
+  await tx.run(REVOKE_CUSTOMER_CREDENTIALS, [customerId]);
+  return true;
+}
+
+/** Revokes credential `credentialId` (a UUID) of `customerId` in `tx`. @returns whether it was active. @throws the driver's error. */
+export async function revokeCredential(tx: Tx, credentialId: string, customerId: string): Promise<boolean> {
+  return (await tx.run(REVOKE_CREDENTIAL, [credentialId, customerId])) > 0;
+}
+
+/** Sends `payload` on `channel` from `tx`, delivered when `tx` commits. @throws the driver's error. */
+export async function notify(tx: Tx, channel: string, payload: string): Promise<void> {
+  await tx.rows(NOTIFY, [channel, payload]);
 }

@@ -15,8 +15,9 @@ import type { components } from "../../../generated/types/platform.js";
 import { Credential, Customer } from "./entities.js";
 import type { Authenticator, Principal } from "./auth.js";
 import { generateApiSecret, maskSecret, type SecretBox } from "./secrets.js";
-import { insertOwnerCredential } from "./repository.js";
-import type { Sql } from "../../db/sql.js";
+import { insertOwnerCredential, revokeCredential, softDeleteCustomer } from "./repository.js";
+import { announceRevocation } from "./credential-cache.js";
+import type { Db } from "../../db/sql.js";
 import { isUuid } from "../../domain/ids.js";
 
 type Schemas = components["schemas"];
@@ -75,7 +76,7 @@ export class IdentityService {
     private readonly authenticator: Authenticator,
     private readonly provider: CustodyProvider,
     private readonly sessionTtlS: number,
-    private readonly statements: Sql,
+    private readonly statements: Db,
   ) {}
 
   /**
@@ -213,18 +214,19 @@ export class IdentityService {
   }
 
   /**
-   * Soft-deletes a customer and deactivates every credential of it in the same transaction.
-   * @throws DomainError CUSTOMER_NOT_FOUND.
+   * Soft-deletes a customer and revokes every credential of it in one transaction, which also
+   * announces the revocation to every process's credential cache (its NOTIFY; this process's
+   * cache is dropped before the call returns: docs/decisions/credentials-and-tokens.md "The
+   * credential cache"). `em` is unused: the change runs on `statements`.
+   * @throws DomainError CUSTOMER_NOT_FOUND (unknown or already deleted).
    */
   async deleteCustomer(em: EntityManager, customerId: string): Promise<void> {
-    await em.transactional(async (tx) => {
-      const customer = await this.getActiveCustomer(tx, customerId);
-      const now = new Date();
-      customer.isActive = false;
-      customer.deletedAt = now;
-      customer.status = "INACTIVE";
-      await tx.nativeUpdate(Credential, { customerId, isActive: true }, { isActive: false, revokedAt: now, updatedAt: now });
+    const deleted = await this.statements.transaction(async (tx) => {
+      if (!(await softDeleteCustomer(tx, customerId))) return false;
+      await announceRevocation(tx, this.authenticator, { customer: customerId });
+      return true;
     });
+    if (!deleted) throw new DomainError("CUSTOMER_NOT_FOUND", `Customer ${quote(customerId)} not found.`);
   }
 
   /**
@@ -255,7 +257,9 @@ export class IdentityService {
   }
 
   /**
-   * Revokes a credential at once; other credentials are unaffected. Revoking twice is a no-op.
+   * Revokes a credential at once, on every process (its transaction announces the revocation:
+   * docs/decisions/credentials-and-tokens.md "The credential cache"); other credentials are
+   * unaffected. Revoking twice is a no-op.
    * @throws DomainError CUSTOMER_NOT_FOUND, CREDENTIAL_NOT_FOUND.
    */
   async revokeCredential(em: EntityManager, customerId: string, credentialId: string): Promise<void> {
@@ -263,9 +267,10 @@ export class IdentityService {
     const credential = isUuid(credentialId) ? await em.findOne(Credential, { credentialId, customerId }) : null;
     if (!credential) throw new DomainError("CREDENTIAL_NOT_FOUND", `Credential ${quote(credentialId)} not found.`);
     if (credential.isActive) {
-      credential.isActive = false;
-      credential.revokedAt = new Date();
-      await em.flush();
+      // the revocation and its announcement in one transaction (docs/decisions/credentials-and-tokens.md "The credential cache")
+      await this.statements.transaction(async (tx) => {
+        if (await revokeCredential(tx, credentialId, customerId)) await announceRevocation(tx, this.authenticator, { credential: credentialId });
+      });
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The users module's repository (docs/architecture.md "Reaching the database"): the module owns
  * `app_user` (src/modules/users/entities.ts), whose plain CRUD runs in MikroORM's unit of work
- * (src/modules/users/service.ts), with the one SQL fragment that CRUD needs, {@link nextTokenVersion}.
+ * (src/modules/users/service.ts), except Deactivate User, which runs {@link DEACTIVATE_USER} in a
+ * transaction that also announces the revocation of the user's tokens ({@link deactivateUser}).
  *
  * It also holds the rule "a user in good standing", for the modules whose hot paths read the
  * users module's `app_user` inside statements of their own instead of through `UserService`:
@@ -20,17 +21,34 @@
  * in one order (unknown, deleted, not active) with one message each. Only the error code of the two
  * refusals is the operation's own, as its reference page states it.
  */
-import { raw } from "@mikro-orm/core";
+import type { PreparedStatement, Tx } from "../../db/sql.js";
 import { DomainError, quote } from "../../domain/errors.js";
 
 /**
- * The value of `token_version` after a deactivation (`UserService.deactivate`): one more than the
- * stored one, computed in SQL when the update runs, so two concurrent deactivations both count (the
- * version only has to change; docs/security.md "Tokens and rate-limit headers"). A fresh fragment
- * per call: the ORM consumes a raw fragment when it writes it.
+ * Deactivates user `$1` (a UUID) of customer `$2`: `status` `$3`, `is_active` `$4`,
+ * `verification_status` `$5` (what src/domain/users.ts `deactivate` answers), `tokens_revoked_at`
+ * now, and `token_version` one more than the stored one, computed when the update runs, so two
+ * concurrent deactivations both count (the version only has to change; docs/security.md "Tokens and
+ * rate-limit headers"). Deleted users are left alone.
  */
-export function nextTokenVersion(): number {
-  return raw<number>("token_version + 1");
+export const DEACTIVATE_USER: PreparedStatement = {
+  name: "users_deactivate",
+  text: `update app_user set status = $3, is_active = $4, verification_status = $5, tokens_revoked_at = now(),
+                token_version = token_version + 1, updated_at = now()
+          where user_id = $1::uuid and customer_id = $2 and deleted_at is null`,
+};
+
+/**
+ * Deactivates user `userId` of `customerId` in `tx` with the lifecycle values `state` ({@link DEACTIVATE_USER}).
+ * @returns whether a row changed. @throws the driver's error.
+ */
+export async function deactivateUser(
+  tx: Tx,
+  customerId: string,
+  userId: string,
+  state: { status: string; isActive: boolean; verificationStatus: string },
+): Promise<boolean> {
+  return (await tx.run(DEACTIVATE_USER, [userId, customerId, state.status, state.isActive, state.verificationStatus])) > 0;
 }
 
 /**

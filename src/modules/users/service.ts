@@ -23,7 +23,9 @@ import type { SecretBox } from "../identity/secrets.js";
 import type { components } from "../../../generated/types/platform.js";
 import { User, type UserStatus, type VerificationStatus } from "./entities.js";
 import { isUuidV4 } from "../../domain/ids.js";
-import { nextTokenVersion, userDeleted, userNotFound } from "./repository.js";
+import { deactivateUser, userDeleted, userNotFound } from "./repository.js";
+import type { Db } from "../../db/sql.js";
+import { announceRevocation, type LocalRevocations } from "../identity/credential-cache.js";
 import { unsafeNameProblem } from "../../domain/text.js";
 
 /** User as the API shows it (reference: "User"; schema `User`). */
@@ -107,6 +109,10 @@ export class UserService {
   constructor(
     private readonly box: SecretBox,
     private readonly userTokenTtlS: number,
+    /** Where Deactivate User's transaction runs. */
+    private readonly statements: Db,
+    /** This process's credential cache, dropped at once on a deactivation (src/modules/identity/auth.ts `Authenticator`). */
+    private readonly revocations: LocalRevocations,
     private readonly today: () => Date = () => new Date(),
   ) {}
 
@@ -267,7 +273,9 @@ export class UserService {
   }
 
   /**
-   * Deactivate User: tokens stop working at once and for good. The user's `tokenVersion` goes up
+   * Deactivate User: tokens stop working at once and for good, on every process (the transaction
+   * announces it to every credential cache: docs/decisions/credentials-and-tokens.md "The
+   * credential cache"). The user's `tokenVersion` goes up
    * by one, so every token issued before (carrying the old version) is refused, whatever its issue
    * second, while tokens issued after a re-activation carry the new one (docs/security.md "Tokens
    * and rate-limit headers").
@@ -275,15 +283,13 @@ export class UserService {
    */
   async deactivate(em: EntityManager, customerId: string, userId: string): Promise<{ message: string }> {
     const user = await this.findLive(em, customerId, userId);
-    const wasSuspended = user.status === "SUSPENDED";
-    em.assign(user, deactivate(lifecycleOf(user)));
-    if (!wasSuspended) {
-      user.tokensRevokedAt = new Date();
-      // In SQL, so two concurrent deactivations both count (the version only has to change).
-      user.tokenVersion = nextTokenVersion();
-    }
-    await em.flush();
-    return { message: wasSuspended ? "User is already inactive." : "User deactivated." };
+    if (user.status === "SUSPENDED") return { message: "User is already inactive." };
+    const next = deactivate(lifecycleOf(user));
+    // the deactivation and its announcement in one transaction (docs/decisions/credentials-and-tokens.md "The credential cache")
+    await this.statements.transaction(async (tx) => {
+      if (await deactivateUser(tx, customerId, userId, next)) await announceRevocation(tx, this.revocations, { user: userId });
+    });
+    return { message: "User deactivated." };
   }
 
   /**
