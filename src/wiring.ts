@@ -66,7 +66,10 @@ import { withdrawalUsage } from "./modules/withdrawals/repository.js";
 import { transferUsage } from "./modules/transfers/repository.js";
 import { TransferService } from "./modules/transfers/service.js";
 import { LiveChains } from "./modules/chains/service.js";
+import { SendQueue } from "./modules/chains/send-queue.js";
+import { ChainSendFailures } from "./modules/withdrawals/reversal.js";
 import { transferHandlers } from "./http/platform/transfer-handlers.js";
+import { chainHandlers } from "./http/platform/chain-handlers.js";
 import type { operations as PlatformOps } from "../generated/types/platform.js";
 import type { operations as CreditOps } from "../generated/types/credit.js";
 
@@ -139,13 +142,14 @@ export function buildServices(config: Config, logger: Logger, orm: MikroORM, sec
   const payoutFiles = new PayoutFileService(statements, identity, bankAccounts, provider);
   const payoutRail: PayoutRail = new SandboxRail();
   const trading = new TradingService({ ledger, wallets, users, provider, statements }, { quoteTtlS: config.quoteTtlS });
+  const chains = new LiveChains(config.liveChains, config.chainRpcTimeoutS, { db: statements, ledger, custody, logger, notifier: webhooks, outcomes: new ChainSendFailures(ledger, webhooks) });
   const withdrawals = new WithdrawalService(statements, provider, ledger, users, wallets, mail, webhooks, secrets.box, {
     codeTtlS: config.withdrawalCodeTtlS,
     maxAttempts: config.withdrawalCodeMaxAttempts,
     maxTotalAttempts: config.withdrawalCodeMaxTotalAttempts,
     maxResends: config.withdrawalCodeMaxResends,
     resendIntervalS: config.withdrawalCodeResendIntervalS,
-  }, { limits, destinations: allowlist }, { bankAccounts, rail: payoutRail });
+  }, { limits, destinations: allowlist }, { bankAccounts, rail: payoutRail }, custody && new SendQueue(chains));
   const payouts = new PayoutSettlement(statements, ledger, payoutRail, webhooks, logger);
   const pollers = new EmailPollerService(orm, secrets.box, identity, scheduler, withdrawals, {
     intervalS: config.pollerIntervalS,
@@ -166,7 +170,6 @@ export function buildServices(config: Config, logger: Logger, orm: MikroORM, sec
   const creditAuthorizations = new CreditAuthorizationService(statements, { ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const creditCards = new CreditCardService(statements, secrets.box, { cardsPerWallet: config.cardsPerWallet, ttlDays: config.authorizationTtlDays }, (count) => creditDelivery.notifyCreditEventsWritten(count), logger);
   const sandboxClock = new SandboxClockService(statements, undefined, (count) => creditDelivery.notifyCreditEventsWritten(count), { moveBudgetMs: config.clockMoveBudgetS * 1000, logger });
-  const chains = new LiveChains(config.liveChains, config.chainRpcTimeoutS, { db: statements, ledger, custody, logger });
   return {
     provider,
     authenticator,
@@ -204,6 +207,7 @@ export async function buildSurfaces(
       ...payoutFileHandlers(services.payoutFiles),
       ...transferHandlers(transfers),
       ...tradingHandlers(trading),
+      ...chainHandlers(services.chains),
     },
     notImplemented: platformNotImplemented,
     access: platformAccess,

@@ -4,6 +4,32 @@
  */
 
 export interface paths {
+    "/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live networks
+         * @description The live EVM networks (docs/decisions/live-chains.md "The operators' view"), one item per live
+         *     network in configuration order (ethereum, then polygon); an empty array when none is live. Each
+         *     node is asked as the answer is made (its head and the gas wallet's balance, in one JSON-RPC
+         *     batch), the rest is read from the database: this is the one operation that waits for the
+         *     nodes. Operator session only. Errors: 401 `UNAUTHORIZED`; 403 `FORBIDDEN` (another kind of
+         *     credential); 502 `BAD_GATEWAY` (a node refused or answered an error); 504 `GATEWAY_TIMEOUT` (a
+         *     node did not answer within `CHAIN_RPC_TIMEOUT_S`).
+         */
+        get: operations["listChains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/currencies": {
         parameters: {
             query?: never;
@@ -857,10 +883,8 @@ export interface paths {
          *     403 `FORBIDDEN` (a user token of another user); 404 `USER_NOT_FOUND` or `RESOURCE_NOT_FOUND`
          *     (user deleted or inactive), or `WALLET_NOT_FOUND` (`wallet_id` not the user's); 409
          *     `IDEMPOTENCY_KEY_REUSED` (same `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
-         *     On-chain sends on live networks (`networks/ethereum` or `networks/polygon` with its node
-         *     configured) are not built yet: an address valid on live networks only answers 400
-         *     `BAD_REQUEST` after the address check, and the withdrawal leaves on a network of the address
-         *     that is not live otherwise.
+         *     On a live network (`networks/ethereum` or `networks/polygon` with its node configured) the
+         *     service sends the withdrawal on chain itself after confirm (its `chain` record).
          */
         post: operations["initiateWithdrawal"];
         delete?: never;
@@ -911,10 +935,11 @@ export interface paths {
          * Confirm a withdrawal
          * @description Confirm a `PENDING` withdrawal with its one-time code (valid `WITHDRAWAL_CODE_TTL_S`, default
          *     600 seconds, single use): the amount leaves held and a `withdrawal` transaction is recorded.
-         *     Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`
-         *     (completed), `BAD_REQUEST` (cancelled, or its network became live after the initiate: on-chain
-         *     sends on live networks are not built yet, and it stays `PENDING` until cancelled) or
-         *     `CRYPTO_WITHDRAWAL_FAILED` (the provider refused);
+         *     On a live network the transaction is queued in the same step and sent by the service
+         *     afterwards, never waiting for the node: the withdrawal is `COMPLETED` at once, and turns
+         *     `FAILED` later (amount back to available, `withdrawal.failed`) if the chain rejects the send for
+         *     good. Errors: 400 `CONFIRMATION_CODE_INVALID`, `CONFIRMATION_CODE_EXPIRED`, `ALREADY_CONFIRMED`
+         *     (completed), `BAD_REQUEST` (cancelled) or `CRYPTO_WITHDRAWAL_FAILED` (the provider refused);
          *     401 `UNAUTHORIZED`; 403 `WITHDRAWAL_BLOCKED` after `WITHDRAWAL_CODE_MAX_ATTEMPTS` (default 5)
          *     wrong codes, until Resend Code, or `FORBIDDEN` (a user token of another user); 404
          *     `USER_NOT_FOUND`, `RESOURCE_NOT_FOUND` (user deleted or inactive) or `WITHDRAWAL_NOT_FOUND`;
@@ -1882,6 +1907,51 @@ export interface components {
             /** @description When each window starts again. */
             resets_at: components["schemas"]["WindowResets"];
         };
+        /** @description The gas wallet of a live network: the service's own address that pays the network fees (docs/decisions/live-chains.md "Keys"). */
+        ChainGasWallet: {
+            /**
+             * @description Its address (EIP-55 checksum form), the same on every live EVM network: `m/44'/60'/7'/0/0` of the custody mnemonic.
+             * @example 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+             */
+            address: string;
+            /**
+             * @description What it holds of the network's native coin (`eth`, `pol`) at the node's head, asked as this answer is made: 8 decimals, rounded down.
+             * @example 0.42000000
+             */
+            balance: string;
+        };
+        /** @description A crypto withdrawal's transaction on a live network (`networks/ethereum`, `networks/polygon` with its node configured), from confirm on. */
+        ChainSend: {
+            /**
+             * @description The hash of the signed transaction (the latest one after a replacement with higher fees); null until it is signed.
+             * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+             */
+            tx_hash: string | null;
+            /** @description `queued` → `broadcast` → `confirmed`, or `failed`. */
+            state: components["schemas"]["ChainSendState"];
+            /**
+             * Format: int32
+             * @description Blocks from the transaction's block to the network's head as last followed, both included; 0 until mined.
+             * @example 3
+             */
+            confirmations: number;
+            /**
+             * Format: int64
+             * @description The sending address's nonce; null until the transaction is signed.
+             * @example 42
+             */
+            nonce: number | null;
+            /**
+             * @description The network fee paid (gas used × gas price), 8-decimal string of the native coin (eth, pol); null until mined. The platform pays it.
+             * @example 0.00042000
+             */
+            fee: string | null;
+        };
+        /**
+         * @description State of a crypto withdrawal's transaction on a live network.
+         * @enum {string}
+         */
+        ChainSendState: "queued" | "broadcast" | "confirmed" | "failed";
         /** @description Body of Confirm Withdrawal. */
         ConfirmWithdrawalRequest: {
             /** @description The one-time code sent to the user: 4–8 digits (6 when issued by the service; a PIN read by the email poller may have 4–8). Anything else answers 422. */
@@ -2698,6 +2768,67 @@ export interface components {
             /** @description Pagination of the list. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description One live EVM network as the operator sees it (docs/decisions/live-chains.md "The operators' view"). */
+        LiveChain: {
+            /**
+             * @description The network (`networks/ethereum`, `networks/polygon`).
+             * @example networks/ethereum
+             */
+            network: string;
+            /**
+             * Format: int64
+             * @description The chain id the node answers (`eth_chainId`; 1 on Ethereum mainnet, 137 on Polygon).
+             * @example 1
+             */
+            chain_id: number;
+            /**
+             * Format: int64
+             * @description The node's head block number, asked as this answer is made (`eth_blockNumber`).
+             * @example 21000000
+             */
+            head: number;
+            /**
+             * Format: int64
+             * @description The highest block the service's follower processed (its deposits are recorded); null while the
+             *     follower has not started on the network yet (no cursor: its first run is still to come, or its
+             *     start block is not mined yet); −1 when it starts at block 0 and has processed none yet.
+             *     `head` − `scanned` is how far the follower is behind.
+             * @example 20999998
+             */
+            scanned: number | null;
+            /**
+             * Format: int32
+             * @description Blocks, the deposit's own included, before a deposit is credited (`CHAIN_<NET>_CONFIRMATIONS`).
+             * @example 12
+             */
+            confirmations: number;
+            /** @description The gas wallet and its native coin balance. */
+            gas_wallet: components["schemas"]["ChainGasWallet"];
+            /**
+             * Format: int32
+             * @description Sends of withdrawals on the network still to finish: queued (waiting for fees or for the node) or broadcast (not yet confirmed).
+             * @example 3
+             */
+            pending_sends: number;
+            /**
+             * @description The follower's last failure with the node (a timeout, an error answer, a reorg deeper than the
+             *     followed window), or null: it is cleared by the next run the node answers.
+             * @example null
+             */
+            error: string | null;
+        };
+        /** @description Success envelope whose payload is a plain (not paginated) array of `T`. */
+        LiveChainArrayEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every record; no pagination. */
+            data: components["schemas"]["LiveChain"][];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description A payload that only carries a human-readable message. */
         MessageData: {
             /** @description Outcome, human readable. */
@@ -3470,6 +3601,13 @@ export interface components {
             available: string;
             /** @description Portion locked by pending withdrawals, 8-decimal string. */
             held: string;
+            /**
+             * @description What the wallet owes in this currency, 8-decimal string (for example `"0.25000000"`), present
+             *     only while it owes something: a reorg took back a credited live deposit in full and `available`
+             *     could not cover all of it. The balances never go below zero; later credits of the currency
+             *     cover the deficit first, and the wallet stays `LOCKED` until it is covered.
+             */
+            deficit?: string;
         };
         /** @description Success envelope of the platform API. */
         WalletEnvelope: {
@@ -4012,6 +4150,8 @@ export interface components {
                 /** @description `submitted` → `settled`, or `returned`. */
                 state: components["schemas"]["PayoutState"];
             } | null;
+            /** @description A crypto withdrawal's transaction on a live network; null before confirm, on a network that is not live, and for fiat. */
+            chain: components["schemas"]["ChainSend"] | null;
             /** @description Lowercase currency code. */
             currency: string;
             /**
@@ -4021,7 +4161,7 @@ export interface components {
             amount: number;
             /** @description Destination address; for a fiat withdrawal, the bank account's `account_mask`. */
             address: string;
-            /** @description `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned after confirm. */
+            /** @description `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned, or an on-chain send rejected for good, after confirm. */
             status: components["schemas"]["WithdrawalStatus"];
             /**
              * Format: date-time
@@ -4070,18 +4210,18 @@ export interface components {
             customer_id: string;
             /** @description The wallet the amount went back to (available). */
             wallet_id: string;
-            /** @description `fiat` (a returned payout). */
+            /** @description `fiat` (a returned payout) or `crypto` (an on-chain send the chain rejected for good). */
             withdrawal_type: components["schemas"]["WithdrawalType"];
             /** @description Lowercase currency code. */
             currency: string;
             /** @description The amount given back to available, 8-decimal string. */
             amount: string;
             /**
-             * @description Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout.
+             * @description Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout, `CRYPTO_WITHDRAWAL_FAILED` for an on-chain send the chain rejected for good.
              * @enum {string}
              */
             error_code: "FIAT_WITHDRAWAL_FAILED" | "CRYPTO_WITHDRAWAL_FAILED";
-            /** @description The payout's rail and reference, and its state `returned`. */
+            /** @description The payout's rail and reference, and its state `returned`; null for crypto. */
             payout: {
                 /**
                  * @description The rail: the currency's network (`networks/sepa` for eur, `networks/ach` for usd).
@@ -4096,6 +4236,8 @@ export interface components {
                 /** @description `submitted` → `settled`, or `returned`. */
                 state: components["schemas"]["PayoutState"];
             } | null;
+            /** @description The on-chain send, state `failed` (absent for a fiat payout). */
+            chain?: components["schemas"]["ChainSend"];
             /**
              * Format: date-time
              * @description When it failed, ISO 8601 UTC.
@@ -4384,6 +4526,182 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listChains: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+                 *     1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+                 *     that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+                 *     when the header is omitted.
+                 */
+                "x-trace-id"?: components["parameters"]["TraceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "network": "networks/ethereum",
+                     *           "chain_id": 1,
+                     *           "head": 21000000,
+                     *           "scanned": 20999998,
+                     *           "confirmations": 12,
+                     *           "gas_wallet": {
+                     *             "address": "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+                     *             "balance": "0.42000000"
+                     *           },
+                     *           "pending_sends": 3,
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "network": "networks/polygon",
+                     *           "chain_id": 137,
+                     *           "head": 65000000,
+                     *           "scanned": null,
+                     *           "confirmations": 50,
+                     *           "gas_wallet": {
+                     *             "address": "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+                     *             "balance": "12.50000000"
+                     *           },
+                     *           "pending_sends": 0,
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "timestamp": "2026-11-29T12:00:00Z",
+                     *         "version": "v1",
+                     *         "trace_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LiveChainArrayEnvelope"];
+                };
+            };
+            /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 403 `FORBIDDEN`: a valid credential without permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+             *     was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+             *     rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+             *     bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+             */
+            429: {
+                headers: {
+                    /** @description Seconds after which the request may succeed (1 or more). */
+                    "Retry-After": number;
+                    /** @description The bucket's quota: `"<name>";q=<requests>;w=<window, seconds>`, e.g. `"credential";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<name>";r=<remaining requests>;t=<seconds until it refills>`, e.g. `"credential";r=0;t=17`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 502 `BAD_GATEWAY`: a node of a live network refused the connection or answered an error. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+             *     happened whole or not at all (one transaction), but when the database went away during the
+             *     commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+             *     before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+             *     the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+             *     `Retry-After`.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds after which a retry is worth trying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 504 `GATEWAY_TIMEOUT`: a node of a live network did not answer within `CHAIN_RPC_TIMEOUT_S` seconds (one call). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listCurrencies: {
         parameters: {
             query?: never;

@@ -14,7 +14,10 @@
  *   an amount beyond ±(2^53 − 1) cents (docs/security.md "Money stays exact"); above 0 needs an
  *   operator's look;
  * - `chain_scan_lag_blocks{network}`: per live EVM network, blocks between the node's head (as last
- *   asked) and the highest block the follower processed (docs/decisions/live-chains.md "Deposits").
+ *   asked) and the highest block the follower processed (docs/decisions/live-chains.md "Deposits");
+ * - `chain_pending_sends{network}`: per live network, its withdrawals' sends still open (`queued` or
+ *   `broadcast`), and `chain_gas_wallet_balance{network}`: the gas wallet's native coin as the gas
+ *   watcher last stored it, never asked of the node here (docs/decisions/live-chains.md "The operators' view").
  *
  * A scrape while the database is down leaves the database-backed gauges empty; the pool gauges
  * still answer. The SQL of each figure belongs to the module owning its table (the `metrics.ts` of
@@ -26,6 +29,7 @@ import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/sql.js";
 import { jobLags } from "../jobs/repository.js";
 import { scanLags } from "../modules/chains/repository.js";
+import { gasBalances, pendingSendCounts } from "../modules/chains/repository/overview.js";
 import { setAsideWalletCount } from "../modules/credit/accounts/metrics.js";
 import { CREDIT_EVENT_TABLE } from "../modules/credit/notifications/channel.js";
 import { MAIL_TABLE } from "../modules/mail/service.js";
@@ -90,6 +94,7 @@ export function registerBusinessMetrics(registry: Registry, statements: Db, pool
       for (const row of rows) this.set({ network: row.network }, row.lag);
     },
   });
+  registerChainGauges(registry, statements);
   new Gauge({
     name: "db_pool_connections",
     help: "Connections of the database pool: total, idle, and waiting requests",
@@ -99,6 +104,32 @@ export function registerBusinessMetrics(registry: Registry, statements: Db, pool
       this.set({ state: "total" }, pool.totalCount);
       this.set({ state: "idle" }, pool.idleCount);
       this.set({ state: "waiting" }, pool.waitingCount);
+    },
+  });
+}
+
+/** `chain_pending_sends{network}` and `chain_gas_wallet_balance{network}`, read from the database (a network whose read failed is left out). */
+function registerChainGauges(registry: Registry, statements: Db): void {
+  new Gauge({
+    name: "chain_pending_sends",
+    help: "Sends of withdrawals on each live network still queued or broadcast",
+    labelNames: ["network"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await pendingSendCounts(statements).catch(() => []);
+      for (const row of rows) this.set({ network: row.network }, row.count);
+    },
+  });
+  new Gauge({
+    name: "chain_gas_wallet_balance",
+    help: "The gas wallet's native coin on each live network, as the gas watcher last asked it",
+    labelNames: ["network"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await gasBalances(statements).catch(() => []);
+      for (const row of rows) this.set({ network: row.network }, row.balance);
     },
   });
 }

@@ -28,6 +28,7 @@ import { TRADING_ENTITIES } from "./trading/entities.js";
 import { CurrencySwitch } from "./currencies/entities.js";
 import { INBOUND_ENTITIES } from "./inbound/entities.js";
 import { CHAIN_ENTITIES } from "./chains/entities.js";
+import { ChainGasBalance } from "./chains/overview-entities.js";
 
 /** The entities of every module and of the sandbox provider, in the order they were listed before. */
 export const ENTITIES = [
@@ -47,5 +48,5 @@ export const ENTITIES = [
   ...TRADING_ENTITIES,
   CurrencySwitch,
   ...INBOUND_ENTITIES,
-  ...CHAIN_ENTITIES,
+  ...CHAIN_ENTITIES, ChainGasBalance,
 ];

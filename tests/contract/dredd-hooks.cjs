@@ -26,6 +26,7 @@ const { bankAccountCases } = require("./dredd-cases-bank-accounts.cjs");
 const { inboundCases } = require("./dredd-cases-inbound.cjs");
 const { fiatWithdrawalCases } = require("./dredd-cases-fiat-withdrawals.cjs");
 const { payoutCases } = require("./dredd-cases-payouts.cjs");
+const { chainCases } = require("./dredd-cases-chains.cjs");
 
 const UNKNOWN_USER_ID = "00000000-0000-4000-8000-000000000000";
 const UNKNOWN_CUSTOMER_ID = "no-such-customer";
@@ -281,6 +282,8 @@ const CASES = {
   ...walletCases({ unknownUserId: UNKNOWN_USER_ID }),
   // Wallet states and the currency switches: tests/contract/dredd-cases-wallet-states.cjs.
   ...walletStateCases(),
+  // The operators' view of the live networks: tests/contract/dredd-cases-chains.cjs.
+  ...chainCases(),
   // Transfers, limits and the allowlist: tests/contract/dredd-cases-movements.cjs.
   ...movementCases({ unknownUserId: UNKNOWN_USER_ID, unknownCustomerId: UNKNOWN_CUSTOMER_ID }),
   // Quotes, orders and Set Sandbox Price: tests/contract/dredd-cases-trading.cjs.

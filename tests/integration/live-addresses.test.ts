@@ -112,10 +112,9 @@ describe("the sandbox deposit helper", () => {
 });
 
 describe("Initiate Withdrawal", () => {
-  it("answers 400 BAD_REQUEST for an address valid on the live ethereum only: on-chain sends are not built yet", async () => {
-    const res = await initiate("eth", 0.01, EVM_DESTINATION);
-    expectPlatformError(res, 400, "BAD_REQUEST");
-    expect(res.body.errors[0].message).toMatch(/on-chain sends on live networks are not built yet/i);
+  it("takes an address valid on the live ethereum only past the address check: with no eth arrived on chain, INSUFFICIENT_BALANCE", async () => {
+    // the send itself: tests/integration/live-sends.test.ts
+    expectPlatformError(await initiate("eth", 0.01, EVM_DESTINATION), 400, "INSUFFICIENT_BALANCE");
   });
 
   it("checks the address first: an invalid one still answers INVALID_CRYPTO_ADDRESS", async () => {

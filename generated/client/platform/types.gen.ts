@@ -329,6 +329,51 @@ export type CapUsage = {
 };
 
 /**
+ * The gas wallet of a live network: the service's own address that pays the network fees (docs/decisions/live-chains.md "Keys").
+ */
+export type ChainGasWallet = {
+    /**
+     * Its address (EIP-55 checksum form), the same on every live EVM network: `m/44'/60'/7'/0/0` of the custody mnemonic.
+     */
+    address: string;
+    /**
+     * What it holds of the network's native coin (`eth`, `pol`) at the node's head, asked as this answer is made: 8 decimals, rounded down.
+     */
+    balance: string;
+};
+
+/**
+ * A crypto withdrawal's transaction on a live network (`networks/ethereum`, `networks/polygon` with its node configured), from confirm on.
+ */
+export type ChainSend = {
+    /**
+     * The hash of the signed transaction (the latest one after a replacement with higher fees); null until it is signed.
+     */
+    tx_hash: string | null;
+    /**
+     * `queued` → `broadcast` → `confirmed`, or `failed`.
+     */
+    state: ChainSendState;
+    /**
+     * Blocks from the transaction's block to the network's head as last followed, both included; 0 until mined.
+     */
+    confirmations: number;
+    /**
+     * The sending address's nonce; null until the transaction is signed.
+     */
+    nonce: number | null;
+    /**
+     * The network fee paid (gas used × gas price), 8-decimal string of the native coin (eth, pol); null until mined. The platform pays it.
+     */
+    fee: string | null;
+};
+
+/**
+ * State of a crypto withdrawal's transaction on a live network.
+ */
+export type ChainSendState = 'queued' | 'broadcast' | 'confirmed' | 'failed';
+
+/**
  * Body of Confirm Withdrawal.
  */
 export type ConfirmWithdrawalRequest = {
@@ -1523,6 +1568,66 @@ export type ListMeta = {
      * Pagination of the list.
      */
     pagination: Pagination;
+};
+
+/**
+ * One live EVM network as the operator sees it (docs/decisions/live-chains.md "The operators' view").
+ */
+export type LiveChain = {
+    /**
+     * The network (`networks/ethereum`, `networks/polygon`).
+     */
+    network: string;
+    /**
+     * The chain id the node answers (`eth_chainId`; 1 on Ethereum mainnet, 137 on Polygon).
+     */
+    chain_id: number;
+    /**
+     * The node's head block number, asked as this answer is made (`eth_blockNumber`).
+     */
+    head: number;
+    /**
+     * The highest block the service's follower processed (its deposits are recorded); null while the
+     * follower has not started on the network yet (no cursor: its first run is still to come, or its
+     * start block is not mined yet); −1 when it starts at block 0 and has processed none yet.
+     * `head` − `scanned` is how far the follower is behind.
+     */
+    scanned: number | null;
+    /**
+     * Blocks, the deposit's own included, before a deposit is credited (`CHAIN_<NET>_CONFIRMATIONS`).
+     */
+    confirmations: number;
+    /**
+     * The gas wallet and its native coin balance.
+     */
+    gas_wallet: ChainGasWallet;
+    /**
+     * Sends of withdrawals on the network still to finish: queued (waiting for fees or for the node) or broadcast (not yet confirmed).
+     */
+    pending_sends: number;
+    /**
+     * The follower's last failure with the node (a timeout, an error answer, a reorg deeper than the
+     * followed window), or null: it is cleared by the next run the node answers.
+     */
+    error: string | null;
+};
+
+/**
+ * Success envelope whose payload is a plain (not paginated) array of `T`.
+ */
+export type LiveChainArrayEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * Every record; no pagination.
+     */
+    data: Array<LiveChain>;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
 };
 
 /**
@@ -2738,6 +2843,13 @@ export type WalletBalanceItem = {
      * Portion locked by pending withdrawals, 8-decimal string.
      */
     held: string;
+    /**
+     * What the wallet owes in this currency, 8-decimal string (for example `"0.25000000"`), present
+     * only while it owes something: a reorg took back a credited live deposit in full and `available`
+     * could not cover all of it. The balances never go below zero; later credits of the currency
+     * cover the deficit first, and the wallet stays `LOCKED` until it is covered.
+     */
+    deficit?: string;
 };
 
 /**
@@ -3466,6 +3578,10 @@ export type Withdrawal = {
         state: PayoutState;
     } | null;
     /**
+     * A crypto withdrawal's transaction on a live network; null before confirm, on a network that is not live, and for fiat.
+     */
+    chain: ChainSend | null;
+    /**
      * Lowercase currency code.
      */
     currency: string;
@@ -3478,7 +3594,7 @@ export type Withdrawal = {
      */
     address: string;
     /**
-     * `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned after confirm.
+     * `PENDING` until confirmed (`COMPLETED`) or cancelled (`CANCELLED`); `FAILED` when a fiat payout was returned, or an on-chain send rejected for good, after confirm.
      */
     status: WithdrawalStatus;
     /**
@@ -3558,7 +3674,7 @@ export type WithdrawalFailedData = {
      */
     wallet_id: string;
     /**
-     * `fiat` (a returned payout).
+     * `fiat` (a returned payout) or `crypto` (an on-chain send the chain rejected for good).
      */
     withdrawal_type: WithdrawalType;
     /**
@@ -3570,11 +3686,11 @@ export type WithdrawalFailedData = {
      */
     amount: string;
     /**
-     * Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout.
+     * Why: `FIAT_WITHDRAWAL_FAILED` for a returned fiat payout, `CRYPTO_WITHDRAWAL_FAILED` for an on-chain send the chain rejected for good.
      */
     error_code: 'FIAT_WITHDRAWAL_FAILED' | 'CRYPTO_WITHDRAWAL_FAILED';
     /**
-     * The payout's rail and reference, and its state `returned`.
+     * The payout's rail and reference, and its state `returned`; null for crypto.
      */
     payout: {
         /**
@@ -3590,6 +3706,10 @@ export type WithdrawalFailedData = {
          */
         state: PayoutState;
     } | null;
+    /**
+     * The on-chain send, state `failed` (absent for a fiat payout).
+     */
+    chain?: ChainSend;
     /**
      * When it failed, ISO 8601 UTC.
      */
@@ -3928,6 +4048,84 @@ export type WalletIdParam = string;
  * The withdrawal id (`withdraw.id` of the initiate response): a UUID, at most 36 characters (a longer value answers 422).
  */
 export type WithdrawalIdParam = string;
+
+export type ListChainsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Correlation id of the request, echoed in the `x-trace-id` response header and `meta.trace_id`:
+         * 1–128 characters of `A-Z`, `a-z`, `0-9`, `.`, `_`, `:` and `-` (visible ASCII only). A value
+         * that is not of this form is dropped, never echoed: the request goes on with a generated id, as
+         * when the header is omitted.
+         */
+        'x-trace-id'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/chains';
+};
+
+export type ListChainsErrors = {
+    /**
+     * 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it.
+     */
+    400: ErrorEnvelope;
+    /**
+     * 401 `UNAUTHORIZED`: credential missing, malformed, revoked, expired or inactive.
+     */
+    401: ErrorEnvelope;
+    /**
+     * 403 `FORBIDDEN`: a valid credential without permission.
+     */
+    403: ErrorEnvelope;
+    /**
+     * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
+     */
+    413: ErrorEnvelope;
+    /**
+     * 415 `UNSUPPORTED_MEDIA_TYPE`: the request carries a body that is not JSON (`Content-Type: application/json`), or in an unsupported charset or encoding; every operation can answer it, before routing.
+     */
+    415: ErrorEnvelope;
+    /**
+     * 429 `RATE_LIMIT_EXCEEDED`: a rate limit of the service, or a rule's own spacing (Resend Code),
+     * was reached; retry after `Retry-After` seconds, with exponential backoff. Every response of a
+     * rate-limited request, not only this one, carries `RateLimit-Policy` and `RateLimit` for the
+     * bucket nearest to exhaustion (docs/decisions/requests-and-validation.md "Rate limits").
+     */
+    429: ErrorEnvelope;
+    /**
+     * 500 `INTERNAL_SERVER_ERROR` (or an operation's own 500 code).
+     */
+    500: ErrorEnvelope;
+    /**
+     * 502 `BAD_GATEWAY`: a node of a live network refused the connection or answered an error.
+     */
+    502: ErrorEnvelope;
+    /**
+     * 503 `SERVICE_UNAVAILABLE`: the service cannot reach its database for now. A change either
+     * happened whole or not at all (one transaction), but when the database went away during the
+     * commit the service cannot tell which: retry writes with the same `Idempotency-Key`, or read
+     * before retrying, after `Retry-After` seconds. Also answered, before anything is changed, when
+     * the service is already reading `MAX_BODY_BYTES_IN_FLIGHT` of request bodies: retry after
+     * `Retry-After`.
+     */
+    503: ErrorEnvelope;
+    /**
+     * 504 `GATEWAY_TIMEOUT`: a node of a live network did not answer within `CHAIN_RPC_TIMEOUT_S` seconds (one call).
+     */
+    504: ErrorEnvelope;
+};
+
+export type ListChainsError = ListChainsErrors[keyof ListChainsErrors];
+
+export type ListChainsResponses = {
+    /**
+     * 200 response carrying a plain array of `T` (`ArrayEnvelope<T>`).
+     */
+    200: LiveChainArrayEnvelope;
+};
+
+export type ListChainsResponse = ListChainsResponses[keyof ListChainsResponses];
 
 export type ListCurrenciesData = {
     body?: never;

@@ -45,8 +45,14 @@ delete from chain_block where network = $1 and height < $2;
 -- RECORD_FAILURE: chains_record_failure
 update chain_cursor set last_error = $2, last_error_at = now(), updated_at = now() where network = $1;
 
+-- REVERSE_DEPOSITS: chains_reverse_deposits
+with reversed as (
+           update chain_deposit set status = 'reversed' where network = $1 and block_height > $2 and status = 'done'
+           returning id, wallet_id, wallet_transaction_id, currency, amount, tx_hash, log_index)
+         select id::text, wallet_id, wallet_transaction_id::text, currency, amount::text, tx_hash, log_index from reversed order by wallet_id, id;
+
 -- REVIVE_DEPOSIT: chains_revive_deposit
-update chain_deposit set status = 'pending', block_height = $2, block_hash = $3 where id = $1 and status = 'orphaned' returning wallet_transaction_id::text;
+update chain_deposit set status = 'pending', block_height = $2, block_hash = $3 where id = $1 and status in ('orphaned', 'reversed') returning wallet_transaction_id::text;
 
 -- SAVE_HEAD: chains_save_head
 update chain_cursor set head = $2, last_error = null, last_error_at = null, updated_at = now() where network = $1;

@@ -3,10 +3,17 @@
 -- ACCOUNT_ID: ledger_account_id
 select id from ledger_account where code = $1;
 
+-- ADD_DEFICIT: ledger_add_deficit
+insert into wallet_deficit (wallet_id, currency, network, amount, created_at, updated_at) values ($1::uuid, $2, $3, $4, now(), now())
+         on conflict (wallet_id, currency, network) do update set amount = wallet_deficit.amount + excluded.amount, updated_at = now();
+
 -- CACHE_MISMATCHES: ledger_cache_mismatches
 select a.code, coalesce(a.balance::text, 'none') as cached, coalesce(s.total, 0)::text as from_postings
        from ledger_account a left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a.id
       where a.balance is distinct from case when a.bucket in ('available', 'held') then coalesce(s.total, 0) else null end;
+
+-- DELETE_DEFICIT: ledger_delete_deficit
+delete from wallet_deficit where wallet_id = $1::uuid and currency = $2 and network = $3;
 
 -- EXTERNAL_BALANCES: ledger_external_balances
 select a.code, a.network, a.currency, coalesce(sum(p.amount), 0)::text as balance
@@ -33,6 +40,9 @@ with locked as (select id, code, bucket, balance from ledger_account where code 
   union all
   select id, code, bucket, balance from ledger_account where code = any($2::text[]);
 
+-- LOCK_DEFICITS: ledger_lock_deficits
+select network, amount::text from wallet_deficit where wallet_id = $1::uuid and currency = $2 order by network for update;
+
 -- LOCK_WALLET_ACCOUNTS: ledger_lock_wallet_accounts
 select id from ledger_account a where a.bucket in ('available', 'held') order by id for update;
 
@@ -49,6 +59,9 @@ update ledger_account a set balance = case when a.bucket in ('available', 'held'
        from ledger_account a2 left join (select account_id, sum(amount) as total from ledger_posting group by account_id) s on s.account_id = a2.id
       where a.id = a2.id and a.balance is distinct from case when a.bucket in ('available', 'held') then coalesce(s.total, 0) else null end;
 
+-- SET_DEFICIT: ledger_set_deficit
+update wallet_deficit set amount = $4, updated_at = now() where wallet_id = $1::uuid and currency = $2 and network = $3;
+
 -- UNBALANCED_CURRENCIES: ledger_unbalanced_currencies
 select currency, sum(amount)::text as sum from ledger_posting group by currency having sum(amount) <> 0;
 
@@ -57,6 +70,9 @@ select entry_id, currency, sum(amount)::text as sum from ledger_posting group by
 
 -- WALLET_ACCOUNTS: ledger_wallet_accounts
 select currency, bucket, balance from ledger_account where wallet_id = $1 order by currency;
+
+-- WALLET_DEFICITS: ledger_wallet_deficits
+select currency, sum(amount)::text as amount from wallet_deficit where wallet_id = $1::uuid group by currency order by currency;
 
 -- WRITE_ENTRY
 with entry as (

@@ -24,6 +24,9 @@ insert into wallet (wallet_id, customer_id, user_id, vault_wallet_id, name, name
 -- LOCK_WALLET_STATE: wallet_lock_state
 select wallet_id, customer_id, user_id, status, status_reason, suspended_status, suspended_reason from wallet where wallet_id = $1::uuid for update;
 
+-- REVERSE_DEPOSIT_TRANSACTION: wallet_reverse_deposit_transaction
+update wallet_transaction set status = 'reversed' where id = $1 and action = 'deposit' and status = 'done' returning customer_id, address, hash;
+
 -- SET_DEPOSIT_STATUS: wallet_set_deposit_status
 update wallet_transaction set status = $2 where id = any($1::bigint[]) and action = 'deposit' and status <> 'done';
 
@@ -32,7 +35,7 @@ select wallet_id, status, status_reason from wallet where wallet_id = any($1::uu
 
 -- TRANSACTION_CONFIRMATIONS: wallet_transaction_confirmations
 select d.wallet_transaction_id::text as id,
-                case when d.status = 'orphaned' then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
+                case when d.status in ('orphaned', 'reversed') then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
            from chain_deposit d left join chain_cursor c on c.network = d.network
           where d.wallet_transaction_id = any($1::bigint[]);
 
@@ -42,7 +45,11 @@ update wallet set status = $2::varchar, status_reason = $3, suspended_status = $
           where wallet_id = $1::uuid;
 
 -- WALLET_BALANCE: wallet_balance
-select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance::text as balance
-           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
+select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance
+           from wallet w left join (
+             select l.wallet_id, l.currency, l.bucket, l.balance::text as balance from ledger_account l where l.wallet_id = $1::uuid and l.bucket in ('available', 'held')
+             union all
+             select d.wallet_id, d.currency, 'deficit', d.amount::text from wallet_deficit d where d.wallet_id = $1::uuid
+           ) a on a.wallet_id = w.wallet_id
           where w.wallet_id = $1::uuid and w.customer_id = $2
           order by a.currency, a.bucket;

@@ -35,6 +35,8 @@ import { Migration20261129090000_card_authorizations } from "./Migration20261129
 import { Migration20261129100000_credit_refunds } from "./Migration20261129100000_credit_refunds.js";
 import { Migration20261129110000_live_chains } from "./Migration20261129110000_live_chains.js";
 import { Migration20261129130000_chain_sends } from "./Migration20261129130000_chain_sends.js";
+import { Migration20261129131000_wallet_deficits } from "./Migration20261129131000_wallet_deficits.js";
+import { Migration20261129132000_chain_gas_balance } from "./Migration20261129132000_chain_gas_balance.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -69,4 +71,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129100000_credit_refunds", class: Migration20261129100000_credit_refunds },
   { name: "Migration20261129110000_live_chains", class: Migration20261129110000_live_chains },
   { name: "Migration20261129130000_chain_sends", class: Migration20261129130000_chain_sends },
+  { name: "Migration20261129131000_wallet_deficits", class: Migration20261129131000_wallet_deficits },
+  { name: "Migration20261129132000_chain_gas_balance", class: Migration20261129132000_chain_gas_balance },
 ];

@@ -92,6 +92,7 @@ export const platformAccess: { [K in keyof operations]: Access } = {
   listCurrencies: OWNER,
   updateCurrency: ["operator-session", "master"],
   getSepaPayoutFile: SESSION,
+  listChains: ["operator-session"],
   listTradingPairs: OWNER,
   createSandboxDeposit: OWNER,
   listSandboxMail: OWNER,

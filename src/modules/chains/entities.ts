@@ -109,6 +109,8 @@ export const ChainSend = defineEntity({
     id: p.bigint("number").primary().autoincrement(),
     network: p.string().length(32),
     withdrawalId: p.uuid().unique("chain_send_withdrawal_unique"),
+    /** The withdrawal's customer (tenant). */
+    customerId: p.string(),
     /** The sending address (the hot wallet, lower case). */
     fromAddress: p.string().length(42),
     /** The destination (lower case). */

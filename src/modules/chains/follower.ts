@@ -7,8 +7,10 @@
  * Blocks are followed by parent hash against the stored window (`chain_block`, the last
  * {@link WINDOW} blocks): a batch whose first block's parent is not the cursor's hash is a reorg;
  * the run walks back to the fork point (the highest stored height whose hash the node still has),
- * drops the stored blocks above it, turns the pending deposits in them `orphaned` and goes on from
- * the fork point. A node that fails or does not answer stops the run: the cursor stays, its
+ * drops the stored blocks above it, turns the pending deposits in them `orphaned`, takes the
+ * credited ones back (`reversed`: a `deposit_reversal`, the wallet's deficit and lock when its
+ * available cannot cover it; src/modules/wallets/deposits.ts `reverse`), all in one transaction,
+ * and goes on from the fork point. A node that fails or does not answer stops the run: the cursor stays, its
  * `last_error` says why, and the next run starts where this one stopped.
  */
 import type { Db } from "../../db/sql.js";
@@ -30,6 +32,7 @@ import {
   pruneBlocks,
   readCursor,
   recordFailure,
+  reverseDepositsAbove,
   reviveDeposit,
   saveHead,
   windowHashes,
@@ -201,12 +204,12 @@ export class ChainFollower {
       for (const d of found) {
         const key = { network, txHash: d.txHash, logIndex: d.logIndex };
         const known = await depositByKey(tx, key);
-        if (known?.status === "orphaned") {
+        if (known?.status === "orphaned" || known?.status === "reversed") {
           const id = await reviveDeposit(tx, known.id, d.height, d.blockHash);
           if (id !== null) await this.deposits.revive(tx, id);
           continue;
         }
-        if (known) continue; // pending or credited already: the same deposit, once
+        if (known) continue; // pending or credited already: the same deposit, once (a reversed one was taken back: credited again at the confirmations)
         const walletTransactionId = await this.deposits.recordPending(tx, {
           walletId: d.walletId, customerId: d.customerId, network, address: d.storedAddress, currency: d.currency, amount: d.amount, hash: d.txHash,
         });
@@ -221,8 +224,9 @@ export class ChainFollower {
 
   /**
    * Walks back from `cursor` to the fork point, asking the node the hashes of the stored window
-   * from the top down, then drops the blocks above it and orphans their pending deposits in one
-   * transaction. @returns the cursor at the fork point.
+   * from the top down, then in one transaction drops the blocks above it, orphans their pending
+   * deposits and takes back their credited ones (docs/decisions/live-chains.md "Reorgs").
+   * @returns the cursor at the fork point.
    * @throws Error when no stored block is on the node's chain any more (a reorg deeper than the window).
    */
   private async rewind(cursor: CursorRow): Promise<CursorRow> {
@@ -240,6 +244,8 @@ export class ChainFollower {
     if (fork === null) throw new Error(`reorg deeper than the ${WINDOW} blocks followed below block ${cursor.scanned}`);
     const forkHash = stored.get(fork) as string;
     let orphaned = 0;
+    let reversed = 0;
+    let owing = 0;
     await this.db.transaction(async (tx) => {
       const locked = await readCursor(tx, network, true);
       if (!locked || locked.scanned !== cursor.scanned) throw new Error("the cursor moved under this run");
@@ -247,9 +253,13 @@ export class ChainFollower {
       const ids = await orphanDepositsAbove(tx, network, fork);
       await this.deposits.orphan(tx, ids);
       orphaned = ids.length;
+      const credited = await reverseDepositsAbove(tx, network, fork);
+      owing = await this.deposits.reverse(tx, credited.map((d) => ({ ...d, network })));
+      reversed = credited.length;
       await advanceCursor(tx, network, cursor.head, fork, forkHash);
     });
-    this.logger.warn({ network, from: cursor.scanned, fork, orphaned }, "reorg: blocks above the fork point dropped");
+    const log = reversed > 0 ? this.logger.error.bind(this.logger) : this.logger.warn.bind(this.logger);
+    log({ network, from: cursor.scanned, fork, orphaned, reversed, owing }, reversed > 0 ? "reorg below the confirmations: credited deposits taken back" : "reorg: blocks above the fork point dropped");
     return { ...cursor, scanned: fork, scannedHash: forkHash };
   }
 

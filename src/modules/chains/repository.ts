@@ -77,6 +77,19 @@ export const ORPHAN_DEPOSITS: PreparedStatement = {
   text: `update chain_deposit set status = 'orphaned' where network = $1 and block_height > $2 and status = 'pending' returning wallet_transaction_id::text`,
 };
 
+/**
+ * Network `$1`'s credited deposits above height `$2` turn `reversed` (a reorg deeper than the
+ * confirmations removed their blocks: docs/decisions/live-chains.md "Reorgs"); what their reversal
+ * needs, by wallet then id.
+ */
+export const REVERSE_DEPOSITS: PreparedStatement = {
+  name: "chains_reverse_deposits",
+  text: `with reversed as (
+           update chain_deposit set status = 'reversed' where network = $1 and block_height > $2 and status = 'done'
+           returning id, wallet_id, wallet_transaction_id, currency, amount, tx_hash, log_index)
+         select id::text, wallet_id, wallet_transaction_id::text, currency, amount::text, tx_hash, log_index from reversed order by wallet_id, id`,
+};
+
 /** The deposit of network `$1`, transaction `$2`, log `$3` (−1: native); no row when new. */
 export const DEPOSIT_BY_KEY: PreparedStatement = {
   name: "chains_deposit_by_key",
@@ -90,10 +103,13 @@ export const INSERT_DEPOSIT: PreparedStatement = {
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now())`,
 };
 
-/** Orphaned deposit `$1` mined again in block `$2` (hash `$3`): back to `pending`; its wallet transaction's id, no row unless it was orphaned. */
+/**
+ * Orphaned or reversed deposit `$1` mined again in block `$2` (hash `$3`): back to `pending`; its
+ * wallet transaction's id, no row unless it was orphaned or reversed.
+ */
 export const REVIVE_DEPOSIT: PreparedStatement = {
   name: "chains_revive_deposit",
-  text: `update chain_deposit set status = 'pending', block_height = $2, block_hash = $3 where id = $1 and status = 'orphaned' returning wallet_transaction_id::text`,
+  text: `update chain_deposit set status = 'pending', block_height = $2, block_hash = $3 where id = $1 and status in ('orphaned', 'reversed') returning wallet_transaction_id::text`,
 };
 
 /** Network `$1`'s pending deposits at heights up to `$2`, oldest first, at most `$3`. */
@@ -180,6 +196,27 @@ export async function orphanDepositsAbove(sql: Sql, network: string, height: num
   return rows.map((r) => Number(r.wallet_transaction_id));
 }
 
+/** A credited deposit a reorg removed, as {@link reverseDepositsAbove} returns it. */
+export interface ReversedRow {
+  id: number;
+  walletId: string;
+  walletTransactionId: number;
+  currency: string;
+  /** Decimal text. */
+  amount: string;
+  txHash: string;
+  logIndex: number;
+}
+
+/** Turns `network`'s credited deposits above `height` `reversed`. @returns them, by wallet then id. */
+export async function reverseDepositsAbove(sql: Sql, network: string, height: number): Promise<ReversedRow[]> {
+  const rows = await sql.rows<{ id: string; wallet_id: string; wallet_transaction_id: string; currency: string; amount: string; tx_hash: string; log_index: number }>(
+    REVERSE_DEPOSITS,
+    [network, height],
+  );
+  return rows.map((r) => ({ id: Number(r.id), walletId: r.wallet_id, walletTransactionId: Number(r.wallet_transaction_id), currency: r.currency, amount: r.amount, txHash: r.tx_hash, logIndex: r.log_index }));
+}
+
 /** A deposit's identity on chain. */
 export interface DepositKey {
   network: string;
@@ -210,7 +247,7 @@ export async function insertDeposit(sql: Sql, d: DepositWrite): Promise<void> {
   await sql.run(INSERT_DEPOSIT, [d.network, d.txHash, d.logIndex, d.blockHeight, d.blockHash, d.address, d.currency, d.amount, d.walletId, d.walletTransactionId]);
 }
 
-/** Orphaned deposit `id`, mined again at `height` (`hash`), back to `pending`. @returns its wallet transaction's id, or null when it was not orphaned. */
+/** Orphaned or reversed deposit `id`, mined again at `height` (`hash`), back to `pending`. @returns its wallet transaction's id, or null when it was neither. */
 export async function reviveDeposit(sql: Sql, id: number, height: number, hash: string): Promise<number | null> {
   const [row] = await sql.rows<{ wallet_transaction_id: string }>(REVIVE_DEPOSIT, [id, height, hash]);
   return row ? Number(row.wallet_transaction_id) : null;

@@ -3,7 +3,7 @@
  * client and settings, and the background work over them, run as recurring jobs every
  * {@link FOLLOW_INTERVAL_S} seconds on the workers (roles `worker` and `all`), one run at a time in
  * the whole database (docs/decisions/surfaces-and-process.md "Roles and background jobs"): the
- * block follower (./follower.ts).
+ * block follower (./follower.ts); and the gas watcher, every 30 s (./overview.ts).
  */
 import type { Db } from "../../db/sql.js";
 import { NATIVE_CURRENCY } from "../../domain/live-chains.js";
@@ -12,7 +12,10 @@ import type { CustodyKeys } from "../../providers/evm/keys.js";
 import { EvmRpc } from "../../providers/evm/rpc.js";
 import type { LedgerService } from "../ledger/service.js";
 import { LiveDeposits } from "../wallets/deposits.js";
+import type { StatusNotifier } from "../wallets/states.js";
 import { ChainFollower, type FollowerLogger, type LiveChainSettings } from "./follower.js";
+import { ChainSender, type SenderSettings, type SendOutcomes } from "./sender.js";
+import { ChainOverview } from "./overview.js";
 
 /** Seconds between two runs of a network's follower (the scheduler polls every second at most: src/app.ts). */
 export const FOLLOW_INTERVAL_S = 2;
@@ -24,6 +27,15 @@ export interface LiveChainConfig {
   confirmations: number;
   tokens: readonly { currency: string; contract: string; decimals: number }[];
   startBlock: number | undefined;
+  /** `CHAIN_<NET>_MAX_FEE_GWEI`: the most a send pays per gas. */
+  maxFeeGwei: number;
+  /** `CHAIN_<NET>_GIVE_UP_S`: how long an unsigned send waits for fees under the cap. */
+  giveUpS: number;
+}
+
+/** The job name of `network`'s sender: `chain-send-ethereum`, `chain-send-polygon`. */
+export function sendJobName(network: string): string {
+  return `chain-send-${network.replace(/^networks\//, "")}`;
 }
 
 /** The job name of `network`'s follower: `chain-follow-ethereum`, `chain-follow-polygon`. */
@@ -31,18 +43,23 @@ export function followJobName(network: string): string {
   return `chain-follow-${network.replace(/^networks\//, "")}`;
 }
 
-/** One live network: its settings (token contracts lower case) and its node's client. */
+/** One live network: its settings (token contracts lower case), its sends' fee settings and its node's client. */
 export interface LiveNetwork {
   settings: LiveChainSettings;
+  sends: SenderSettings;
   rpc: EvmRpc;
 }
 
 /** What the live networks' work needs besides their configuration. */
 export interface LiveChainsDeps {
   db: Db;
-  ledger: Pick<LedgerService, "post" | "walletBalances">;
+  ledger: Pick<LedgerService, "post" | "walletBalances" | "reverse">;
+  /** Where `wallet.status_changed` goes (the deficit lock of a reorg reversal and its lifting). */
+  notifier: StatusNotifier;
   /** The custody keys; undefined when no network is live. */
   custody: CustodyKeys | undefined;
+  /** What becomes of a withdrawal whose send failed for good (src/modules/withdrawals/reversal.ts). */
+  outcomes: SendOutcomes;
   logger: FollowerLogger;
 }
 
@@ -61,6 +78,7 @@ export class LiveChains {
         tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
         startBlock: chain.startBlock,
       },
+      sends: { network: chain.network, confirmations: chain.confirmations, maxFeeGwei: chain.maxFeeGwei, giveUpS: chain.giveUpS },
       rpc: new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS),
     }));
   }
@@ -71,18 +89,39 @@ export class LiveChains {
     return custody ? [custody.gasWallet.address.toLowerCase(), custody.hotWallet.address.toLowerCase()] : [];
   }
 
+  /** The hot wallet's address (lower case): every send leaves from it; undefined without a live network. */
+  hotAddress(): string | undefined {
+    return this.deps.custody?.hotWallet.address.toLowerCase();
+  }
+
   /** The live network `network` (`networks/ethereum`), or undefined when it is the sandbox's. */
   network(network: string): LiveNetwork | undefined {
     return this.networks.find((n) => n.settings.network === network);
   }
 
-  /** The recurring jobs of the live networks: one follower each. */
+  /** The operators' view of the live networks and their gas watchers (./overview.ts). */
+  overview(): ChainOverview {
+    return new ChainOverview(this.networks, this.deps);
+  }
+
+  /** The recurring jobs of the live networks: a follower, a sender (./sender.ts) and a gas watcher (./overview.ts) each. */
   jobs(): JobSpec[] {
-    const deposits = new LiveDeposits(this.deps.ledger);
+    return [...this.followJobs(), ...this.overview().watchJobs()];
+  }
+
+  /** Per live network its follower and, with the custody keys, its sender. */
+  private followJobs(): JobSpec[] {
+    const deposits = new LiveDeposits(this.deps.ledger, this.deps.notifier);
     const own = new Set(this.ownAddresses());
-    return this.networks.map(({ settings, rpc }) => {
+    const custody = this.deps.custody;
+    return this.networks.flatMap(({ settings, sends, rpc }) => {
       const follower = new ChainFollower(settings, rpc, this.deps.db, deposits, this.deps.logger, () => own);
-      return { name: followJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() };
+      const jobs: JobSpec[] = [{ name: followJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() }];
+      if (custody) {
+        const sender = new ChainSender(sends, rpc, this.deps.db, custody.hotWallet, this.deps.outcomes, this.deps.logger);
+        jobs.push({ name: sendJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => sender.run() });
+      }
+      return jobs;
     });
   }
 }

@@ -7,6 +7,14 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import type { JournalKind } from "../../domain/ledger.js";
 
 /**
+ * Kinds of journal entries the ledger writes: src/domain/ledger.ts `JournalKind`, and
+ * `deposit_reversal` (the wallet's available → the network's external account): a credited live
+ * deposit taken back after a reorg, and the later credits that cover its deficit
+ * (docs/decisions/live-chains.md "Reorgs"; ./deficits.ts).
+ */
+export type LedgerEntryKind = JournalKind | "deposit_reversal";
+
+/**
  * A ledger account: a wallet's `available` or `held` bucket of one currency, the `external`
  * account of a network and currency, or the trading `liquidity` and `fees` accounts of a currency
  * (uncached like external ones; docs/decisions/trading.md "The ledger").
@@ -50,7 +58,7 @@ export const JournalEntry = defineEntity({
   indexes: [{ name: "journal_entry_wallet_id_index", properties: ["walletId"] }],
   properties: {
     id: p.bigint("number").primary(),
-    kind: p.string().$type<JournalKind>(),
+    kind: p.string().$type<LedgerEntryKind>(),
     walletId: p.uuid(),
     network: p.string(),
     currency: p.string(),
@@ -80,5 +88,28 @@ export const LedgerPosting = defineEntity({
 });
 export type LedgerPosting = InferEntity<typeof LedgerPosting>;
 
+/**
+ * What a wallet owes in one currency on one network after a reorg took back a credited deposit the
+ * wallet's available could not cover (docs/decisions/live-chains.md "Reorgs"): the part of the
+ * reversal not yet posted. Later credits of the currency post it (`deposit_reversal` entries) and
+ * the row goes once nothing is owed; it never holds zero or less (CHECK). Exact decimal text,
+ * 8 decimals at most (a live deposit's amount).
+ */
+export const WalletDeficit = defineEntity({
+  name: "WalletDeficit",
+  tableName: "wallet_deficit",
+  checks: [{ name: "wallet_deficit_amount_check", expression: "amount > 0" }],
+  properties: {
+    walletId: p.uuid().primary(),
+    currency: p.string().length(16).primary(),
+    /** The network whose external account the reversal owes (`networks/ethereum`). */
+    network: p.string().length(32).primary(),
+    amount: p.decimal("string").precision(38).scale(18),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type WalletDeficit = InferEntity<typeof WalletDeficit>;
+
 /** The ledger module's entities, for the ORM's entity list (src/modules/entities.ts). */
-export const LEDGER_ENTITIES = [LedgerAccount, JournalEntry, LedgerPosting];
+export const LEDGER_ENTITIES = [LedgerAccount, JournalEntry, LedgerPosting, WalletDeficit];

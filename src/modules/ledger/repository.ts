@@ -1,5 +1,6 @@
 /**
- * The ledger's SQL on its tables (`ledger_account`, `journal_entry`, `ledger_posting`), for
+ * The ledger's SQL on its tables (`ledger_account`, `journal_entry`, `ledger_posting`, and
+ * `wallet_deficit`: what a wallet owes after a reorg reversal, ./deficits.ts), for
  * src/modules/ledger/service.ts: the statements of a post, the reads of balances, the checks of
  * the invariants and the rebuild of the balance cache. Every function runs where it is given (the
  * pool or a transaction: src/db/sql.ts); amounts are exact decimal strings (numeric as text).
@@ -224,4 +225,56 @@ export async function insertAccount(
 ): Promise<string | undefined> {
   const inserted = await on.rows<{ id: string }>(INSERT_ACCOUNT, [account.code, account.bucket, account.walletId, account.network, account.currency, account.balance]);
   return inserted[0] ? String(inserted[0].id) : undefined;
+}
+
+/** Wallet `$1`'s deficits of currency `$2` (`wallet_deficit`), one row per network in network order, locked (`FOR UPDATE`) until the transaction ends. */
+export const LOCK_DEFICITS: PreparedStatement = {
+  name: "ledger_lock_deficits",
+  text: `select network, amount::text from wallet_deficit where wallet_id = $1::uuid and currency = $2 order by network for update`,
+};
+
+/** Wallet `$1` owes `$4` more of currency `$2` on network `$3`: the row is created or grows. */
+export const ADD_DEFICIT: PreparedStatement = {
+  name: "ledger_add_deficit",
+  text: `insert into wallet_deficit (wallet_id, currency, network, amount, created_at, updated_at) values ($1::uuid, $2, $3, $4, now(), now())
+         on conflict (wallet_id, currency, network) do update set amount = wallet_deficit.amount + excluded.amount, updated_at = now()`,
+};
+
+/** Wallet `$1`'s deficit of currency `$2` on network `$3` is now `$4` (positive). */
+export const SET_DEFICIT: PreparedStatement = {
+  name: "ledger_set_deficit",
+  text: `update wallet_deficit set amount = $4, updated_at = now() where wallet_id = $1::uuid and currency = $2 and network = $3`,
+};
+
+/** Wallet `$1`'s deficit of currency `$2` on network `$3` is covered: the row goes. */
+export const DELETE_DEFICIT: PreparedStatement = {
+  name: "ledger_delete_deficit",
+  text: `delete from wallet_deficit where wallet_id = $1::uuid and currency = $2 and network = $3`,
+};
+
+/** What wallet `$1` owes, per currency (summed over networks), in currency order; no row when nothing. */
+export const WALLET_DEFICITS: PreparedStatement = {
+  name: "ledger_wallet_deficits",
+  text: `select currency, sum(amount)::text as amount from wallet_deficit where wallet_id = $1::uuid group by currency order by currency`,
+};
+
+/** Wallet `walletId`'s deficits of `currency`, per network, locked for `tx`. */
+export async function lockDeficitRows(tx: Sql, walletId: string, currency: string): Promise<{ network: string; amount: string }[]> {
+  return tx.rows<{ network: string; amount: string }>(LOCK_DEFICITS, [walletId, currency]);
+}
+
+/** Adds `amount` (decimal text, positive) to what `walletId` owes of `currency` on `network`. */
+export async function addDeficit(tx: Sql, walletId: string, currency: string, network: string, amount: string): Promise<void> {
+  await tx.run(ADD_DEFICIT, [walletId, currency, network, amount]);
+}
+
+/** Sets what `walletId` owes of `currency` on `network` to `amount` (decimal text); zero deletes the row. */
+export async function setDeficit(tx: Sql, walletId: string, currency: string, network: string, amount: string, zero: boolean): Promise<void> {
+  if (zero) await tx.run(DELETE_DEFICIT, [walletId, currency, network]);
+  else await tx.run(SET_DEFICIT, [walletId, currency, network, amount]);
+}
+
+/** What `walletId` owes, per currency, in currency order (decimal text). */
+export async function walletDeficitRows(sql: Sql, walletId: string): Promise<{ currency: string; amount: string }[]> {
+  return sql.rows<{ currency: string; amount: string }>(WALLET_DEFICITS, [walletId]);
 }

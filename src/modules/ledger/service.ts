@@ -24,7 +24,6 @@ import {
   transferPostings,
   type AccountRef,
   type EntryKind,
-  type JournalKind,
   type Posting,
 } from "../../domain/ledger.js";
 import { money, type Money } from "../../domain/money.js";
@@ -42,6 +41,7 @@ import {
   writeEntry,
   type AccountRow,
 } from "./repository.js";
+import type { LedgerEntryKind } from "./entities.js";
 
 /** A wallet's balance of one currency; amounts as exact decimal strings. */
 export interface WalletCurrencyBalance {
@@ -50,6 +50,12 @@ export interface WalletCurrencyBalance {
   held: Money;
   /** available + held */
   balance: Money;
+  /**
+   * What the wallet owes in the currency after a reorg reversal its available could not cover
+   * (docs/decisions/live-chains.md "Reorgs"; ./deficits.ts): present, and positive, only when the
+   * rows read include the wallet's `wallet_deficit` rows (bucket `deficit`) and it owes something.
+   */
+  deficit?: Money;
 }
 
 /** A request to post one ledger operation (src/domain/ledger.ts `postingsFor`). */
@@ -64,7 +70,7 @@ export interface PostRequest {
 }
 
 /** What a journal entry records besides its postings. */
-type EntryRecord = { kind: JournalKind; walletId: string; network: string; currency: string; amount: Money; reference?: string | undefined };
+type EntryRecord = { kind: LedgerEntryKind; walletId: string; network: string; currency: string; amount: Money; reference?: string | undefined };
 
 /** A request to post a transfer between two wallets (src/domain/ledger.ts `transferPostings`). */
 export interface TransferPostRequest {
@@ -119,7 +125,8 @@ export interface BalanceCacheRow {
 /**
  * A wallet's balance-cache rows grouped per currency, in the rows' order: `available` and `held`
  * from their buckets (0 when absent), `balance` their sum. Rows without a currency or balance are
- * skipped (the left join of a wallet with no accounts).
+ * skipped (the left join of a wallet with no accounts). Rows of bucket `deficit` (a wallet's
+ * `wallet_deficit` amounts, one per network) sum to its `deficit`.
  */
 export function currencyBalances(rows: readonly BalanceCacheRow[]): WalletCurrencyBalance[] {
   const byCurrency = new Map<string, WalletCurrencyBalance>();
@@ -128,6 +135,7 @@ export function currencyBalances(rows: readonly BalanceCacheRow[]): WalletCurren
     const item = byCurrency.get(row.currency) ?? { currency: row.currency, available: money(0), held: money(0), balance: money(0) };
     if (row.bucket === "available") item.available = money(row.balance);
     if (row.bucket === "held") item.held = money(row.balance);
+    if (row.bucket === "deficit") item.deficit = (item.deficit ?? money(0)).plus(row.balance);
     item.balance = item.available.plus(item.held);
     byCurrency.set(row.currency, item);
   }
@@ -166,6 +174,22 @@ export class LedgerService {
     if (!(tx instanceof Tx)) throw new Error("LedgerService.post must run inside a transaction (src/db/sql.ts Db.transaction)");
     const postings = postingsFor(request.kind, request.walletId, request.network, request.currency, request.amount);
     const { entryId, after } = await this.book(tx, request, postings, [request.walletId]);
+    return { entryId, after: after[0] as WalletCurrencyBalance };
+  }
+
+  /**
+   * Takes `amount` of `currency` out of `walletId`'s available back to the network's external
+   * account: one `deposit_reversal` entry, the deposit's postings reversed
+   * (docs/decisions/live-chains.md "Reorgs": a credited deposit a reorg removed, or the later
+   * credit that covers its deficit; ./deficits.ts). Runs in the caller's transaction, as {@link post}.
+   * @returns the entry's id and the wallet's balance of the currency after it.
+   * @throws DomainError INSUFFICIENT_BALANCE (400) when available does not cover `amount` (the
+   *   caller takes at most what {@link walletBalances} read under lock); AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT.
+   */
+  async reverse(tx: Tx, request: Omit<PostRequest, "kind">): Promise<{ entryId: number; after: WalletCurrencyBalance }> {
+    if (!(tx instanceof Tx)) throw new Error("LedgerService.reverse must run inside a transaction (src/db/sql.ts Db.transaction)");
+    const postings = postingsFor("deposit", request.walletId, request.network, request.currency, request.amount).map((p) => ({ account: p.account, amount: p.amount.neg() }));
+    const { entryId, after } = await this.book(tx, { ...request, kind: "deposit_reversal" }, postings, [request.walletId]);
     return { entryId, after: after[0] as WalletCurrencyBalance };
   }
 
@@ -290,8 +314,16 @@ export class LedgerService {
   /**
    * The cached balances of a wallet, per currency (all its currencies, or those given), read
    * from the balance cache (reference: "Balances are read from an internal balance cache").
+   * `lock` (with `currencies`, in a transaction): their accounts are locked `FOR UPDATE` in id
+   * order, as a post locks them, until the transaction ends (a reversal reads what available
+   * holds before it takes it: ./deficits.ts); a currency without accounts is absent.
    */
-  async walletBalances(sql: Sql, walletId: string, currencies?: readonly string[]): Promise<WalletCurrencyBalance[]> {
+  async walletBalances(sql: Sql, walletId: string, currencies?: readonly string[], lock = false): Promise<WalletCurrencyBalance[]> {
+    if (lock && currencies) {
+      const codes = currencies.flatMap((currency) => (["available", "held"] as const).map((bucket) => accountCode({ bucket, walletId, currency })));
+      const locked = await lockAndReadAccounts(sql, codes, []);
+      return currencyBalances(locked.map((r) => ({ currency: r.code.slice(r.code.lastIndexOf(":") + 1), bucket: r.bucket, balance: r.balance })));
+    }
     const rows = await walletAccountRows(sql, walletId);
     return currencyBalances(currencies ? rows.filter((row) => currencies.includes(row.currency)) : rows);
   }

@@ -18,12 +18,18 @@ export interface WalletBalanceRow extends BalanceCacheRow {
 
 /**
  * A wallet of a customer (`$1` wallet id, `$2` customer id) with its balance-cache accounts
- * (`ledger_account` rows of buckets `available` and `held`), in currency order.
+ * (`ledger_account` rows of buckets `available` and `held`) and what it owes (the ledger's
+ * `wallet_deficit` rows, as bucket `deficit`: docs/decisions/live-chains.md "Reorgs"), in currency
+ * order.
  */
 export const WALLET_BALANCE: PreparedStatement = {
   name: "wallet_balance",
-  text: `select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance::text as balance
-           from wallet w left join ledger_account a on a.wallet_id = w.wallet_id and a.bucket in ('available', 'held')
+  text: `select w.wallet_id, w.user_id, w.status, w.status_reason, a.currency, a.bucket, a.balance
+           from wallet w left join (
+             select l.wallet_id, l.currency, l.bucket, l.balance::text as balance from ledger_account l where l.wallet_id = $1::uuid and l.bucket in ('available', 'held')
+             union all
+             select d.wallet_id, d.currency, 'deficit', d.amount::text from wallet_deficit d where d.wallet_id = $1::uuid
+           ) a on a.wallet_id = w.wallet_id
           where w.wallet_id = $1::uuid and w.customer_id = $2
           order by a.currency, a.bucket`,
 };
@@ -224,7 +230,7 @@ export async function addressHolders(sql: Sql, network: string, addresses: reado
   return new Map(rows.map((r) => [r.address, { walletId: r.wallet_id, customerId: r.customer_id }]));
 }
 
-/** Deposit transactions `$1` (ids) take status `$2` (`pending`, `orphaned`): a live deposit's life before its credit. */
+/** Deposit transactions `$1` (ids) take status `$2` (`pending`, `orphaned`): a live deposit's life before its credit (a `reversed` one mined again turns `pending`). */
 export const SET_DEPOSIT_STATUS: PreparedStatement = {
   name: "wallet_set_deposit_status",
   text: `update wallet_transaction set status = $2 where id = any($1::bigint[]) and action = 'deposit' and status <> 'done'`,
@@ -234,6 +240,21 @@ export const SET_DEPOSIT_STATUS: PreparedStatement = {
 export async function setDepositStatus(sql: Sql, ids: readonly number[], status: "pending" | "orphaned"): Promise<void> {
   if (ids.length === 0) return;
   await sql.run(SET_DEPOSIT_STATUS, [ids, status]);
+}
+
+/**
+ * Credited deposit transaction `$1` is taken back by a reorg (docs/decisions/live-chains.md
+ * "Reorgs"): status `reversed`; its customer, address (as stored) and hash. No row unless it was `done`.
+ */
+export const REVERSE_DEPOSIT_TRANSACTION: PreparedStatement = {
+  name: "wallet_reverse_deposit_transaction",
+  text: `update wallet_transaction set status = 'reversed' where id = $1 and action = 'deposit' and status = 'done' returning customer_id, address, hash`,
+};
+
+/** Turns credited deposit transaction `id` `reversed`. @returns its customer, address and hash, or null when it was not `done`. */
+export async function reverseDepositTransaction(sql: Sql, id: number): Promise<{ customerId: string; address: string; hash: string } | null> {
+  const [row] = await sql.rows<{ customer_id: string; address: string; hash: string }>(REVERSE_DEPOSIT_TRANSACTION, [id]);
+  return row ? { customerId: row.customer_id, address: row.address, hash: row.hash } : null;
 }
 
 /** Pending deposit transaction `$1` is credited: status `done`, `$2` the balance after, `$3` its journal entry. No row unless it was pending. */
@@ -249,13 +270,13 @@ export async function completeDeposit(sql: Sql, id: number, balanceAfter: string
 
 /**
  * The confirmations of wallet transactions `$1` (ids) that are live deposits: the follower's head
- * − the deposit's block + 1 (0 when orphaned). Reads the chains module's `chain_deposit` and
+ * − the deposit's block + 1 (0 when orphaned or reversed). Reads the chains module's `chain_deposit` and
  * `chain_cursor` (docs/decisions/live-chains.md "Deposits"); a transaction of no live deposit has no row.
  */
 export const TRANSACTION_CONFIRMATIONS: PreparedStatement = {
   name: "wallet_transaction_confirmations",
   text: `select d.wallet_transaction_id::text as id,
-                case when d.status = 'orphaned' then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
+                case when d.status in ('orphaned', 'reversed') then 0 else greatest(c.head - d.block_height + 1, 0) end::text as confirmations
            from chain_deposit d left join chain_cursor c on c.network = d.network
           where d.wallet_transaction_id = any($1::bigint[])`,
 };

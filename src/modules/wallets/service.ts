@@ -64,8 +64,8 @@ export interface DepositNotification {
 
 /**
  * Which networks are live EVM networks (docs/decisions/live-chains.md): their value arrives on chain
- * only (no sandbox deposit), and sends on them are the service's own (not built yet: Initiate
- * Withdrawal refuses them). Built from the configuration by src/domain/live-chains.ts `liveNetworkSet`.
+ * only (no sandbox deposit), and sends on them are the service's own (src/modules/chains/sender.ts).
+ * Built from the configuration by src/domain/live-chains.ts `liveNetworkSet`.
  */
 export interface LiveNetworks {
   isLive(network: string): boolean;
@@ -214,6 +214,7 @@ export class WalletService {
         balance: format8(b.balance),
         available: format8(b.available),
         held: format8(b.held),
+        ...(b.deficit && { deficit: format8(b.deficit) }),
       })),
     };
   }

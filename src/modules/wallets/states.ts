@@ -12,12 +12,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, quote } from "../../domain/errors.js";
 import { walletIdOf } from "../../domain/ids.js";
-import { assertMovable, nextState, type MovementDirection, type StateCall } from "../../domain/wallet-states.js";
-import type { Db, Sql } from "../../db/sql.js";
+import { format8 } from "../../domain/money.js";
+import { assertMovable, nextState, type MovementDirection, type StateCall, type WalletState } from "../../domain/wallet-states.js";
+import type { Db, Sql, Tx } from "../../db/sql.js";
+import { walletDeficits } from "../ledger/deficits.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { WebhookEvent } from "../webhooks/service.js";
 import { Wallet } from "./entities.js";
-import { lockWalletState, shareWalletStates, updateWalletState } from "./repository.js";
+import { lockWalletState, shareWalletStates, updateWalletState, type WalletStateRow } from "./repository.js";
 import { walletView, type WalletView } from "./views.js";
 
 /** The webhook event of a state change. */
@@ -50,25 +52,112 @@ export async function guardMovements(tx: Sql, moves: readonly GuardedMove[]): Pr
   }
 }
 
+/** Where a state change's `wallet.status_changed` goes: the customer's webhook (src/modules/webhooks/service.ts). */
+export interface StatusNotifier {
+  /** Writes the event in `tx` when the customer has an enabled webhook. @returns whether it wrote one. */
+  enqueueEvent(tx: Sql, event: WebhookEvent): Promise<boolean>;
+  /** Starts a delivery round, after commit. */
+  kick(): void;
+}
+
+/**
+ * The `status_reason` of a wallet the service locked because it owes a deficit after a reorg
+ * reversal (docs/decisions/live-chains.md "Reorgs"): that lock, and only that one, is lifted by
+ * the credit that covers the last deficit.
+ */
+export const DEFICIT_REASON = "deficit: a reorg took back a credited deposit";
+
+/**
+ * Writes wallet `current`'s new state `next` in `tx` and, when its status changes, its
+ * `wallet.status_changed` event (`reason`: the one given to Lock or Suspend, else null), delivered
+ * after commit (docs/decisions/customers-users-and-wallets.md "Wallet states").
+ */
+async function changeState(tx: Tx, notifier: StatusNotifier, current: WalletStateRow, next: WalletState, reason: string | null): Promise<void> {
+  const now = new Date();
+  await updateWalletState(tx, current.walletId, next, now);
+  if (next.status === current.status) return;
+  const data = {
+    event: WALLET_STATUS_CHANGED,
+    wallet_id: current.walletId,
+    user_id: current.userId,
+    previous_status: current.status,
+    status: next.status,
+    reason,
+    changed_at: now.toISOString(),
+  };
+  const pushed = await notifier.enqueueEvent(tx, { customerId: current.customerId, type: WALLET_STATUS_CHANGED, data, reference: `wallet:${current.walletId}` });
+  if (pushed) tx.afterCommit(() => notifier.kick());
+}
+
+/**
+ * A reversal left wallet `current` (its row locked `FOR UPDATE` in `tx`) owing a deficit
+ * (docs/decisions/live-chains.md "Reorgs"): an `ACTIVE` wallet turns `LOCKED` with
+ * {@link DEFICIT_REASON} and its `wallet.status_changed` (reason {@link DEFICIT_REASON}); a
+ * `SUSPENDED` one that was `ACTIVE` will be reinstated `LOCKED`; a `LOCKED` or `INACTIVE` one stays
+ * as it is (Unlock is refused while it owes). @returns the wallet's state after it.
+ */
+export async function lockForDeficit(tx: Tx, notifier: StatusNotifier, current: WalletStateRow): Promise<WalletStateRow> {
+  let next: WalletState | null = null;
+  if (current.status === "ACTIVE") next = { status: "LOCKED", statusReason: DEFICIT_REASON, suspendedStatus: null, suspendedReason: null };
+  else if (current.status === "SUSPENDED" && current.suspendedStatus === "ACTIVE") next = { ...stateOf(current), suspendedStatus: "LOCKED", suspendedReason: DEFICIT_REASON };
+  if (!next) return current;
+  await changeState(tx, notifier, current, next, DEFICIT_REASON);
+  return { ...current, ...next };
+}
+
+/**
+ * Wallet `current` (locked in `tx`) owes nothing any more: the service's own deficit lock
+ * ({@link DEFICIT_REASON}) is lifted, back to `ACTIVE` with `wallet.status_changed` (reason null);
+ * on a `SUSPENDED` wallet the state to reinstate turns `ACTIVE`. A lock the customer set stays.
+ * @returns the wallet's state after it.
+ */
+export async function releaseDeficitLock(tx: Tx, notifier: StatusNotifier, current: WalletStateRow): Promise<WalletStateRow> {
+  let next: WalletState | null = null;
+  if (current.status === "LOCKED" && current.statusReason === DEFICIT_REASON) next = { status: "ACTIVE", statusReason: null, suspendedStatus: null, suspendedReason: null };
+  else if (current.status === "SUSPENDED" && current.suspendedStatus === "LOCKED" && current.suspendedReason === DEFICIT_REASON) next = { ...stateOf(current), suspendedStatus: "ACTIVE", suspendedReason: null };
+  if (!next) return current;
+  await changeState(tx, notifier, current, next, null);
+  return { ...current, ...next };
+}
+
+/** The stored state of `row`. */
+const stateOf = (row: WalletStateRow): WalletState => ({ status: row.status, statusReason: row.statusReason, suspendedStatus: row.suspendedStatus, suspendedReason: row.suspendedReason });
+
+/**
+ * Unlock and Deactivate wait until the wallet owes nothing (docs/decisions/live-chains.md "Reorgs").
+ * @throws DomainError WALLET_LOCKED (unlock), BAD_REQUEST (deactivate), 400, naming the first
+ *   currency owed and its amount.
+ */
+async function assertNoDeficit(tx: Sql, walletId: string, call: "unlock" | "deactivate"): Promise<void> {
+  const [owed] = await walletDeficits(tx, walletId);
+  if (!owed) return;
+  const [currency, amount] = owed;
+  const owes = `Wallet ${walletId} owes a deficit of ${format8(amount)} ${currency} after a reorg took back a credited deposit`;
+  if (call === "unlock") throw new DomainError("WALLET_LOCKED", `${owes}: it stays locked until later credits cover it.`);
+  throw new DomainError("BAD_REQUEST", `${owes}; it cannot be deactivated until later credits cover it.`);
+}
+
 /** The state calls of wallets. */
 export class WalletStates {
   constructor(
     private readonly db: Db,
     private readonly ledger: Pick<LedgerService, "walletBalances">,
     /** The customer's webhook (src/modules/webhooks/service.ts): the event in the change's transaction, the delivery after commit. */
-    private readonly notifier: { enqueueEvent(tx: Sql, event: WebhookEvent): Promise<boolean>; kick(): void },
+    private readonly notifier: StatusNotifier,
   ) {}
 
   /**
    * Applies state call `call` to wallet `walletId` in one transaction: the wallet's row locked, the
    * rule of src/domain/wallet-states.ts `nextState`, for `deactivate` the balances, the new state
    * and its `wallet.status_changed` event. A call to the state the wallet already has changes
-   * nothing and sends nothing.
+   * nothing and sends nothing. Unlock and Deactivate of a wallet that owes a deficit after a reorg
+   * reversal are refused (docs/decisions/live-chains.md "Reorgs").
    * @param reason `lock` and `suspend`: 1–255 characters.
    * @returns the wallet as it is after the call.
    * @throws DomainError INVALID_WALLET_ID (400, not a UUID); WALLET_NOT_FOUND (404, none, or
    *   another customer's for an owner key); WALLET_INACTIVE, WALLET_SUSPENDED, BAD_REQUEST (400;
-   *   `deactivate` with a balance or a held amount left names the currency).
+   *   `deactivate` with a balance, a held amount or a deficit left names the currency);
+   *   WALLET_LOCKED (400, `unlock` while the wallet owes a deficit, naming it).
    */
   async change(em: EntityManager, caller: StateCaller, walletId: string, call: StateCall, reason?: string): Promise<WalletView> {
     const id = walletIdOf(walletId);
@@ -80,19 +169,8 @@ export class WalletStates {
       const next = nextState(id, current, call, reason);
       if (next === null) return;
       if (call === "deactivate") await this.assertEmpty(tx, id);
-      const now = new Date();
-      await updateWalletState(tx, id, next, now);
-      const data = {
-        event: WALLET_STATUS_CHANGED,
-        wallet_id: id,
-        user_id: current.userId,
-        previous_status: current.status,
-        status: next.status,
-        reason: call === "lock" || call === "suspend" ? (reason ?? null) : null,
-        changed_at: now.toISOString(),
-      };
-      const pushed = await this.notifier.enqueueEvent(tx, { customerId: current.customerId, type: WALLET_STATUS_CHANGED, data, reference: `wallet:${id}` });
-      if (pushed) tx.afterCommit(() => this.notifier.kick());
+      if (call === "unlock" || call === "deactivate") await assertNoDeficit(tx, id, call);
+      await changeState(tx, this.notifier, current, next, call === "lock" || call === "suspend" ? (reason ?? null) : null);
     });
     return walletView(em, await em.fork().findOneOrFail(Wallet, { walletId: id }));
   }

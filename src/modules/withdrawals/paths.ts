@@ -12,6 +12,7 @@ import { format8, money, type Money } from "../../domain/money.js";
 import { FIAT_DECIMALS, type WithdrawalType } from "../../domain/withdrawals.js";
 import type { Db, Tx } from "../../db/sql.js";
 import type { CustodyProvider } from "../../providers/provider.js";
+import type { SendQueue } from "../chains/send-queue.js";
 import type { BankAccountService } from "../bank-accounts/service.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { PayoutRail } from "../payouts/rail.js";
@@ -29,6 +30,8 @@ export interface FiatPath {
 
 /** The services both paths ask. */
 export interface PathDeps {
+  /** The queue of sends on the live networks (src/modules/chains/send-queue.ts); none without a live network. */
+  sends: Pick<SendQueue, "isLive" | "queue"> | undefined;
   /** Where the bank account is read (the pool, before the initiate's transaction). */
   db: Db;
   provider: CustodyProvider;
@@ -59,13 +62,15 @@ export interface Destination {
  * The checks of an initiate that depend on its path, in the order of docs/decisions/withdrawals.md
  * "Initiate" and docs/decisions/fiat.md "Fiat withdrawals":
  * - crypto: currency (a crypto one, withdrawable, switched on); amount positive, within the
- *   currency's precision, at least the minimum; address valid on a network that is not live
- *   (sends on live networks are not built yet: docs/decisions/live-chains.md "Not built yet"); the allowlist.
+ *   currency's precision, at least the minimum; address valid on one of the currency's networks
+ *   that can hold it (a live network holds its native coin and configured tokens only:
+ *   docs/decisions/live-chains.md "Deposit addresses"); the allowlist.
  * - fiat: currency (a fiat one, withdrawable, switched on); amount positive, at least the minimum,
  *   at most 2 decimals; the bank account (BankAccountService.usableBankAccount).
  * @throws DomainError INVALID_CURRENCY, UNSUPPORTED_CURRENCY, CURRENCY_NOT_ACTIVE, AMOUNT_MUST_BE_POSITIVE,
- *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET, INVALID_CRYPTO_ADDRESS, BAD_REQUEST (the address is
- *   valid on live networks only), INVALID_ADDRESS (allowlist), BANK_ACCOUNT_REQUIRED, INVALID_BANK_ACCOUNT (all 400).
+ *   INVALID_AMOUNT, MINIMUM_AMOUNT_NOT_MET, INVALID_CRYPTO_ADDRESS, UNSUPPORTED_CURRENCY (the address
+ *   is valid only on live networks that do not hold the currency), INVALID_ADDRESS (allowlist),
+ *   BANK_ACCOUNT_REQUIRED, INVALID_BANK_ACCOUNT (all 400).
  */
 export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: InitiateBody): Promise<Destination> {
   const currency = await pathCurrency(d.wallets, body.input.currency, body.type);
@@ -79,7 +84,7 @@ export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: 
   if (body.type === "crypto") {
     checkAmount(amount, currency);
     minimum();
-    const networks = notLive(d.wallets.live, destinationNetworks(d.provider, currency, body.input.address));
+    const networks = heldOn(d.wallets.live, currency.code, destinationNetworks(d.provider, currency, body.input.address));
     await d.guards.destinations.assertDestinationAllowed({ customerId: user.customerId, userId: user.userId, currency: currency.code, address: body.input.address, now: new Date() });
     return { type: "crypto", currency: currency.code, amount, networks, address: body.input.address, bankAccountId: null };
   }
@@ -98,14 +103,14 @@ export async function checkDestination(d: PathDeps, user: WithdrawalUser, body: 
 }
 
 /**
- * `networks` without the live ones: the service does not send on a live network yet
- * (docs/decisions/live-chains.md "Not built yet"), and the sandbox must not pretend to.
- * @throws DomainError BAD_REQUEST (400, field `address`) when every one of them is live.
+ * `networks` that can hold `currency`: a live network holds its native coin and configured tokens
+ * only (docs/decisions/live-chains.md "Deposit addresses"), so the service could not send another.
+ * @throws DomainError UNSUPPORTED_CURRENCY (400, field `currency`) when none of them can.
  */
-function notLive(live: LiveNetworks, networks: string[]): string[] {
-  const left = networks.filter((n) => !live.isLive(n));
+function heldOn(live: LiveNetworks, currency: string, networks: string[]): string[] {
+  const left = networks.filter((n) => live.holds(n, currency));
   if (left.length === 0) {
-    throw new DomainError("BAD_REQUEST", `On-chain sends on live networks are not built yet: this address is on ${networks.join(" or ")}, which ${networks.length === 1 ? "is" : "are"} live.`, "address");
+    throw new DomainError("UNSUPPORTED_CURRENCY", `${currency} is not held on ${networks.join(" or ")}, the live network${networks.length === 1 ? "" : "s"} of this address: only the native coin and the configured tokens are.`, "currency");
   }
   return left;
 }
@@ -116,10 +121,11 @@ function notLive(live: LiveNetworks, networks: string[]): string[] {
  * withdrawal's change with its `withdrawal` wallet transaction (the code voided). A fiat payout
  * is submitted to the rail first: a refusal throws, so the transaction rolls back and nothing is
  * debited, the code not used up, no attempt counted; accepted, `payout.state` is `submitted`.
- * A crypto withdrawal on a network that became live after its initiate is refused the same way
- * (BAD_REQUEST; it stays PENDING until cancelled): the sandbox must not pretend to send there.
+ * A crypto withdrawal on a live network is not sent here: its send is queued in `tx`
+ * (src/modules/chains/send-queue.ts), the node is not asked, and the sender job sends it
+ * afterwards (docs/decisions/live-chains.md "Sends"); its wallet transaction's hash stays empty.
  * @throws DomainError CRYPTO_WITHDRAWAL_FAILED (the provider refused), FIAT_WITHDRAWAL_FAILED (the rail refused),
- *   BAD_REQUEST (a live network; all 400);
+ *   UNSUPPORTED_CURRENCY, INVALID_AMOUNT (a live network that cannot send it; all 400);
  *   Error when a crypto withdrawal's wallet or address is missing (never deleted: a broken invariant, 500).
  */
 export async function completeOnPath(d: PathDeps, tx: Tx, { withdrawal: w, source }: LockedWithdrawal): Promise<void> {
@@ -135,8 +141,12 @@ export async function completeOnPath(d: PathDeps, tx: Tx, { withdrawal: w, sourc
     w.payoutDueAt = submission.checkAt;
   } else {
     if (!source) throw new Error(`wallet ${w.walletId} or its ${w.currency} address on ${w.network} is missing`);
-    if (d.wallets.live.isLive(w.network)) throw new DomainError("BAD_REQUEST", `On-chain sends on live networks are not built yet: ${w.network} became live after this withdrawal was initiated; cancel it.`);
-    ({ hash } = await d.provider.executeWithdrawal(tx, { vaultWalletId: source.vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address }));
+    if (d.sends?.isLive(w.network)) {
+      await d.sends.queue(tx, { id: w.id, customerId: w.customerId, network: w.network, currency: w.currency, amount: money(w.amount).toFixed(), address: w.address }, now);
+      hash = "";
+    } else {
+      ({ hash } = await d.provider.executeWithdrawal(tx, { vaultWalletId: source.vaultWalletId, network: w.network, currency: w.currency, amount: w.amount, address: w.address }));
+    }
   }
   const amount = money(w.amount);
   const { entryId, after } = await d.ledger.post(tx, { kind: "debit", walletId: w.walletId, network: w.network, currency: w.currency, amount, reference: `withdrawal:${w.id}` });

@@ -12,24 +12,19 @@
  */
 import type { Logger } from "pino";
 import { format8, money } from "../../domain/money.js";
-import type { Db, Sql, Tx } from "../../db/sql.js";
+import type { Db, Tx } from "../../db/sql.js";
 import type { JobSpec } from "../../jobs/port.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { PayoutRail } from "../payouts/rail.js";
-import { claimDuePayout, completeWithdrawal, deferPayout, savePayout, type LockedWithdrawal } from "./repository.js";
+import { claimDuePayout, deferPayout, savePayout, type LockedWithdrawal } from "./repository.js";
+import { reverseWithdrawal, type WithdrawalEvents } from "./reversal.js";
+
+export type { WithdrawalEvents } from "./reversal.js";
 
 /** Name of the settlement job (src/jobs/registry.ts). */
 export const PAYOUT_JOB = "payout-settlement";
 /** How long a payout whose look at the rail failed waits before the next, milliseconds. */
 export const RETRY_AFTER_MS = 30_000;
-
-/** The customer's webhook as the settlement needs it (src/modules/webhooks/service.ts `WebhookService`). */
-export interface WithdrawalEvents {
-  /** Queues notification `event` in `tx` when the customer has an enabled webhook. @returns whether it did. */
-  enqueueEvent(tx: Sql, event: { customerId: string; type: string; data: Record<string, unknown>; reference: string }): Promise<boolean>;
-  /** Starts a delivery round, after commit. */
-  kick(): void;
-}
 
 /** The settlement of fiat payouts. */
 export class PayoutSettlement {
@@ -98,45 +93,17 @@ export class PayoutSettlement {
     await savePayout(tx, w);
   }
 
-  /**
-   * COMPLETED → FAILED for a returned payout, in `tx` (the row locked, the state checked): the
-   * amount back to available, the reversal's wallet transaction, `withdrawal.failed`.
-   */
-  private async reverse(tx: Tx, { withdrawal: w, source }: LockedWithdrawal, now: Date): Promise<void> {
-    const amount = money(w.amount);
-    const { entryId, after } = await this.ledger.post(tx, { kind: "withdrawal_reversal", walletId: w.walletId, network: w.network, currency: w.currency, amount, reference: `withdrawal:${w.id}` });
-    w.status = "FAILED";
+  /** COMPLETED → FAILED for a returned payout, in `tx` (the row locked, the state checked): ./reversal.ts. */
+  private async reverse(tx: Tx, locked: LockedWithdrawal, now: Date): Promise<void> {
+    const w = locked.withdrawal;
     w.payoutState = "returned";
     w.payoutDueAt = null;
-    await completeWithdrawal(tx, w, {
-      walletId: w.walletId,
-      customerId: w.customerId,
-      network: w.network,
-      address: source?.address ?? w.address,
-      amount: amount.toFixed(),
-      balanceAfter: after.balance.toFixed(),
+    await reverseWithdrawal(tx, this.ledger, this.events, locked, {
       hash: w.payoutReference ?? "",
-      memo: w.memo ?? "",
-      description: `Returned payout of ${format8(amount)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
-      orderId: w.id,
-      idempotencyId: w.idempotencyKey,
-      journalEntryId: entryId,
-      createdAt: now,
-    }, "withdrawal_reversal");
-    const data = {
-      withdrawal_id: w.id,
-      user_id: w.userId,
-      customer_id: w.customerId,
-      wallet_id: w.walletId,
-      withdrawal_type: w.withdrawalType,
-      currency: w.currency,
-      amount: format8(amount),
-      error_code: "FIAT_WITHDRAWAL_FAILED",
-      payout: { rail: w.payoutRail, reference: w.payoutReference, state: "returned" },
-      failed_at: now.toISOString(),
-    };
-    const queued = await this.events.enqueueEvent(tx, { customerId: w.customerId, type: "withdrawal.failed", data, reference: `withdrawal:${w.id}` });
-    if (queued) tx.afterCommit(() => this.events.kick());
+      description: `Returned payout of ${format8(money(w.amount))} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
+      errorCode: "FIAT_WITHDRAWAL_FAILED",
+      detail: { payout: { rail: w.payoutRail, reference: w.payoutReference, state: "returned" } },
+    }, now);
     this.logger.info({ withdrawalId: w.id, rail: w.network, reference: w.payoutReference }, "fiat payout returned: withdrawal failed, amount back to available");
   }
 }

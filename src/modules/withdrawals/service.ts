@@ -54,6 +54,8 @@ import {
   type WithdrawalUser,
 } from "./repository.js";
 import type { PinPush, ProviderPinOutcome, WithdrawalFilter, WithdrawalGuards, WithdrawalSettings } from "./types.js";
+import { sendViews, type SendView } from "../chains/repository/sends.js";
+import type { SendQueue } from "../chains/send-queue.js";
 import { initiatedView, withdrawalView, type FiatInitiateInput, type InitiatedView, type InitiateInput, type WithdrawalView } from "./views.js";
 
 export type { FiatPath } from "./paths.js";
@@ -84,9 +86,11 @@ export class WithdrawalService {
     settings: WithdrawalSettings,
     guards: WithdrawalGuards,
     fiat: FiatPath,
+    /** The sends on the live networks; none without a live network. */
+    private readonly sends?: SendQueue,
   ) {
     this.codes = new WithdrawalCodes(box, settings);
-    this.paths = { db, provider, ledger, wallets, guards, fiat };
+    this.paths = { db, provider, ledger, wallets, guards, fiat, sends };
   }
 
   /**
@@ -236,12 +240,18 @@ export class WithdrawalService {
     });
   }
 
+  /** The `chain` records of crypto withdrawals `rows` that have a send on a live network (one statement; none without a live network). */
+  private async chainOf(rows: readonly WithdrawalRecord[]): Promise<Map<string, SendView>> {
+    const ids = rows.filter((w) => w.withdrawalType === "crypto" && w.status !== "PENDING" && this.sends?.isLive(w.network)).map((w) => w.id);
+    return sendViews(this.db, ids);
+  }
+
   /** Reads one withdrawal of the user on path `type`. @throws DomainError USER_NOT_FOUND, WITHDRAWAL_NOT_FOUND (also one of the other path). */
   async get(em: EntityManager, customerId: string, userId: string, withdrawalId: string, type: WithdrawalType = "crypto"): Promise<WithdrawalView> {
     const user = await this.users.find(em, customerId, userId);
     const w = isUuid(withdrawalId) ? await em.findOne(Withdrawal, { id: withdrawalId.toLowerCase(), userId: user.userId, customerId, withdrawalType: type }) : null;
     if (!w) throw new DomainError("WITHDRAWAL_NOT_FOUND", `Withdrawal ${quote(withdrawalId)} not found.`);
-    return withdrawalView(w);
+    return withdrawalView(w, (await this.chainOf([w])).get(w.id) ?? null);
   }
 
   /** The user's withdrawals of path `type` (only those), most recent first by default. @throws DomainError USER_NOT_FOUND. */
@@ -252,7 +262,8 @@ export class WithdrawalService {
     if (filter.currency) where.currency = filter.currency.toLowerCase();
     const direction = filter.sort === "ASC" ? "asc" : "desc";
     const [rows, total] = await em.findAndCount(Withdrawal, where, { orderBy: { createdAt: direction, id: direction }, limit: page.limit, offset: page.skip });
-    return { items: rows.map(withdrawalView), total };
+    const chains = await this.chainOf(rows);
+    return { items: rows.map((w) => withdrawalView(w, chains.get(w.id) ?? null)), total };
   }
 
   /**

@@ -28,14 +28,16 @@ function payoutView(w: WithdrawalRecord): WithdrawalView["payout"] {
 
 /**
  * Renders a withdrawal record (`amount` as a JSON number of the stored decimal; `created_at` ISO
- * 8601 UTC; for a fiat one, `address` is the bank account's mask and `payout` its payout).
+ * 8601 UTC; for a fiat one, `address` is the bank account's mask and `payout` its payout; `chain`
+ * its send on a live network, src/modules/chains/send-repository.ts `sendViews`).
  */
-export function withdrawalView(w: WithdrawalRecord): WithdrawalView {
+export function withdrawalView(w: WithdrawalRecord, chain: WithdrawalView["chain"] = null): WithdrawalView {
   return {
     id: w.id,
     withdrawal_type: w.withdrawalType,
     bank_account_id: w.bankAccountId ?? null,
     payout: payoutView(w),
+    chain,
     currency: w.currency,
     amount: toNumber(w.amount),
     address: w.address,
