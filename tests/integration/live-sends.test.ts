@@ -15,7 +15,9 @@ import { HDNodeWallet, Wallet, parseEther, parseUnits, type Contract } from "eth
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { serviceWalletPath, HOT_WALLET_INDEX } from "../../src/providers/evm/keys.js";
+import { openCustodyKeys, serviceWalletPath, HOT_WALLET_INDEX } from "../../src/providers/evm/keys.js";
+import { reconcileChains } from "../../src/modules/chains/overview-reconcile.js";
+import { createLogger } from "../../src/logging.js";
 import { createTestDatabase, TEST_MASTER_KEY, TEST_SECRETS_KEY, type TestApp } from "../support/app.js";
 import { deployTestToken, startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE } from "../support/fixtures.js";
@@ -270,5 +272,19 @@ describe("what the chain does to a send", () => {
     const hook = await waitFor("withdrawal.failed", () => receiver.received.find((r) => r.json.type === "withdrawal.failed" && r.json.data.withdrawal_id === id), WAIT_MS);
     expect(hook.json.data).toMatchObject({ error_code: "CRYPTO_WITHDRAWAL_FAILED", withdrawal_type: "crypto", currency: "eth", amount: "0.75000000", chain: { state: "failed" } });
     expect(await app.services.ledger.verify(app.db)).toMatchObject({ unbalancedEntries: [], negativeAccounts: [] });
+  });
+
+  it("leaves the books equal to the chain: the addresses hold what the ledger owes plus the hot wallet's funding less the fees paid", async () => {
+    const custody = openCustodyKeys([NETWORK], app.config, createLogger("silent"))!;
+    const holdings = await reconcileChains(app.config.liveChains, { db: app.db, ledger: app.services.ledger, custody, rpcTimeoutS: 2 });
+    const fees = await api.sql<{ total: string }>(`select coalesce(sum(fee), 0)::text as total from chain_send where state in ('confirmed', 'failed')`);
+    const eth = holdings.find((h) => h.currency === "eth")!;
+    const usdt = holdings.find((h) => h.currency === "usdt")!;
+    // 10 eth deposited; 1.25 + 20 × 0.01 + 0.5 + 0.25 + 0.125 paid out (the reverted 0.75 came back)
+    expect(eth.owed.toFixed(8)).toBe("7.67500000");
+    // each fee is rounded down to 8 decimals: the sum of 25 may differ from the chain's by under 25e-8
+    expect(Math.abs(Number(eth.difference) - (100 - Number(fees[0]!.total)))).toBeLessThan(25e-8);
+    expect(usdt.owed.toFixed(8)).toBe("987.50000000");
+    expect(usdt.difference!.toFixed(8)).toBe("10000.00000000");
   });
 });
