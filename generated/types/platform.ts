@@ -4151,7 +4151,32 @@ export interface components {
                 state: components["schemas"]["PayoutState"];
             } | null;
             /** @description A crypto withdrawal's transaction on a live network; null before confirm, on a network that is not live, and for fiat. */
-            chain: components["schemas"]["ChainSend"] | null;
+            chain: {
+                /**
+                 * @description The hash of the signed transaction (the latest one after a replacement with higher fees); null until it is signed.
+                 * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+                 */
+                tx_hash: string | null;
+                /** @description `queued` → `broadcast` → `confirmed`, or `failed`. */
+                state: components["schemas"]["ChainSendState"];
+                /**
+                 * Format: int32
+                 * @description Blocks from the transaction's block to the network's head as last followed, both included; 0 until mined.
+                 * @example 3
+                 */
+                confirmations: number;
+                /**
+                 * Format: int64
+                 * @description The sending address's nonce; null until the transaction is signed.
+                 * @example 42
+                 */
+                nonce: number | null;
+                /**
+                 * @description The network fee paid (gas used × gas price), 8-decimal string of the native coin (eth, pol); null until mined. The platform pays it.
+                 * @example 0.00042000
+                 */
+                fee: string | null;
+            } | null;
             /** @description Lowercase currency code. */
             currency: string;
             /**

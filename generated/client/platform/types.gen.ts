@@ -3580,7 +3580,28 @@ export type Withdrawal = {
     /**
      * A crypto withdrawal's transaction on a live network; null before confirm, on a network that is not live, and for fiat.
      */
-    chain: ChainSend | null;
+    chain: {
+        /**
+         * The hash of the signed transaction (the latest one after a replacement with higher fees); null until it is signed.
+         */
+        tx_hash: string | null;
+        /**
+         * `queued` → `broadcast` → `confirmed`, or `failed`.
+         */
+        state: ChainSendState;
+        /**
+         * Blocks from the transaction's block to the network's head as last followed, both included; 0 until mined.
+         */
+        confirmations: number;
+        /**
+         * The sending address's nonce; null until the transaction is signed.
+         */
+        nonce: number | null;
+        /**
+         * The network fee paid (gas used × gas price), 8-decimal string of the native coin (eth, pol); null until mined. The platform pays it.
+         */
+        fee: string | null;
+    } | null;
     /**
      * Lowercase currency code.
      */

@@ -95,9 +95,13 @@ export type ChainDeposit = InferEntity<typeof ChainDeposit>;
  */
 export type ChainSendState = "queued" | "broadcast" | "confirmed" | "failed";
 
+/** What a send is for (docs/decisions/live-chains.md "Funds and fees"). */
+export type ChainSendKind = "withdrawal" | "refill";
+
 /**
- * A withdrawal's send on a live network, from the hot wallet: one row per withdrawal, queued in the
- * confirm's transaction. The nonce and the signed bytes are stored in one transaction before the
+ * A send on a live network: a withdrawal's, from the hot wallet (one row per withdrawal, queued in
+ * the confirm's transaction), or a refill of the hot wallet's fees from the gas wallet (queued in the
+ * transaction that ends the withdrawal's send). The nonce and the signed bytes are stored in one transaction before the
  * first broadcast; a replacement keeps the nonce and adds its hash to `txHashes`. Amounts in the
  * chain's units (wei, a token's smallest unit) as exact integer text; `fee` in the native coin.
  */
@@ -108,9 +112,12 @@ export const ChainSend = defineEntity({
   properties: {
     id: p.bigint("number").primary().autoincrement(),
     network: p.string().length(32),
-    withdrawalId: p.uuid().unique("chain_send_withdrawal_unique"),
-    /** The withdrawal's customer (tenant). */
-    customerId: p.string(),
+    /** `withdrawal` (a withdrawal's payment, from the hot wallet) or `refill` (the gas wallet giving the hot wallet back the fees it paid). */
+    kind: p.string().length(16).$type<ChainSendKind>().default("withdrawal"),
+    /** The withdrawal it pays; null for a refill. */
+    withdrawalId: p.uuid().nullable().unique("chain_send_withdrawal_unique"),
+    /** The withdrawal's customer (tenant); null for a refill. */
+    customerId: p.string().nullable(),
     /** The sending address (the hot wallet, lower case). */
     fromAddress: p.string().length(42),
     /** The destination (lower case). */

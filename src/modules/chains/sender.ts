@@ -1,6 +1,7 @@
 /**
  * The sender of one live network (docs/decisions/live-chains.md "Sends"): the recurring job
- * `chain-send-<net>` takes the network's open sends oldest first and moves each one step:
+ * `chain-send-<net>` takes the network's open sends oldest first and moves each one step (the
+ * nonces of each sending address given in that order):
  * - not signed: fees from the latest block (EIP-1559, under `CHAIN_<NET>_MAX_FEE_GWEI`), the
  *   node's gas estimate, then ONE transaction that locks the sender's next nonce, signs with it and
  *   stores the signed bytes and the next nonce; only after its commit are the bytes broadcast. A
@@ -14,7 +15,9 @@
  *   with the same nonce and higher fees. A signed send never gives up: its nonce is spent, and
  *   whichever attempt is mined pays the destination once.
  * A failed send's withdrawal is reversed by {@link SendOutcomes.failed} in the transaction that
- * ends the send. A node that does not answer stops the run; the next run starts over from the
+ * ends the send. The fee a withdrawal's transaction made the hot wallet pay is given back by a
+ * refill from the gas wallet, queued in that same transaction and sent by the same steps (the gas
+ * wallet signs it and pays its own fee; docs/decisions/live-chains.md "Funds and fees"). A node that does not answer stops the run; the next run starts over from the
  * database.
  */
 import type { HDNodeWallet, TransactionRequest } from "ethers";
@@ -24,7 +27,7 @@ import { loadEthers, rpcError, type EvmRpc } from "../../providers/evm/rpc.js";
 import { chainAmount } from "./follow.js";
 import type { FollowerLogger } from "./follower.js";
 import { feesFor, gasLimitOf, GWEI, replacementDue, replacementFees, type Fees } from "./send-rules.js";
-import { feeWait, finishSend, lockNextNonce, lockSend, markBroadcast, markMined, openSends, sendError, storeReplacement, storeSigned, type SendRow, type SendView } from "./repository/sends.js";
+import { feeWait, finishSend, insertRefill, lockNextNonce, lockSend, markBroadcast, markMined, openSends, sendError, storeReplacement, storeSigned, type SendRow, type SendView } from "./repository/sends.js";
 import type { Tx } from "../../db/sql.js";
 
 /** Most sends one run looks at. */
@@ -39,6 +42,8 @@ export interface SendOutcomes {
 /** A live network's settings as the sender reads them. */
 export interface SenderSettings {
   network: string;
+  /** The native coin's currency code (`eth`, `pol`): what a refill gives back. */
+  nativeCurrency: string;
   confirmations: number;
   /** `CHAIN_<NET>_MAX_FEE_GWEI`. */
   maxFeeGwei: number;
@@ -63,8 +68,8 @@ export class ChainSender {
     private readonly settings: SenderSettings,
     private readonly rpc: EvmRpc,
     private readonly db: Db,
-    /** The hot wallet's key (no provider): it signs every send. */
-    private readonly hot: HDNodeWallet,
+    /** The keys (no provider) of the hot wallet, which signs the withdrawals, and of the gas wallet, which signs the refills. */
+    private readonly keys: { hot: HDNodeWallet; gas: HDNodeWallet },
     private readonly outcomes: SendOutcomes,
     private readonly logger: FollowerLogger,
   ) {}
@@ -76,10 +81,10 @@ export class ChainSender {
     const head = Number(await this.rpc.call<string>("eth_blockNumber", []));
     let market: Promise<Fees | null> | undefined;
     const fees = (): Promise<Fees | null> => (market ??= this.marketFees());
-    let signing = true; // sends are signed in order: once one waits for fees, the later ones wait too
+    const waiting = new Set<string>(); // sends are signed in order per sender: once one waits for fees, its later ones wait too
     for (const send of sends) {
       if (send.nonce === null) {
-        if (signing) signing = await this.sign(send, head, fees, now());
+        if (!waiting.has(send.fromAddress) && !(await this.sign(send, head, fees, now()))) waiting.add(send.fromAddress);
       } else if (send.state === "queued") {
         await this.broadcast(send, head);
       } else {
@@ -101,9 +106,10 @@ export class ChainSender {
       return false;
     }
     const request = await this.request(send);
+    const signer = this.signerOf(send);
     let estimate: bigint;
     try {
-      estimate = await (await this.rpc.provider()).estimateGas({ ...request, from: this.hot.address });
+      estimate = await (await this.rpc.provider()).estimateGas({ ...request, from: signer.address });
     } catch (error) {
       if (isRevert(error)) {
         await this.fail(send, `the chain rejects the transfer: ${message(error)}`);
@@ -113,20 +119,20 @@ export class ChainSender {
       if (isNodeDown(error)) throw rpcError(this.settings.network, "eth_estimateGas", error);
       return true;
     }
-    const short = await this.shortfall(send, gasLimitOf(estimate) * market.maxFeePerGas);
+    const short = await this.shortfall(send, signer.address, gasLimitOf(estimate) * market.maxFeePerGas);
     if (short !== null) {
       await sendError(this.db, send.id, short);
-      this.logger.warn({ network: this.settings.network, sendId: send.id, hotWallet: this.hot.address }, `chain send waits: ${short}`);
+      this.logger.warn({ network: this.settings.network, sendId: send.id, from: signer.address }, `chain send waits: ${short}`);
       return true;
     }
-    const pending = Number(await this.rpc.call<string>("eth_getTransactionCount", [this.hot.address, "pending"]));
+    const pending = Number(await this.rpc.call<string>("eth_getTransactionCount", [signer.address, "pending"]));
     const chainId = await this.rpc.chainId();
     const signed = await this.db.transaction(async (tx) => {
       const current = await lockSend(tx, send.id);
       if (current === null || current.nonce !== null || current.state !== "queued") return null; // another run got there first
-      const nonce = await lockNextNonce(tx, this.settings.network, this.hot.address.toLowerCase(), pending);
+      const nonce = await lockNextNonce(tx, this.settings.network, signer.address.toLowerCase(), pending);
       const gasLimit = gasLimitOf(estimate);
-      const rawTx = await this.hot.signTransaction({ ...request, type: 2, chainId, nonce, gasLimit, ...market });
+      const rawTx = await signer.signTransaction({ ...request, type: 2, chainId, nonce, gasLimit, ...market });
       const txHash = (await loadEthers()).keccak256(rawTx);
       await storeSigned(tx, send.id, { nonce, rawTx, txHash, gasLimit, ...market }, new Date());
       return { ...current, nonce, rawTx, txHash };
@@ -156,7 +162,8 @@ export class ChainSender {
     const receipt = receipts.find((r): r is Receipt => r !== null);
     if (receipt) {
       const height = Number(receipt.blockNumber);
-      const fee = chainAmount(BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice), 18).toFixed(8);
+      const feeWei = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
+      const fee = chainAmount(feeWei, 18).toFixed(8);
       if (head - height + 1 < this.settings.confirmations) {
         if (send.minedHeight !== height || send.fee !== fee) await markMined(this.db, send.id, height, fee);
         return;
@@ -164,12 +171,12 @@ export class ChainSender {
       if (Number(receipt.status) === 1) {
         await this.db.transaction(async (tx) => {
           await markMined(tx, send.id, height, fee);
-          await finishSend(tx, send.id, "confirmed", null);
+          if (await finishSend(tx, send.id, "confirmed", null)) await this.refill(tx, send, feeWei);
         });
         return;
       }
       await markMined(this.db, send.id, height, fee);
-      await this.fail({ ...send, minedHeight: height, fee }, "the transaction reverted on chain");
+      await this.fail({ ...send, minedHeight: height, fee }, "the transaction reverted on chain", feeWei);
       return;
     }
     if (send.minedHeight !== null) await markMined(this.db, send.id, null, null); // its block left the chain
@@ -197,7 +204,7 @@ export class ChainSender {
       const current = await lockSend(tx, send.id);
       if (current === null || current.state !== "broadcast" || current.nonce !== nonce || current.txHash !== send.txHash) return null;
       const gasLimit = gasLimitOf(await this.gasOf(send));
-      const rawTx = await this.hot.signTransaction({ ...request, type: 2, chainId, nonce, gasLimit, ...raised });
+      const rawTx = await this.signerOf(send).signTransaction({ ...request, type: 2, chainId, nonce, gasLimit, ...raised });
       const txHash = (await loadEthers()).keccak256(rawTx);
       await storeReplacement(tx, send.id, { rawTx, txHash, ...raised }, new Date());
       return { ...current, rawTx, txHash };
@@ -208,31 +215,53 @@ export class ChainSender {
     }
   }
 
-  /** Ends `send` as failed and reverses its withdrawal, in one transaction (nothing when it had ended). */
-  private async fail(send: SendRow, reason: string): Promise<void> {
+  /**
+   * Ends `send` as failed and reverses its withdrawal (a refill has none), with the refill of
+   * `feeWei` when a mined transaction paid fees, in one transaction (nothing when it had ended).
+   */
+  private async fail(send: SendRow, reason: string, feeWei = 0n): Promise<void> {
     await this.db.transaction(async (tx) => {
       const ended = await finishSend(tx, send.id, "failed", reason);
       if (ended === null) return;
+      await this.refill(tx, send, feeWei);
+      if (ended.withdrawalId === null || ended.customerId === null) return;
       const chain: SendView = { tx_hash: send.txHash, state: "failed", confirmations: 0, nonce: send.nonce, fee: send.fee };
-      await this.outcomes.failed(tx, { ...ended, chain, reason });
+      await this.outcomes.failed(tx, { withdrawalId: ended.withdrawalId, customerId: ended.customerId, chain, reason });
     });
-    this.logger.warn({ network: this.settings.network, sendId: send.id, withdrawalId: send.withdrawalId, reason }, "chain send failed: withdrawal reversed");
+    this.logger.warn({ network: this.settings.network, sendId: send.id, kind: send.kind, withdrawalId: send.withdrawalId, reason }, "chain send failed");
   }
 
   /**
-   * What the hot wallet lacks to pay `send` with at most `maxGasCost` wei of fees (the amount and the
-   * fees in the native coin; for a token, the token amount and the fees), or null when it holds enough.
+   * Queues in `tx` the gas wallet's refill of the `feeWei` wei a withdrawal's send made the hot
+   * wallet pay (docs/decisions/live-chains.md "Funds and fees"); nothing for a refill (the gas
+   * wallet pays its own fees) or a send that paid none.
    */
-  private async shortfall(send: SendRow, maxGasCost: bigint): Promise<string | null> {
-    const native = BigInt(await this.rpc.call<string>("eth_getBalance", [this.hot.address, "latest"]));
+  private async refill(tx: Tx, send: SendRow, feeWei: bigint): Promise<void> {
+    if (send.kind === "refill" || feeWei <= 0n) return;
+    const gas = this.keys.gas.address.toLowerCase();
+    await insertRefill(tx, { network: this.settings.network, gas, hot: send.fromAddress, wei: feeWei, currency: this.settings.nativeCurrency, at: new Date() });
+  }
+
+  /** The key that signs `send`: the gas wallet's for a refill, the hot wallet's otherwise. */
+  private signerOf(send: SendRow): HDNodeWallet {
+    return send.kind === "refill" ? this.keys.gas : this.keys.hot;
+  }
+
+  /**
+   * What sending address `from` lacks to pay `send` with at most `maxGasCost` wei of fees (the amount
+   * and the fees in the native coin; for a token, the token amount and the fees), or null when it holds enough.
+   */
+  private async shortfall(send: SendRow, from: string, maxGasCost: bigint): Promise<string | null> {
+    const who = send.kind === "refill" ? "the gas wallet" : "the hot wallet";
+    const native = BigInt(await this.rpc.call<string>("eth_getBalance", [from, "latest"]));
     const nativeNeeded = maxGasCost + (send.contract === null ? send.amountUnits : 0n);
-    if (native < nativeNeeded) return `the hot wallet holds ${native} wei of the native coin and needs ${nativeNeeded} (amount and fees): fund it`;
+    if (native < nativeNeeded) return `${who} holds ${native} wei of the native coin and needs ${nativeNeeded} (amount and fees): fund it`;
     if (send.contract === null) return null;
     const { Interface } = await loadEthers();
     const erc20 = new Interface(["function balanceOf(address owner) view returns (uint256)"]);
-    const answer = await this.rpc.call<string>("eth_call", [{ to: send.contract, data: erc20.encodeFunctionData("balanceOf", [this.hot.address]) }, "latest"]);
+    const answer = await this.rpc.call<string>("eth_call", [{ to: send.contract, data: erc20.encodeFunctionData("balanceOf", [from]) }, "latest"]);
     const tokens = BigInt(erc20.decodeFunctionResult("balanceOf", answer)[0] as bigint);
-    return tokens < send.amountUnits ? `the hot wallet holds ${tokens} units of ${send.currency} and needs ${send.amountUnits}: fund it` : null;
+    return tokens < send.amountUnits ? `${who} holds ${tokens} units of ${send.currency} and needs ${send.amountUnits}: fund it` : null;
   }
 
   /** The transfer of `send`: native value to the destination, or the token's `transfer(to, amount)`. */
@@ -246,7 +275,7 @@ export class ChainSender {
   /** The gas a replacement of `send` needs (the node's estimate; 21 000 for a native transfer it cannot estimate any more). */
   private async gasOf(send: SendRow): Promise<bigint> {
     try {
-      return await (await this.rpc.provider()).estimateGas({ ...(await this.request(send)), from: this.hot.address });
+      return await (await this.rpc.provider()).estimateGas({ ...(await this.request(send)), from: this.signerOf(send).address });
     } catch (error) {
       if (send.contract === null) return 21_000n;
       throw rpcError(this.settings.network, "eth_estimateGas", error);

@@ -78,7 +78,7 @@ export class LiveChains {
         tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
         startBlock: chain.startBlock,
       },
-      sends: { network: chain.network, confirmations: chain.confirmations, maxFeeGwei: chain.maxFeeGwei, giveUpS: chain.giveUpS },
+      sends: { network: chain.network, nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth", confirmations: chain.confirmations, maxFeeGwei: chain.maxFeeGwei, giveUpS: chain.giveUpS },
       rpc: new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS),
     }));
   }
@@ -118,7 +118,7 @@ export class LiveChains {
       const follower = new ChainFollower(settings, rpc, this.deps.db, deposits, this.deps.logger, () => own);
       const jobs: JobSpec[] = [{ name: followJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() }];
       if (custody) {
-        const sender = new ChainSender(sends, rpc, this.deps.db, custody.hotWallet, this.deps.outcomes, this.deps.logger);
+        const sender = new ChainSender(sends, rpc, this.deps.db, { hot: custody.hotWallet, gas: custody.gasWallet }, this.deps.outcomes, this.deps.logger);
         jobs.push({ name: sendJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => sender.run() });
       }
       return jobs;

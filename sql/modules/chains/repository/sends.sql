@@ -10,6 +10,10 @@ update chain_send set state = $2, last_error = $3, updated_at = now() where id =
 -- INIT_NONCE: chains_init_nonce
 insert into chain_nonce (network, address, next_nonce) values ($1, $2, $3) on conflict (network, address) do nothing;
 
+-- INSERT_REFILL: chains_insert_refill
+insert into chain_send (network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units, state, tx_hashes, created_at, updated_at)
+         values ($1, 'refill', null, null, $2, $3, $6, null, $4::numeric, 'queued', '{}', $5, $5);
+
 -- INSERT_SEND: chains_insert_send
 insert into chain_send (network, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units, state, tx_hashes, created_at, updated_at)
          values ($3, $1, $2, $4, $5, $6, $7, $8::numeric, 'queued', '{}', $9, $9);
@@ -18,7 +22,7 @@ insert into chain_send (network, withdrawal_id, customer_id, from_address, to_ad
 select next_nonce::int as next from chain_nonce where network = $1 and address = $2 for update;
 
 -- LOCK_SEND: chains_lock_send
-select id::int, network, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+select id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
                       fee::text, fee_wait_since from chain_send where id = $1 for update;
 
@@ -30,7 +34,7 @@ update chain_send set state = 'broadcast', broadcast_height = coalesce(broadcast
 update chain_send set mined_height = $2, fee = $3::numeric, updated_at = now() where id = $1;
 
 -- OPEN_SENDS: chains_open_sends
-select id::int, network, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+select id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
                       fee::text, fee_wait_since from chain_send where network = $1 and state in ('queued', 'broadcast') order by id limit $2;
 

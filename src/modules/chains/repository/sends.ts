@@ -6,14 +6,16 @@
  * gas travel as integer text; heights are block numbers; hashes `0x…` lower case.
  */
 import type { PreparedStatement, Sql } from "../../../db/sql.js";
-import type { ChainSendState } from "../entities.js";
+import type { ChainSendKind, ChainSendState } from "../entities.js";
 
 /** A send as the sender reads it (bigints for the chain's integers). */
 export interface SendRow {
   id: number;
   network: string;
-  withdrawalId: string;
-  customerId: string;
+  kind: ChainSendKind;
+  /** The withdrawal it pays; null for a refill. */
+  withdrawalId: string | null;
+  customerId: string | null;
   fromAddress: string;
   toAddress: string;
   currency: string;
@@ -32,7 +34,7 @@ export interface SendRow {
   feeWaitSince: Date | null;
 }
 
-const SEND_COLUMNS = `id::int, network, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+const SEND_COLUMNS = `id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
                       fee::text, fee_wait_since`;
 
@@ -41,6 +43,13 @@ export const INSERT_SEND: PreparedStatement = {
   name: "chains_insert_send",
   text: `insert into chain_send (network, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units, state, tx_hashes, created_at, updated_at)
          values ($3, $1, $2, $4, $5, $6, $7, $8::numeric, 'queued', '{}', $9, $9)`,
+};
+
+/** Queues a refill on network `$1`: the gas wallet `$2` gives the hot wallet `$3` back `$4` wei of fees, at `$5`. */
+export const INSERT_REFILL: PreparedStatement = {
+  name: "chains_insert_refill",
+  text: `insert into chain_send (network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units, state, tx_hashes, created_at, updated_at)
+         values ($1, 'refill', null, null, $2, $3, $6, null, $4::numeric, 'queued', '{}', $5, $5)`,
 };
 
 /** The open sends (`queued`, `broadcast`) of network `$1`, oldest first, at most `$2`: the order their nonces are given in. */
@@ -135,8 +144,9 @@ function sendOf(r: Raw): SendRow {
   return {
     id: r.id as number,
     network: r.network as string,
-    withdrawalId: r.withdrawal_id as string,
-    customerId: r.customer_id as string,
+    kind: r.kind as ChainSendKind,
+    withdrawalId: r.withdrawal_id as string | null,
+    customerId: r.customer_id as string | null,
     fromAddress: r.from_address as string,
     toAddress: r.to_address as string,
     currency: r.currency as string,
@@ -223,10 +233,15 @@ export async function markMined(sql: Sql, id: number, height: number | null, fee
   await sql.run(MARK_MINED, [id, height, fee]);
 }
 
-/** Ends send `id` as `state` in `tx`. @returns its withdrawal and customer, or null when it had already ended. */
-export async function finishSend(tx: Sql, id: number, state: "confirmed" | "failed", reason: string | null): Promise<{ withdrawalId: string; customerId: string } | null> {
-  const [row] = await tx.rows<{ withdrawal_id: string; customer_id: string }>(FINISH_SEND, [id, state, reason]);
+/** Ends send `id` as `state` in `tx`. @returns its withdrawal and customer (nulls for a refill), or null when it had already ended. */
+export async function finishSend(tx: Sql, id: number, state: "confirmed" | "failed", reason: string | null): Promise<{ withdrawalId: string | null; customerId: string | null } | null> {
+  const [row] = await tx.rows<{ withdrawal_id: string | null; customer_id: string | null }>(FINISH_SEND, [id, state, reason]);
   return row ? { withdrawalId: row.withdrawal_id, customerId: row.customer_id } : null;
+}
+
+/** Queues, in `tx` at `at`, the refill of `wei` of the native coin `currency` on `network` from the gas wallet `gas` to the hot wallet `hot` (lower case). */
+export async function insertRefill(tx: Sql, refill: { network: string; gas: string; hot: string; wei: bigint; currency: string; at: Date }): Promise<void> {
+  await tx.run(INSERT_REFILL, [refill.network, refill.gas, refill.hot, refill.wei.toString(), refill.at, refill.currency]);
 }
 
 /** Send `id` waits for fees since `since` at the latest, because of `reason`. */
