@@ -190,7 +190,7 @@ describe("documents, docs page and health", () => {
         ids.add(id);
       }
     }
-    expect(operationsOf("platform")).toHaveLength(81);
+    expect(operationsOf("platform")).toHaveLength(82);
     expect(operationsOf("credit")).toHaveLength(34);
   });
 
