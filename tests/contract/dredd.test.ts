@@ -76,6 +76,7 @@ const ALTERNATIVES: readonly (readonly string[])[] = [
     "getOrder 200", "getOrder 403", "getOrder 404",
     "listOrders 200", "listOrders 403", "listOrders 422",
     "setSandboxPrice 200", "setSandboxPrice 400", "setSandboxPrice 403", "setSandboxPrice 422",
+    "listChains 403",
   ],
   [
     "lockWallet 400", "deactivateWallet 400",
