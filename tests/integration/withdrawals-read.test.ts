@@ -39,6 +39,7 @@ describe("GET …/{withdrawal_id} and GET …/withdrawals (getWithdrawal, listWi
       withdrawal_type: "crypto",
       bank_account_id: null,
       payout: null,
+      chain: null, // bitcoin is not a live network: no on-chain send of the service's own
       currency: "btc",
       amount: 0.1,
       address: TO.btc,
