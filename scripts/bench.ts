@@ -80,7 +80,9 @@
  *     `authorizations` for the card-authorization rows alone (scripts/bench/authorizations-run.ts, about 1.5 minutes),
  *     `trading` for the quote + order rows alone (scripts/bench/trading-run.ts, about 1.2 minutes),
  *     `cards` for the Authorize Card rows alone (scripts/bench/cards-run.ts: 10 000 cards seeded, 200/s
- *     open loop for `BENCH_CARDS_RATE_SECONDS` (30) on each side, then 4 / 16 / 32 in flight; about 4 minutes);
+ *     open loop for `BENCH_CARDS_RATE_SECONDS` (30) on each side, then 4 / 16 / 32 in flight; about 4 minutes),
+ *     `scan` for the chain scan rows alone (scripts/bench/scan-run.ts: the live ethereum follower over a pre-built
+ *     Anvil chain against a bare JSON-RPC loop; sizes `BENCH_SCAN_BLOCKS`, `BENCH_SCAN_TRANSFERS`, `BENCH_SCAN_DEPOSITS`);
  *   - `DATABASE_URL`: use this PostgreSQL server (a throw-away database is created and dropped on it).
  * The figures depend on the machine and on what else runs on it (the load average is printed).
  */
@@ -104,6 +106,7 @@ import { runTradingBench } from "./bench/trading-run.js";
 import { TRADING_LEVELS } from "./bench/trading.js";
 import { runCardBench } from "./bench/cards-run.js";
 import { CARD_LEVELS } from "./bench/cards.js";
+import { runScanBench } from "./bench/scan-run.js";
 
 const numberEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -131,6 +134,7 @@ const ONLY_SAYS = {
   authorizations: "only the card-authorization rows against their baseline (scripts/bench/authorizations-run.ts; about 1.5 min), then the credit invariants and npm run ledger:check",
   trading: "only the quote + order rows against their baseline (scripts/bench/trading-run.ts; about 1.2 min), then the ledger's invariants and npm run ledger:check",
   cards: "only the Authorize Card rows against their baseline (scripts/bench/cards-run.ts; about 4 min with the seeding), then the wallet and card invariants and npm run ledger:check",
+  scan: "only the chain scan rows: the live ethereum follower over a pre-built Anvil chain against a bare JSON-RPC loop (scripts/bench/scan-run.ts; about 4 min, most of it building the chain), then npm run ledger:check",
 } as const;
 /** `BENCH_ONLY` ({@link ONLY_SAYS}); unset: the table and the hostile rows. */
 const ONLY = ((): keyof typeof ONLY_SAYS | "all" => {
@@ -497,6 +501,7 @@ function sideCount(): number {
   if (ONLY === "authorizations") return AUTH_LEVELS.length * 2;
   if (ONLY === "trading") return TRADING_LEVELS.length * 2;
   if (ONLY === "cards") return CARD_LEVELS.length * 2;
+  if (ONLY === "scan") return 0;
   const transfers = TRANSFER_LEVELS.length * 2;
   return ONLY === "transfers" ? transfers : 6 * 2 + 1 + 2 + 2 + LEVELS.length * 2 + transfers;
 }
@@ -530,6 +535,8 @@ async function main(): Promise<number> {
     } else if (ONLY === "cards") {
       const timing = { warmup: WARMUP, rounds: ROUNDS, seconds: SECONDS };
       brokenBy.push(...(await runCardBench({ db, cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, timing, alternate, log, children, began })));
+    } else if (ONLY === "scan") {
+      brokenBy.push(...(await runScanBench({ db, cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, log, children, began })));
     } else if (ONLY !== "hostile") {
       data = await table(db, cmd, children, brokenBy, began);
       // the hostile rows run on a service of their own: these are idle from here
