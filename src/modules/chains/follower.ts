@@ -42,7 +42,7 @@ import { ChainMoved, fetchBatch, nativeSucceeded, type FetchedBatch, type FoundT
 
 /** Blocks read and written per batch (one transaction each). */
 export const BLOCKS_PER_BATCH = 20;
-/** Batches per run at most; a run also stops starting batches after {@link RUN_BUDGET_MS}. */
+/** Batches per round at most: a run credits what is due after each round and, while behind the head, goes on with another round until {@link RUN_BUDGET_MS}. */
 export const BATCHES_PER_RUN = 25;
 /** Milliseconds after which a run starts no further batch (well within the job's lock lifetime). */
 export const RUN_BUDGET_MS = 30_000;
@@ -103,8 +103,14 @@ export class ChainFollower {
       const head = Number(await this.rpc.call<string>("eth_blockNumber", []));
       let cursor = await this.cursor(head);
       if (!cursor) return;
-      cursor = await this.follow(cursor, head);
-      await this.creditDue(cursor);
+      const until = Date.now() + RUN_BUDGET_MS;
+      // behind the head, the run goes on (credits between rounds) until it catches up or its budget ends
+      do {
+        const before = cursor.scanned;
+        cursor = await this.follow(cursor, head, until);
+        await this.creditDue(cursor);
+        if (cursor.scanned === before) break; // nothing stored this round (a reorg walked back, a chain that moved): the next run reads again
+      } while (cursor.scanned < head && Date.now() < until);
     } catch (error) {
       await this.fail(error);
     }
@@ -135,10 +141,9 @@ export class ChainFollower {
     return readCursor(this.db, this.chain.network);
   }
 
-  /** Processes batches after `cursor` up to `head` (bounded per run). @returns the cursor after them. */
-  private async follow(start: CursorRow, head: number): Promise<CursorRow> {
+  /** Processes batches after `cursor` up to `head`, at most {@link BATCHES_PER_RUN} and none started after `until` (epoch ms). @returns the cursor after them. */
+  private async follow(start: CursorRow, head: number, until: number): Promise<CursorRow> {
     let cursor = start;
-    const until = Date.now() + RUN_BUDGET_MS;
     let stored = false;
     for (let batch = 0; batch < BATCHES_PER_RUN && Date.now() < until; batch++) {
       const range = nextBatch(cursor.scanned, head, BLOCKS_PER_BATCH);

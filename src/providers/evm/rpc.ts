@@ -104,7 +104,8 @@ export class EvmRpc {
       throw rpcError(this.network, "eth_chainId", error);
     }
     const network = Network.from(chainId);
-    const provider = new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 50 });
+    // calls made in the same tick still travel in one batch; no 10 ms wait for more (ethers' default batchStallTime)
+    const provider = new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 50, batchStallTime: 0 });
     return { provider, chainId };
   }
 }
