@@ -15,7 +15,7 @@ import { checkNamedStatementsSurvive } from "./db/pool-mode.js";
 import { Db } from "./db/sql.js";
 import { bootstrapIdentitySecrets, type IdentitySecrets } from "./modules/identity/bootstrap.js";
 import { openCustodyKeys } from "./providers/evm/keys.js";
-import { Metrics, registerListenMetrics } from "./http/ops.js";
+import { Metrics, registerJobListenMetrics, registerListenMetrics } from "./http/ops.js";
 import { NotificationListener } from "./db/listen.js";
 import { assembleExpress } from "./http/express-app.js";
 import { RateLimits } from "./http/rate-limits.js";
@@ -83,7 +83,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let limits: RateLimits | undefined;
   let listener: NotificationListener | undefined;
   try {
-    orm = await initORM(databaseUrl, ENTITIES, sessionUrl);
+    // every wait of a request bounded by DATABASE_WAIT_S (docs/operations.md "Database waits")
+    orm = await initORM(databaseUrl, ENTITIES, sessionUrl, { waitS: config.databaseWaitS, serverSettings: config.databasePoolMode === "session" });
     // named prepared statements behind a transaction pooler: refused at start (docs/operations.md "PgBouncer")
     if (config.databaseUrl !== undefined && config.databasePoolMode === "session") await checkNamedStatementsSurvive(databaseUrl);
     // Every statement of the repositories runs on the ORM's own pool, named unless behind a transaction pooler (src/db/sql.ts).
@@ -94,6 +95,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       databaseUrl: sessionUrl,
       lockLifetimeMs: config.jobLockLifetimeS * 1000,
       processEveryMs: Math.min(5, config.outboxIntervalS, config.pollerIntervalS, config.payoutIntervalS) * 1000,
+      databaseWaitS: config.databaseWaitS,
       logger,
     });
     const wiring = buildServices(config, logger, orm, secrets, statements, scheduler, custody);
@@ -114,6 +116,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const metrics = new Metrics();
     registerBusinessMetrics(metrics.registry, statements, pool);
     if (listener) registerListenMetrics(metrics.registry, listener);
+    registerJobListenMetrics(metrics.registry, scheduler);
     const app = assembleExpress({ surfaces, orm, metrics, logger, validateResponses, trustProxy: config.trustProxy, metricsToken: config.metricsToken });
     const { mail, webhooks, creditDelivery, pollers } = wiring.services;
 
@@ -122,7 +125,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...mail.jobs(config.outboxIntervalS),
       ...webhooks.jobs(config.outboxIntervalS),
       ...creditDelivery.jobs(config.outboxIntervalS),
-      creditCyclesJob(statements, logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
+      // its set-based statements may outlast DATABASE_WAIT_S: bounded by the job's lock instead (docs/operations.md "Database waits")
+      creditCyclesJob(statements.withStatementBound(config.jobLockLifetimeS * 1000), logger, (count) => creditDelivery.notifyCreditEventsWritten(count)),
       ...pollers.jobs(),
       ...wiring.services.payouts.jobs(config.payoutIntervalS),
       ...wiring.services.chains.jobs(),

@@ -51,6 +51,8 @@ export interface Config {
    * run on another server connection, where the name does not exist).
    */
   databasePoolMode: "session" | "transaction";
+  /** `DATABASE_WAIT_S` (default 10, 1 to 120): how long a request may wait on the database, seconds; then 503 (docs/operations.md "Database waits"). */
+  databaseWaitS: number;
   /** `DATA_DIR` (default `./.data`): embedded PostgreSQL data and local state. */
   dataDir: string;
   /** `MASTER_API_KEY` (≥ 32 characters); when absent the first start generates one and prints it once. */
@@ -301,6 +303,7 @@ const VARIABLES: { [K in keyof Config]: (env: EnvReader) => Config[K] } = {
   databaseUrl: (e) => e.optional("DATABASE_URL"),
   databaseSessionUrl: (e) => e.optional("DATABASE_SESSION_URL"),
   databasePoolMode: (e) => e.oneOf("DATABASE_POOL_MODE", "session", ["session", "transaction"] as const),
+  databaseWaitS: (e) => e.int("DATABASE_WAIT_S", 10, 1, 120),
   dataDir: (e) => e.str("DATA_DIR", "./.data"),
   masterApiKey: (e) => e.secret("MASTER_API_KEY"),
   secretsKey: (e) => e.secret("SECRETS_KEY"),

@@ -645,14 +645,16 @@ export interface paths {
          *     `eur`, `networks/ach` for `usd`) it is an incoming bank transfer to the wallet's virtual
          *     account, and the hash is the rail's reference: a SEPA end-to-end identification (`E2E` and 32
          *     hexadecimal digits) or a 15-digit ACH trace number. Answers 404 when the provider is not
-         *     the sandbox. On a live network (`networks/ethereum` or `networks/polygon` with its node
+         *     the sandbox. A repeated `Idempotency-Key` (same key and body) is answered next, with the first
+         *     deposit (`is_duplicate: true`), so a request answered 503 can be sent again safely. On a live network (`networks/ethereum` or `networks/polygon` with its node
          *     configured) it answers 400 `BAD_REQUEST` before it looks at the wallet: value there arrives on
          *     chain only, at the wallet's deposit address. Errors: 400 `BAD_REQUEST` (a live network),
          *     `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
          *     `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
          *     `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
          *     `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
-         *     holds no address for that network and currency); 422 `UNPROCESSABLE_ENTITY`.
+         *     holds no address for that network and currency); 409 `IDEMPOTENCY_KEY_REUSED` (same
+         *     `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
          */
         post: operations["createSandboxDeposit"];
         delete?: never;
@@ -3026,6 +3028,37 @@ export interface components {
             /** @description Response metadata. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description The answer of Create Sandbox Deposit: the `deposit` wallet transaction booked, with the request's `Idempotency-Key`. */
+        SandboxDeposit: {
+            /**
+             * Format: int64
+             * @description Transaction id.
+             */
+            id: number;
+            /**
+             * Format: double
+             * @description Balance of the currency after the transaction.
+             */
+            balance: number;
+            /** @description The movement. */
+            transaction: components["schemas"]["WalletTransactionDetail"];
+            /** @description The `Idempotency-Key` sent (also the transaction's `idempotency_id`, which is null when none was sent), or the key generated when none was sent. */
+            idempotency_key: string;
+            /** @description `true` when this request repeated an earlier one with the same key and body: the earlier deposit is returned and nothing is credited again. */
+            is_duplicate: boolean;
+        };
+        /** @description Success envelope of the platform API. */
+        SandboxDepositEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The payload. */
+            data: components["schemas"]["SandboxDeposit"];
+            /** @description Response metadata. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description An email the service sent while no `SMTP_URL` is set (the sandbox outbox). */
         SandboxMail: {
             /** @description Recipient address. */
@@ -3780,18 +3813,6 @@ export interface components {
              */
             confirmations?: number;
         };
-        /** @description Success envelope of the platform API. */
-        WalletTransactionEnvelope: {
-            /**
-             * @description Always `true` on success.
-             * @enum {boolean}
-             */
-            success: true;
-            /** @description The payload. */
-            data: components["schemas"]["WalletTransaction"];
-            /** @description Response metadata. */
-            meta: components["schemas"]["Meta"];
-        };
         /** @description Success envelope of a paginated platform list. */
         WalletTransactionListEnvelope: {
             /**
@@ -4485,6 +4506,11 @@ export interface components {
          * @example 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d
          */
         PollerIdParam: string;
+        /**
+         * @description Client-chosen key, unique per customer and caller among sandbox deposits: a repeat with the same key and body returns the first deposit (`is_duplicate: true`) before any other check, and credits nothing; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         * @example dep-2026-01-15-0001
+         */
+        SandboxDepositIdempotencyKeyHeader: string;
         /**
          * @description A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
          * @example BTCUSDT
@@ -9781,6 +9807,11 @@ export interface operations {
                  *     when the header is omitted.
                  */
                 "x-trace-id"?: components["parameters"]["TraceHeader"];
+                /**
+                 * @description Client-chosen key, unique per customer and caller among sandbox deposits: a repeat with the same key and body returns the first deposit (`is_duplicate: true`) before any other check, and credits nothing; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+                 * @example dep-2026-01-15-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["SandboxDepositIdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -9805,7 +9836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WalletTransactionEnvelope"];
+                    "application/json": components["schemas"]["SandboxDepositEnvelope"];
                 };
             };
             /** @description 400: the request breaks a rule of the operation, or cannot be read (a body that is not JSON or does not match its `Content-Encoding`, a NUL character anywhere, a body nested deeper than 32 levels); every operation can answer it. */
@@ -9837,6 +9868,15 @@ export interface operations {
             };
             /** @description 404: the resource does not exist or is not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 409: the change conflicts with existing state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

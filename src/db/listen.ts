@@ -4,7 +4,9 @@
  * subscribers whenever the connection goes down or comes back (notifications sent while it is
  * down are lost, so a subscriber must not trust what it kept from before), and reconnects with a
  * doubling backoff. Each outage is logged once when it starts and once when it ends, and counted
- * ({@link NotificationListener.outages}, exported as `auth_cache_listen_outages_total`).
+ * ({@link NotificationListener.outages}, exported as `auth_cache_listen_outages_total`). The job
+ * scheduler's notification channel runs on one too (src/jobs/notification-channel.ts, with its own
+ * log lines: {@link ListenMessages}; `job_listen_outages_total`).
  *
  * The connection must be a real session: `DATABASE_SESSION_URL` behind a transaction pooler
  * (docs/operations.md "PgBouncer"), where LISTEN on a pooled connection would hear nothing.
@@ -26,6 +28,23 @@ export interface ListenBackoff {
 
 const DEFAULT_BACKOFF: ListenBackoff = { firstMs: 100, maxMs: 5000 };
 
+/** The log lines of an outage: `lost` at `warn` when it starts, `back` at `info` when it ends (with `downMs`). */
+export interface ListenMessages {
+  lost: string;
+  back: string;
+}
+
+/** The credential cache's lines (docs/decisions/credentials-and-tokens.md "The credential cache"), the default. */
+const CREDENTIAL_CACHE_MESSAGES: ListenMessages = {
+  lost: "LISTEN connection lost: the credential cache is off (every request checks its credential in the database) until it is back",
+  back: "LISTEN connection back: the credential cache is in use again",
+};
+
+/** A connection attempt that gets no answer (a server that hangs) is given up after this long and retried, ms. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Idle time before the first TCP keepalive probe of the session, ms. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 /** Channel names this listener accepts (quoted into `LISTEN`, so only plain identifiers). */
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -44,6 +63,7 @@ export class NotificationListener {
     private readonly url: string,
     private readonly logger: Logger,
     private readonly backoff: ListenBackoff = DEFAULT_BACKOFF,
+    private readonly messages: ListenMessages = CREDENTIAL_CACHE_MESSAGES,
   ) {
     this.waitMs = backoff.firstMs;
   }
@@ -88,7 +108,12 @@ export class NotificationListener {
   private async connect(): Promise<void> {
     if (this.closed) return;
     // application_name: the process's own (PGAPPNAME, src/db/orm.ts `nameProcessConnections`), so the shutdown finds it too
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     this.client = client;
     const lost = (error?: unknown): void => this.lost(client, error);
     client.on("error", lost);
@@ -107,7 +132,7 @@ export class NotificationListener {
     if (this.client !== client || this.closed) return;
     this.waitMs = this.backoff.firstMs;
     if (this.outageStartedAt !== undefined) {
-      this.logger.info({ downMs: Date.now() - this.outageStartedAt }, "LISTEN connection back: the credential cache is in use again");
+      this.logger.info({ downMs: Date.now() - this.outageStartedAt }, this.messages.back);
       this.outageStartedAt = undefined;
     }
     this.setState(true);
@@ -123,7 +148,7 @@ export class NotificationListener {
     if (this.outageStartedAt === undefined) {
       this.outageStartedAt = Date.now();
       this.outageCount += 1;
-      this.logger.warn({ err: error }, "LISTEN connection lost: the credential cache is off (every request checks its credential in the database) until it is back");
+      this.logger.warn({ err: error }, this.messages.lost);
     }
     const wait = this.waitMs;
     this.waitMs = Math.min(this.backoff.maxMs, this.waitMs * 2);

@@ -54,15 +54,110 @@ export function releaseDeadConnections(pool: pg.Pool): void {
   });
 }
 
-/** The ORM configuration for a PostgreSQL connection URL and the service's `entities`. */
-export function ormConfig(clientUrl: string, entities: EntityList, overrides: Partial<Options> = {}): Options {
+/** Idle time before the first TCP keepalive probe of a connection, ms. */
+const KEEPALIVE_DELAY_MS = 1_000;
+/** How much sooner than `DATABASE_WAIT_S` PostgreSQL cancels a statement itself (so its own clean cancel wins over the driver's), ms. */
+const SERVER_MARGIN_MS = 500;
+
+/**
+ * The `pg` pool settings that bound a request's waits on the database to `waitS` seconds
+ * (`DATABASE_WAIT_S`; docs/operations.md "Database waits"): a pool connection within `waitS`
+ * (`connectionTimeoutMillis`: else "timeout exceeded when trying to connect"), each statement within
+ * `waitS` on the driver's side for a server that does not answer at all (`query_timeout`: "Query read
+ * timeout", the connection is then ended: {@link endClientsOnReadTimeout}), TCP keepalive after 1 s
+ * idle. PostgreSQL's own bounds come with {@link serverTimeoutsOnConnect}.
+ */
+export function boundedWaitOptions(waitS: number): pg.PoolConfig {
+  const waitMs = waitS * 1000;
+  return { connectionTimeoutMillis: waitMs, query_timeout: waitMs, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
+}
+
+/** PostgreSQL's `statement_timeout` and `lock_timeout` for `DATABASE_WAIT_S` = `waitS`: half a second sooner (at least half of it), ms. */
+export function serverTimeoutMs(waitS: number): number {
+  const waitMs = waitS * 1000;
+  return Math.max(waitMs - SERVER_MARGIN_MS, waitMs / 2);
+}
+
+/** Sets the session's `statement_timeout` and `lock_timeout` to `$1` ms (text). */
+const SET_TIMEOUTS = "select set_config('statement_timeout', $1, false), set_config('lock_timeout', $1, false)";
+
+/**
+ * The pool's `onConnect` hook that sets PostgreSQL's `statement_timeout` and `lock_timeout` to `ms`
+ * on each new connection before pg-pool hands it out: a statement past it is cancelled by the
+ * server (SQLSTATE 57014), a lock wait past it given up (55P03), the transaction rolls back and the
+ * connection stays usable (docs/operations.md "Database waits"). Set per connection rather than as
+ * start-up parameters, which PgBouncer refuses; never behind a transaction pooler, where a session
+ * setting would stay on a server connection other clients get. A connection the setting fails on
+ * is ended and its request gets the error.
+ */
+export function serverTimeoutsOnConnect(ms: number): (client: pg.ClientBase) => Promise<void> {
+  return async (client) => {
+    await client.query(SET_TIMEOUTS, [String(ms)]);
+  };
+}
+
+/** A `pg` error of a statement the driver gave up on (`query_timeout`): the server may still be running it. */
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === "Query read timeout";
+}
+
+/**
+ * Ends each connection of `pool` as soon as one of its statements passes the driver's
+ * `query_timeout` (docs/operations.md "Database waits"): node-postgres keeps such a statement as
+ * the connection's active one, so every later statement (the transaction's ROLLBACK included)
+ * would queue behind an answer that may never come. Ended, the ROLLBACK fails at once, the holder
+ * releases the connection with that error (or {@link releaseDeadConnections} does) and the pool
+ * destroys it instead of reusing it.
+ */
+export function endClientsOnReadTimeout(pool: pg.Pool): void {
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const ended = (error: unknown): void => {
+      if (isReadTimeout(error)) client.end().catch(() => {});
+    };
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]): unknown => {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === "function") {
+        args[last] = (error: unknown, result: unknown): void => {
+          ended(error);
+          (callback as (error: unknown, result: unknown) => void)(error, result);
+        };
+        return query(...args);
+      }
+      const result = query(...args);
+      if (result instanceof Promise) result.catch(ended);
+      return result;
+    };
+  });
+}
+
+/** How the ORM's pool bounds its waits: `DATABASE_WAIT_S`, and whether PostgreSQL's own timeouts are set on its sessions (not behind a transaction pooler). */
+export interface DatabaseWait {
+  waitS: number;
+  serverSettings: boolean;
+}
+
+/**
+ * The ORM configuration for a PostgreSQL connection URL and the service's `entities`; with `wait`,
+ * the pool bounds every wait ({@link boundedWaitOptions}), without it (scripts, the migrations) nothing is bounded.
+ */
+export function ormConfig(clientUrl: string, entities: EntityList, overrides: Partial<Options> = {}, wait?: DatabaseWait): Options {
+  const onPoolCreated = (pool: pg.Pool): void => {
+    releaseDeadConnections(pool);
+    if (wait) endClientsOnReadTimeout(pool);
+  };
+  const bounds = wait && {
+    ...boundedWaitOptions(wait.waitS),
+    ...(wait.serverSettings && { onConnect: serverTimeoutsOnConnect(serverTimeoutMs(wait.waitS)) }),
+  };
   return defineConfig({
     clientUrl,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     pool: { min: 0, max: 10 },
-    driverOptions: { onPoolCreated: releaseDeadConnections },
+    driverOptions: { onPoolCreated, ...bounds },
     debug: false,
     schemaGenerator: { skipTables: FOREIGN_TABLES },
     ...overrides,
@@ -77,27 +172,39 @@ export const MIGRATIONS_LOCK_KEY = 7_211_935_001;
  * (src/modules/entities.ts `ENTITIES`). Processes starting together on one database (API replicas
  * and workers, docs/operations.md "Containers") take turns: the migrations run under a session
  * advisory lock held on a connection of their own, so the first applies each pending migration
- * and the others then find none.
+ * and the others then find none. The migrations run on a pool of their own without `wait`'s bounds
+ * (a migration may take minutes: docs/operations.md "Database waits"), closed before the ORM's pool opens.
  * @param sessionUrl a direct connection to the same database for that lock (`DATABASE_SESSION_URL`:
  *   a session lock cannot live behind a transaction pooler); default `clientUrl`.
+ * @param wait the bounds of the returned ORM's pool (`DATABASE_WAIT_S`); none when absent.
  * @throws the driver's connection error when the database is unreachable.
  */
-export async function initORM(clientUrl: string, entities: EntityList, sessionUrl: string = clientUrl): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormConfig(clientUrl, entities));
-  await orm.connect();
-  const lock = new pg.Client({ connectionString: sessionUrl });
+export async function initORM(clientUrl: string, entities: EntityList, sessionUrl: string = clientUrl, wait?: DatabaseWait): Promise<MikroORM> {
+  await migrate(clientUrl, sessionUrl);
+  const orm = await MikroORM.init(ormConfig(clientUrl, entities, {}, wait));
   try {
-    await lock.connect();
-    await lock.query("select pg_advisory_lock($1)", [MIGRATIONS_LOCK_KEY]);
-    await orm.migrator.up();
+    await orm.connect();
   } catch (error) {
     await orm.close(true).catch(() => {});
     throw error;
+  }
+  return orm;
+}
+
+/** Applies the pending migrations under {@link MIGRATIONS_LOCK_KEY}, on an ORM of their own (raw SQL: no entity). */
+async function migrate(clientUrl: string, sessionUrl: string): Promise<void> {
+  const orm = await MikroORM.init(ormConfig(clientUrl, [], { discovery: { warnWhenNoEntities: false } }));
+  const lock = new pg.Client({ connectionString: sessionUrl });
+  try {
+    await orm.connect();
+    await lock.connect();
+    await lock.query("select pg_advisory_lock($1)", [MIGRATIONS_LOCK_KEY]);
+    await orm.migrator.up();
   } finally {
     await lock.query("select pg_advisory_unlock($1)", [MIGRATIONS_LOCK_KEY]).catch(() => {});
     await lock.end().catch(() => {});
+    await orm.close(true).catch(() => {});
   }
-  return orm;
 }
 
 /** The `application_name` of this process's connections once {@link nameProcessConnections} has run. */

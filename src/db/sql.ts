@@ -21,6 +21,11 @@ export interface PreparedStatement {
 /** How statements are sent: `named` unless `DATABASE_POOL_MODE=transaction` (src/config.ts). */
 export interface SqlOptions {
   named: boolean;
+  /**
+   * Background work only ({@link Db.withStatementBound}): each statement's bound, ms, instead of the
+   * pool's `DATABASE_WAIT_S` (docs/operations.md "Database waits").
+   */
+  statementBoundMs?: number;
 }
 
 /** What runs statements: the pool ({@link Db}, each statement on its own) or an open transaction ({@link Tx}). */
@@ -35,10 +40,18 @@ export interface Sql {
   run(statement: PreparedStatement, values?: readonly unknown[]): Promise<number>;
 }
 
-/** The `pg` query of `statement` with `values`: named (prepared once per connection) or unnamed. */
-function queryOf(statement: PreparedStatement, values: readonly unknown[], named: boolean): pg.QueryConfig {
-  return named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
+/** A `pg` query with node-postgres's per-query `query_timeout` (ms; absent from its type declarations). */
+type BoundedQuery = pg.QueryConfig & { query_timeout?: number };
+
+/** The `pg` query of `statement` with `values`: named (prepared once per connection) or unnamed; bounded by `statementBoundMs` when set. */
+function queryOf(statement: PreparedStatement, values: readonly unknown[], options: SqlOptions): pg.QueryConfig {
+  const query: BoundedQuery = options.named ? { name: statement.name, text: statement.text, values: values as unknown[] } : { text: statement.text, values: values as unknown[] };
+  if (options.statementBoundMs !== undefined) query.query_timeout = options.statementBoundMs;
+  return query;
 }
+
+/** Lifts PostgreSQL's `statement_timeout` and `lock_timeout` to `$1` ms (text) for the rest of the transaction. */
+const LIFT_BOUNDS = "select set_config('statement_timeout', $1, true), set_config('lock_timeout', $1, true)";
 
 /** One open transaction on one connection of the pool (made by {@link Db.transaction}, READ COMMITTED). */
 export class Tx implements Sql {
@@ -50,11 +63,11 @@ export class Tx implements Sql {
   ) {}
 
   async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[] = []): Promise<Row[]> {
-    return (await this.client.query<Row>(queryOf(statement, values, this.options.named))).rows;
+    return (await this.client.query<Row>(queryOf(statement, values, this.options))).rows;
   }
 
   async run(statement: PreparedStatement, values: readonly unknown[] = []): Promise<number> {
-    return (await this.client.query(queryOf(statement, values, this.options.named))).rowCount ?? 0;
+    return (await this.client.query(queryOf(statement, values, this.options))).rowCount ?? 0;
   }
 
   /**
@@ -89,12 +102,25 @@ export class Db implements Sql {
     return this.options.named;
   }
 
+  /**
+   * The same pool for background work whose statements may outlast `DATABASE_WAIT_S` (the credit
+   * cycle batches): each statement, and each statement of its transactions, may run `ms`
+   * milliseconds (PostgreSQL's `statement_timeout` and `lock_timeout` set for the transaction only,
+   * the driver's `query_timeout`); a statement run on its own runs in a transaction of its own
+   * (docs/operations.md "Database waits").
+   */
+  withStatementBound(ms: number): Db {
+    return new Db(this.pool, { ...this.options, statementBoundMs: ms }, this.afterCommitError);
+  }
+
   async rows<Row extends object>(statement: PreparedStatement, values: readonly unknown[] = []): Promise<Row[]> {
-    return (await this.pool.query<Row>(queryOf(statement, values, this.options.named))).rows;
+    if (this.options.statementBoundMs !== undefined) return this.transaction((tx) => tx.rows<Row>(statement, values));
+    return (await this.pool.query<Row>(queryOf(statement, values, this.options))).rows;
   }
 
   async run(statement: PreparedStatement, values: readonly unknown[] = []): Promise<number> {
-    return (await this.pool.query(queryOf(statement, values, this.options.named))).rowCount ?? 0;
+    if (this.options.statementBoundMs !== undefined) return this.transaction((tx) => tx.run(statement, values));
+    return (await this.pool.query(queryOf(statement, values, this.options))).rowCount ?? 0;
   }
 
   /**
@@ -111,6 +137,11 @@ export class Db implements Sql {
     let result: R;
     try {
       await client.query("begin");
+      const bound = this.options.statementBoundMs;
+      if (bound !== undefined) {
+        const lift: BoundedQuery = { text: LIFT_BOUNDS, values: [String(bound)], query_timeout: bound };
+        await client.query(lift);
+      }
       tx = new Tx(client, this.options);
       result = await work(tx);
       await client.query("commit");

@@ -1,7 +1,8 @@
 /**
  * The one place that decides whether an error means "the database cannot be reached right now"
  * (docs/decisions/requests-and-validation.md "When the database cannot be reached"): such errors answer 503 `SERVICE_UNAVAILABLE` with `Retry-After`
- * (src/http/errors.ts) instead of 500, and `/readyz` answers 503. Anything else stays a 500.
+ * (src/http/errors.ts) instead of 500, and `/readyz` answers 503. A database that does not answer
+ * within `DATABASE_WAIT_S` counts as unreachable too (docs/operations.md "Database waits"). Anything else stays a 500.
  */
 import { ConnectionException } from "@mikro-orm/core";
 
@@ -17,15 +18,18 @@ const NETWORK_CODES = new Set([
 /**
  * PostgreSQL SQLSTATEs of a server going away or refusing connections for now: 57P01
  * admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up or shutting down),
- * 53300 too_many_connections; the whole class 08 (connection exception) is matched separately.
+ * 53300 too_many_connections; of a wait cut at `DATABASE_WAIT_S`: 57014 query_canceled (by
+ * `statement_timeout`, or the shutdown's cancel), 55P03 lock_not_available (by `lock_timeout`);
+ * the whole class 08 (connection exception) is matched separately.
  * PostgreSQL documentation, Appendix A "PostgreSQL Error Codes".
  */
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "55P03"]);
 
 /** Messages of node-postgres and its pool for a lost or impossible connection (they carry no code). */
 const MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
+  /query read timeout/i,
   /connection timeout/i,
   /client has encountered a connection error and is not queryable/i,
   /client was closed and is not queryable/i,
@@ -48,7 +52,9 @@ function matchesOne(error: object): boolean {
  * Whether `error` (or any error in its `cause`/`previous` chain, or of an AggregateError) says the
  * database is unreachable: refused or reset connections, a server shutting down or starting up
  * (SQLSTATE 57P01, 57P02, 57P03), connection exceptions (SQLSTATE class 08), too many connections
- * (53300), a pool that timed out waiting for a connection, "Connection terminated".
+ * (53300), a pool that timed out waiting for a connection, "Connection terminated"; or did not
+ * answer within `DATABASE_WAIT_S`: a statement cancelled (57014) or a lock wait given up (55P03),
+ * the driver's "Query read timeout".
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();

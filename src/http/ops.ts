@@ -34,6 +34,32 @@ export function registerListenMetrics(registry: Registry, listener: { readonly u
   });
 }
 
+/**
+ * The job scheduler's LISTEN session (src/jobs/notification-channel.ts; docs/operations.md
+ * "Metrics"): `job_listen_up` (1 while new jobs are announced to the workers, 0 while they find
+ * them at their next poll) and `job_listen_outages_total` (losses of the session, each counted once
+ * however many reconnections it took), read from `scheduler` at each scrape.
+ */
+export function registerJobListenMetrics(registry: Registry, scheduler: { readonly listenUp: boolean; readonly listenOutages: number }): void {
+  new Gauge({
+    name: "job_listen_up",
+    help: "1 while the job scheduler's LISTEN session runs (new jobs are announced), else 0",
+    registers: [registry],
+    collect() {
+      this.set(scheduler.listenUp ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: "job_listen_outages_total",
+    help: "Outages of the job scheduler's LISTEN session",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(scheduler.listenOutages);
+    },
+  });
+}
+
 /** The bodies of `/healthz` and of a ready `/readyz`. */
 const HEALTHY = Object.freeze({ status: "ok" });
 const READY = Object.freeze({ status: "ready" });

@@ -18,3 +18,12 @@ export const JOB_LAG: PreparedStatement = {
 export function jobLags(sql: Sql): Promise<{ name: string; lag: number }[]> {
   return sql.rows<{ name: string; lag: number }>(JOB_LAG, []);
 }
+
+/**
+ * Announces a new or changed job on the LISTEN/NOTIFY channel `agenda_jobs` with the payload `$1`
+ * (text, JSON; src/jobs/notification-channel.ts), bound apart from the text: no quoting of the payload.
+ */
+export const JOB_NOTIFY: PreparedStatement = {
+  name: "jobs_notify",
+  text: "select pg_notify('agenda_jobs', $1)",
+};

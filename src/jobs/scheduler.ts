@@ -4,17 +4,21 @@
  * starts with `ensureSchema: false`. Agenda locks each due job with `FOR UPDATE SKIP LOCKED`, so a
  * job runs on one worker at a time; a job whose worker died is taken by another once its lock is
  * older than `lockLifetimeMs`. New jobs are announced over LISTEN/NOTIFY, so workers start them at
- * once instead of at their next poll.
+ * once instead of at their next poll; that LISTEN session reconnects with a backoff and logs each
+ * outage once (./notification-channel.ts).
  *
  * Every process builds one scheduler: `api` processes only create and cancel jobs, `worker` and
  * `all` processes also run them ({@link JobScheduler.start}). The jobs are registered in one place,
  * src/jobs/registry.ts; the modules reach the queue through the port of src/jobs/port.ts.
  */
 import { Agenda, type Job } from "agenda";
-import { PostgresBackend, PostgresNotificationChannel } from "@agendajs/postgres-backend";
+import { PostgresBackend } from "@agendajs/postgres-backend";
 import pg from "pg";
 import type { Logger } from "pino";
+import { boundedWaitOptions, endClientsOnReadTimeout } from "../db/orm.js";
+import type { ListenBackoff } from "../db/listen.js";
 import { KickThrottle } from "./kick-throttle.js";
+import { JobNotificationChannel } from "./notification-channel.js";
 import type { JobQueue } from "./port.js";
 
 /** Settings of a scheduler. Durations in milliseconds. */
@@ -26,6 +30,10 @@ export interface SchedulerOptions {
   lockLifetimeMs: number;
   /** How often a worker looks for due jobs besides the notifications (default 5 s). */
   processEveryMs?: number;
+  /** `DATABASE_WAIT_S`: the bound of each wait on the job table (docs/operations.md "Database waits"); unbounded when absent. */
+  databaseWaitS?: number;
+  /** Reconnection backoff of the LISTEN session (default 0.1 s doubling to 5 s, src/db/listen.ts). */
+  listenBackoff?: ListenBackoff;
   logger: Logger;
 }
 
@@ -36,19 +44,28 @@ export type JobBody<D> = (data: D, job: Job<D>) => Promise<void>;
 export class JobScheduler implements JobQueue {
   readonly agenda: Agenda;
   private readonly pool: pg.Pool;
-  private readonly channel: PostgresNotificationChannel;
+  private readonly channel: JobNotificationChannel;
   private started = false;
   private closed = false;
 
   constructor(private readonly options: SchedulerOptions) {
-    // One pool of ours for the job table and the LISTEN connection: the backend's own pools have no
-    // 'error' listener, so a connection the server ends (restart, failover) would crash the process.
-    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+    // One pool of ours for the job table and the announcements (the LISTEN session is the channel's
+    // own): the backend's own pools have no 'error' listener, so a connection the server ends
+    // (restart, failover) would crash the process.
+    // Its waits are bounded like the ORM's (a request that starts or cancels a job waits no longer);
+    // the job table's statements are short, and PostgreSQL's own timeouts are left at the server's.
+    const bounds = options.databaseWaitS === undefined ? {} : boundedWaitOptions(options.databaseWaitS);
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, ...bounds });
+    if (options.databaseWaitS !== undefined) endClientsOnReadTimeout(this.pool);
     // Once the close has begun, the server ending an idle connection (the shutdown's cut of this
     // process's connections, a stopping PostgreSQL) is part of the stop: logged at debug only.
     this.pool.on("error", (error) => options.logger[this.closed ? "debug" : "warn"]({ err: error }, "job scheduler: an idle database connection failed"));
     const backend = new PostgresBackend({ pool: this.pool, tableName: "agenda_jobs", ensureSchema: false, disableNotifications: true });
-    this.channel = new PostgresNotificationChannel({ pool: this.pool, channelName: "agenda_jobs" });
+    // Agenda connects its backend once, when it is built, and is never ready if that fails (a
+    // database slow or away at start): retried here until it succeeds or the scheduler closes.
+    const connectOnce = backend.connect.bind(backend);
+    backend.connect = () => this.connectUntilDone(connectOnce);
+    this.channel = new JobNotificationChannel(this.pool, options.databaseUrl, options.logger, options.listenBackoff);
     this.agenda = new Agenda({
       backend,
       notificationChannel: this.channel,
@@ -88,6 +105,38 @@ export class JobScheduler implements JobQueue {
       },
       { ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }), lockLifetime: this.options.lockLifetimeMs },
     );
+  }
+
+  /**
+   * Runs `connect` until it succeeds, waiting 0.1 s doubling to 5 s between attempts (as the LISTEN
+   * sessions do, src/db/listen.ts); the first failure is logged once at `warn`, the success after it
+   * at `info`. Stops (resolving) once the scheduler is closed. Never throws.
+   */
+  private async connectUntilDone(connect: () => Promise<void>): Promise<void> {
+    let failedAt: number | undefined;
+    for (let waitMs = 100; !this.closed; waitMs = Math.min(waitMs * 2, 5000)) {
+      try {
+        await connect();
+        if (failedAt !== undefined) this.options.logger.info({ downMs: Date.now() - failedAt }, "job scheduler: connected to the database");
+        return;
+      } catch (error) {
+        if (failedAt === undefined) {
+          failedAt = Date.now();
+          this.options.logger.warn({ err: error }, "job scheduler: cannot connect to the database yet; retrying with a backoff");
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+      }
+    }
+  }
+
+  /** Outages of the job notification channel's LISTEN session since the start (`job_listen_outages_total`). */
+  get listenOutages(): number {
+    return this.channel.outages;
+  }
+
+  /** Whether the job notification channel's LISTEN session runs now (`job_listen_up`). */
+  get listenUp(): boolean {
+    return this.channel.up;
   }
 
   /** Connects (and, on worker processes, starts running due jobs). @throws when the database is unreachable. */

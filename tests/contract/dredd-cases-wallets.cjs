@@ -7,6 +7,13 @@
 /** The `Idempotency-Key` example of Initiate Withdrawal, which Dredd sends with every initiate (the seeding never uses it). */
 const EXAMPLE_IDEMPOTENCY_KEY = "wd-2026-01-15-0001";
 
+/** The `Idempotency-Key` example of Create Sandbox Deposit, which Dredd sends with every sandbox deposit (the seeding never uses it). */
+const EXAMPLE_DEPOSIT_KEY = "dep-2026-01-15-0001";
+/** The Create Sandbox Deposit example on the seeded wallet, with no Idempotency-Key unless the case is about it. */
+const deposit = (c, body = {}) => c.header("Idempotency-Key", undefined).body({ ...c.example(), wallet_id: c.f.walletId, ...body });
+/** `data` of a Create Sandbox Deposit answer must match `props`. */
+const deposited = (props) => ({ properties: { data: { properties: props } } });
+
 /** Path of a withdrawal of `userId` (the example user unless given); ids are generated, the fixtures hold them. */
 const withdrawalPath = (c, withdrawalId, suffix = "", userId = c.f.userId) =>
   c.path(`/users/${userId}/accounts/crypto/withdrawals/${withdrawalId}${suffix}`);
@@ -96,21 +103,28 @@ function walletCases({ unknownUserId: UNKNOWN_USER_ID }) {
       401: (c) => c.as("none").error("UNAUTHORIZED"),
       403: (c) => c.as("user").error("FORBIDDEN"),
     },
+    // A request whose case is not about idempotency sends no Idempotency-Key (the example's key is
+    // taken once the first success case ran, and the key is answered before the other checks).
     createSandboxDeposit: {
-      201: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId }),
+      // The example as sent (its Idempotency-Key included), first time on this database (the
+      // repeat and the generated key: tests/integration/sandbox-deposit-idempotency.test.ts).
+      201: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId }).expect(deposited({ is_duplicate: { const: false }, idempotency_key: { const: EXAMPLE_DEPOSIT_KEY } })),
       400: [
-        (c) => c.body({ ...c.example(), wallet_id: c.f.walletId, amount: 0 }).error("AMOUNT_MUST_BE_POSITIVE"),
-        (c) => c.body({ ...c.example(), wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
+        (c) => deposit(c, { amount: 0 }).error("AMOUNT_MUST_BE_POSITIVE"),
+        (c) => deposit(c, { wallet_id: "not-a-uuid" }).error("INVALID_WALLET_ID"),
       ],
-      401: (c) => c.as("none").body({ ...c.example(), wallet_id: c.f.walletId }).error("UNAUTHORIZED"),
-      403: (c) => c.as("user").body({ ...c.example(), wallet_id: c.f.walletId }).error("FORBIDDEN"),
+      401: (c) => deposit(c).as("none").error("UNAUTHORIZED"),
+      403: (c) => deposit(c).as("user").error("FORBIDDEN"),
       404: [
         // The seeded wallet holds usdt on ethereum and btc on bitcoin, not usdc on polygon.
-        (c) => c.body({ wallet_id: c.f.walletId, network: "networks/polygon", currency: "usdc", amount: 1 }).error("ADDRESS_NOT_FOUND"),
-        (c) => c.error("WALLET_NOT_FOUND"), // the example id
-        (c) => c.as("otherOwner").body({ ...c.example(), wallet_id: c.f.walletId }).error("WALLET_NOT_FOUND"), // another customer's wallet
+        (c) => deposit(c, { network: "networks/polygon", currency: "usdc", amount: 1 }).error("ADDRESS_NOT_FOUND"),
+        (c) => c.header("Idempotency-Key", undefined).error("WALLET_NOT_FOUND"), // the example id
+        (c) => deposit(c).as("otherOwner").error("WALLET_NOT_FOUND"), // another customer's wallet
       ],
-      422: (c) => c.body({ wallet_id: "", network: "networks/ethereum", currency: "usdt", amount: "lots" }).error("UNPROCESSABLE_ENTITY"),
+      // The example's key (taken by the first success case) with another amount.
+      409: (c) => c.body({ ...c.example(), wallet_id: c.f.walletId, amount: 7 }).error("IDEMPOTENCY_KEY_REUSED"),
+      // (a key longer than 255 characters: tests/integration/sandbox-deposit-idempotency.test.ts)
+      422: (c) => c.header("Idempotency-Key", undefined).body({ wallet_id: "", network: "networks/ethereum", currency: "usdt", amount: "lots" }).error("UNPROCESSABLE_ENTITY"),
     },
     listSandboxMail: {
       200: [

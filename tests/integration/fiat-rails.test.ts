@@ -10,7 +10,7 @@ import { isSEPACountry, isValidIBAN } from "ibantools";
 import { describe, expect, it } from "vitest";
 import { expectPlatformError } from "../support/fixtures.js";
 import {
-  apiKey, bearer, BTC, EUR_SEPA, HASH_FORMAT, type TransactionRecord, USD_ACH, useWalletsScene, type WalletRecord, ZERO,
+  apiKey, asListed, bearer, BTC, EUR_SEPA, HASH_FORMAT, type TransactionRecord, USD_ACH, useWalletsScene, type WalletRecord, ZERO,
 } from "../support/wallets-scene.js";
 
 const wallets = useWalletsScene();
@@ -108,7 +108,7 @@ describe("sandbox deposits on the rails", () => {
     expect(balances[other]?.balance).toBe(ZERO);
 
     const list = await listTransactions(apiKey(key), wallet.wallet_id, { "filter[where][currency]": net.currency });
-    expect(list.body.data).toEqual([again, tx]);
+    expect(list.body.data).toEqual([again, asListed(tx)]);
   });
 
   it.each([EUR_SEPA, USD_ACH])("refuses 3 decimals on %j with 400 INVALID_AMOUNT and credits nothing", async (net) => {

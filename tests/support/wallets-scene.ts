@@ -50,6 +50,12 @@ export const EUR_SEPA: Net = { name: "networks/sepa", currency: "eur" };
 /** One native currency on each of the five sandbox chain networks. */
 export const ALL_NATIVE: Net[] = [BTC, ETH, POL, TRX, SOL];
 
+/** A Create Sandbox Deposit answer as its transaction is listed: without the request's `idempotency_key` and `is_duplicate` (spec/platform/sandbox.tsp `SandboxDeposit`). */
+export function asListed(data: TransactionRecord & { idempotency_key?: string; is_duplicate?: boolean }): TransactionRecord {
+  const { idempotency_key: _key, is_duplicate: _duplicate, ...listed } = data;
+  return listed;
+}
+
 /** How a request carries its credential. */
 export type Cred = (r: request.Test) => request.Test;
 export const apiKey = (key: string): Cred => (r) => r.set("x-api-key", key);
@@ -203,7 +209,7 @@ export function useWalletsScene() {
     async deposited(key: string, walletId: string, net: Net, amount: number): Promise<TransactionRecord> {
       const res = await sandboxDeposit(apiKey(key), { wallet_id: walletId, network: net.name, currency: net.currency, amount });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.data as TransactionRecord;
+      return asListed(res.body.data);
     },
     /** The balance items of a wallet, by currency (asserting 200). */
     async balancesOf(cred: Cred, walletId: string): Promise<Record<string, BalanceItem>> {

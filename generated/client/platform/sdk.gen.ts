@@ -583,14 +583,16 @@ export const receiveInboundPin = <ThrowOnError extends boolean = false>(options:
  * `eur`, `networks/ach` for `usd`) it is an incoming bank transfer to the wallet's virtual
  * account, and the hash is the rail's reference: a SEPA end-to-end identification (`E2E` and 32
  * hexadecimal digits) or a 15-digit ACH trace number. Answers 404 when the provider is not
- * the sandbox. On a live network (`networks/ethereum` or `networks/polygon` with its node
+ * the sandbox. A repeated `Idempotency-Key` (same key and body) is answered next, with the first
+ * deposit (`is_duplicate: true`), so a request answered 503 can be sent again safely. On a live network (`networks/ethereum` or `networks/polygon` with its node
  * configured) it answers 400 `BAD_REQUEST` before it looks at the wallet: value there arrives on
  * chain only, at the wallet's deposit address. Errors: 400 `BAD_REQUEST` (a live network),
  * `INVALID_WALLET_ID` (not a UUID), `INVALID_CURRENCY` (unknown code), `AMOUNT_MUST_BE_POSITIVE` or
  * `INVALID_AMOUNT` (more decimals than the currency's precision, or too large); 401
  * `UNAUTHORIZED`; 403 `FORBIDDEN` (not the owner API key); 404 `NOT_FOUND` (not the sandbox),
  * `WALLET_NOT_FOUND` (unknown, or another customer's wallet) or `ADDRESS_NOT_FOUND` (the wallet
- * holds no address for that network and currency); 422 `UNPROCESSABLE_ENTITY`.
+ * holds no address for that network and currency); 409 `IDEMPOTENCY_KEY_REUSED` (same
+ * `Idempotency-Key`, other body); 422 `UNPROCESSABLE_ENTITY`.
  */
 export const createSandboxDeposit = <ThrowOnError extends boolean = false>(options: Options<CreateSandboxDepositData, ThrowOnError>): RequestResult<CreateSandboxDepositResponses, CreateSandboxDepositErrors, ThrowOnError> => (options.client ?? client).post<CreateSandboxDepositResponses, CreateSandboxDepositErrors, ThrowOnError>({
     security: [{ name: 'x-api-key', type: 'apiKey' }],

@@ -1935,6 +1935,50 @@ export type QuoteEnvelope = {
 };
 
 /**
+ * The answer of Create Sandbox Deposit: the `deposit` wallet transaction booked, with the request's `Idempotency-Key`.
+ */
+export type SandboxDeposit = {
+    /**
+     * Transaction id.
+     */
+    id: number;
+    /**
+     * Balance of the currency after the transaction.
+     */
+    balance: number;
+    /**
+     * The movement.
+     */
+    transaction: WalletTransactionDetail;
+    /**
+     * The `Idempotency-Key` sent (also the transaction's `idempotency_id`, which is null when none was sent), or the key generated when none was sent.
+     */
+    idempotency_key: string;
+    /**
+     * `true` when this request repeated an earlier one with the same key and body: the earlier deposit is returned and nothing is credited again.
+     */
+    is_duplicate: boolean;
+};
+
+/**
+ * Success envelope of the platform API.
+ */
+export type SandboxDepositEnvelope = {
+    /**
+     * Always `true` on success.
+     */
+    success: true;
+    /**
+     * The payload.
+     */
+    data: SandboxDeposit;
+    /**
+     * Response metadata.
+     */
+    meta: Meta;
+};
+
+/**
  * An email the service sent while no `SMTP_URL` is set (the sandbox outbox).
  */
 export type SandboxMail = {
@@ -3069,24 +3113,6 @@ export type WalletTransactionDetail = {
 };
 
 /**
- * Success envelope of the platform API.
- */
-export type WalletTransactionEnvelope = {
-    /**
-     * Always `true` on success.
-     */
-    success: true;
-    /**
-     * The payload.
-     */
-    data: WalletTransaction;
-    /**
-     * Response metadata.
-     */
-    meta: Meta;
-};
-
-/**
  * Success envelope of a paginated platform list.
  */
 export type WalletTransactionListEnvelope = {
@@ -4009,6 +4035,11 @@ export type OrderIdempotencyKeyHeader = string;
  * The poller id: the `poller_id` of the customer's email poller record (a UUID, 36 characters); a longer value answers 422.
  */
 export type PollerIdParam = string;
+
+/**
+ * Client-chosen key, unique per customer and caller among sandbox deposits: a repeat with the same key and body returns the first deposit (`is_duplicate: true`) before any other check, and credits nothing; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+ */
+export type SandboxDepositIdempotencyKeyHeader = string;
 
 /**
  * A trading pair's `symbol` from List Trading Pairs (for example `BTCUSDT`), case-insensitive, at most 32 characters (a longer value answers 422).
@@ -6993,6 +7024,10 @@ export type CreateSandboxDepositData = {
          * when the header is omitted.
          */
         'x-trace-id'?: string;
+        /**
+         * Client-chosen key, unique per customer and caller among sandbox deposits: a repeat with the same key and body returns the first deposit (`is_duplicate: true`) before any other check, and credits nothing; the same key with another body answers 409 `IDEMPOTENCY_KEY_REUSED`. Generated when omitted. 1–255 characters; a longer key answers 422.
+         */
+        'Idempotency-Key'?: string;
     };
     path?: never;
     query?: never;
@@ -7016,6 +7051,10 @@ export type CreateSandboxDepositErrors = {
      * 404: the resource does not exist or is not visible to the caller.
      */
     404: ErrorEnvelope;
+    /**
+     * 409: the change conflicts with existing state.
+     */
+    409: ErrorEnvelope;
     /**
      * 413 `PAYLOAD_TOO_LARGE`: the request body is larger than the service accepts (`BODY_LIMIT_BYTES`, 1 MiB by default); every operation can answer it, before routing.
      */
@@ -7056,7 +7095,7 @@ export type CreateSandboxDepositResponses = {
     /**
      * 201 response carrying `Envelope<T>`.
      */
-    201: WalletTransactionEnvelope;
+    201: SandboxDepositEnvelope;
 };
 
 export type CreateSandboxDepositResponse = CreateSandboxDepositResponses[keyof CreateSandboxDepositResponses];

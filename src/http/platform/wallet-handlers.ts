@@ -5,7 +5,7 @@
 import { exactNumber } from "../json-numbers.js";
 import type { operations } from "../../../generated/types/platform.js";
 import { DomainError } from "../../domain/errors.js";
-import type { Principal } from "../../modules/identity/auth.js";
+import { header, type Principal } from "../../modules/identity/auth.js";
 import type { WalletCaller, WalletService } from "../../modules/wallets/service.js";
 import type { StateCaller, WalletStates } from "../../modules/wallets/states.js";
 import type { CurrencySwitches } from "../../modules/currencies/service.js";
@@ -125,9 +125,11 @@ export function walletHandlers(wallets: WalletService, states: WalletStates, swi
       return { status: 200, data: currencyItem(await switches.update(params.code, change)) };
     },
     listTradingPairs: async () => ({ status: 200, data: pairItems(await switches.pairs()) }),
-    createSandboxDeposit: async ({ em, principal, body }) => {
+    createSandboxDeposit: async ({ em, principal, body, headers }) => {
       sandboxOnly(provider);
-      return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, { ...body, amount: exactNumber(body, "amount") }) };
+      // one deposit per Idempotency-Key (docs/idempotency.md): generated when the client sends none
+      const input = { ...body, amount: exactNumber(body, "amount") };
+      return { status: 201, data: await wallets.sandboxDeposit(em, walletCaller(principal).customerId, input, header(headers, "idempotency-key"), principal) };
     },
   };
 }

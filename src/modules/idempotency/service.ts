@@ -25,10 +25,10 @@ import { ANY_CALLER, deleteKey, insertKey, selectKey, type KeyAddress } from "./
 /**
  * The key spaces. A scope is one operation, or a family of operations whose keys must not collide:
  * `withdrawal` (Initiate Withdrawal), `credit` (ReportPayCredit and PayOutCredit together: a key of
- * a payment reused for a charge is a reuse), `transfer` (Create Transfer), `order` (Create Order).
- * A new operation adds its scope here (at most 32 characters).
+ * a payment reused for a charge is a reuse), `transfer` (Create Transfer), `order` (Create Order),
+ * `sandbox_deposit` (Create Sandbox Deposit). A new operation adds its scope here (at most 32 characters).
  */
-export type IdempotencyScope = "withdrawal" | "credit" | "transfer" | "order";
+export type IdempotencyScope = "withdrawal" | "credit" | "transfer" | "order" | "sandbox_deposit";
 
 /** Longest key, characters (spec `IdempotencyKeyHeader`, `CreditIdempotencyKeyHeader`; the column's length). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

@@ -17,7 +17,9 @@ import { currencyBalances, type LedgerService } from "../ledger/service.js";
 import type { UserService } from "../users/service.js";
 import { Wallet, WalletAddress, WalletTransaction, type WalletNetworkEntry } from "./entities.js";
 import { walletIdOf } from "../../domain/ids.js";
-import type { Db } from "../../db/sql.js";
+import type { Db, Tx } from "../../db/sql.js";
+import { keyCaller, priorResult, runOnce, type KeyCaller } from "../idempotency/service.js";
+import { firstDeposit, repeatedDeposit, sandboxDepositRequest, type SandboxDepositInput, type SandboxDepositView } from "./sandbox-deposits.js";
 import { assertMovable } from "../../domain/wallet-states.js";
 import type { CurrencySwitches } from "../currencies/service.js";
 import { guardMovements } from "./states.js";
@@ -267,17 +269,19 @@ export class WalletService {
    *   AMOUNT_MUST_BE_POSITIVE, INVALID_AMOUNT (more decimals than the currency's precision, or too large).
    */
   async recordConfirmedDeposit(em: EntityManager, deposit: DepositNotification): Promise<WalletTransactionView> {
-    return this.bookDeposit(deposit, false);
+    const book = await this.depositBooking(deposit, false, null);
+    return this.statements.transaction((tx) => book(tx, randomUUID()));
   }
 
   /**
-   * {@link recordConfirmedDeposit}; `byRequest` (a sandbox deposit) also passes the movement guard
-   * in its transaction (./states.ts `guardMovements`: a suspended or deactivated wallet refuses it).
+   * The booking of {@link recordConfirmedDeposit} once the currency and amount are checked: run in a
+   * transaction with the deposit's `order_id`. `byRequest` (a sandbox deposit, `idempotencyId` its
+   * key) also passes the movement guard (./states.ts `guardMovements`: a suspended or deactivated wallet refuses it).
    */
-  private async bookDeposit(deposit: DepositNotification, byRequest: boolean): Promise<WalletTransactionView> {
+  private async depositBooking(deposit: DepositNotification, byRequest: boolean, idempotencyId: string | null): Promise<(tx: Tx, orderId: string) => Promise<WalletTransactionView>> {
     const currency = await this.currency(deposit.currency);
     checkAmount(deposit.amount, currency);
-    return this.statements.transaction(async (tx) => {
+    return async (tx, orderId) => {
       const wallet = await addressHolder(tx, deposit.network, deposit.address, currency.code);
       if (!wallet) throw new DomainError("ADDRESS_NOT_FOUND", `No wallet holds ${currency.code} at ${quote(deposit.address)} on ${quote(deposit.network)}.`);
       if (byRequest) await guardMovements(tx, [{ walletId: wallet.walletId, direction: "in", field: "wallet_id" }]);
@@ -306,34 +310,33 @@ export class WalletService {
         hash: deposit.hash,
         memo: "",
         description: `Deposit of ${format8(deposit.amount)} ${currency.symbol} on ${deposit.network}`,
-        orderId: randomUUID(),
+        orderId,
         tradeId: "",
-        idempotencyId: null,
+        idempotencyId,
         journalEntryId: entryId,
         createdAt: new Date(),
       };
       const id = await insertTransaction(tx, transaction);
       return transactionView({ ...transaction, id, symbol: null } as WalletTransaction);
-    });
+    };
   }
 
   /**
    * Sandbox test helper (docs/decisions/provider-and-sandbox.md "Test helpers"): credits `walletId` as a confirmed deposit (on a
-   * chain, or an incoming bank transfer on a rail: docs/decisions/fiat.md) with a made-up transaction hash or rail reference, as {@link recordConfirmedDeposit} books one. Checks, in order: the
+   * chain, or an incoming bank transfer on a rail: docs/decisions/fiat.md) with a made-up transaction hash or rail reference, as {@link recordConfirmedDeposit} books one,
+   * once per `Idempotency-Key` of caller `by` (generated when absent: ./sandbox-deposits.ts, docs/idempotency.md): a repeat is answered first, with the first deposit. Then, in order: the
    * wallet (found, then its state: docs/decisions/customers-users-and-wallets.md "Wallet states"),
    * the currency and its deposit switch, the address, the amount. On a live network it answers
    * before it looks at the wallet: value there arrives on chain only (docs/decisions/live-chains.md).
-   * @throws DomainError BAD_REQUEST (400, a live network); INVALID_WALLET_ID (400); WALLET_NOT_FOUND (404); WALLET_SUSPENDED,
+   * @throws DomainError IDEMPOTENCY_KEY_REUSED (409); BAD_REQUEST (400, a live network); INVALID_WALLET_ID (400); WALLET_NOT_FOUND (404); WALLET_SUSPENDED,
    *   WALLET_INACTIVE, INVALID_CURRENCY, CURRENCY_NOT_ACTIVE (deposits switched off), ADDRESS_NOT_FOUND
    *   (the wallet has no address for this network and currency), AMOUNT_MUST_BE_POSITIVE,
    *   INVALID_AMOUNT (400).
    */
-  async sandboxDeposit(
-    em: EntityManager,
-    customerId: string,
-    /** `amount`: a number, or the exact decimal text of a JSON number a double cannot hold. */
-    input: { wallet_id: string; network: string; currency: string; amount: number | string },
-  ): Promise<WalletTransactionView> {
+  async sandboxDeposit(em: EntityManager, customerId: string, input: SandboxDepositInput, idempotencyKey?: string, by?: KeyCaller | null): Promise<SandboxDepositView> {
+    const once = sandboxDepositRequest(customerId, input, idempotencyKey ?? randomUUID(), keyCaller(by));
+    const prior = await priorResult(this.statements, once);
+    if (prior) return repeatedDeposit(em, customerId, input.wallet_id, once.key, prior);
     if (this.live.isLive(input.network)) {
       throw new DomainError("BAD_REQUEST", `${quote(input.network)} is a live network: deposits on it arrive on chain only, at the wallet's deposit address.`, "network");
     }
@@ -343,13 +346,10 @@ export class WalletService {
     await this.switches.assertOn(currency, "canDeposit");
     const address = await em.findOne(WalletAddress, { walletId: wallet.walletId, network: input.network, currency });
     if (!address) throw new DomainError("ADDRESS_NOT_FOUND", `Wallet ${quote(input.wallet_id)} has no ${currency} address on ${quote(input.network)}.`);
-    return this.bookDeposit({
-      network: input.network,
-      address: address.address,
-      currency,
-      amount: money(input.amount),
-      hash: this.provider.newTransactionHash(input.network),
-    }, true);
+    const hash = this.provider.newTransactionHash(input.network);
+    const book = await this.depositBooking({ network: input.network, address: address.address, currency, amount: money(input.amount), hash }, true, idempotencyKey ?? null);
+    const booked = await runOnce(this.statements, once, book);
+    return booked.duplicate ? repeatedDeposit(em, customerId, wallet.walletId, once.key, booked.resultId) : firstDeposit(booked.value, once.key);
   }
 
   /** The catalogue entry of `code` (case-insensitive). @throws DomainError INVALID_CURRENCY (naming `field`). */
