@@ -111,7 +111,8 @@ function isReadTimeout(error: unknown): boolean {
  */
 export function endClientsOnReadTimeout(pool: pg.Pool): void {
   pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // the class's query, looked up at each call (not bound once): what the class has then is what runs
+    const query = (...args: unknown[]): unknown => (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query.apply(client, args);
     const ended = (error: unknown): void => {
       if (isReadTimeout(error)) client.end().catch(() => {});
     };
