@@ -1,5 +1,8 @@
 -- The named statements src/providers/repository.ts exports (written by scripts/sql-snapshots.ts; do not edit).
 
+-- DEPOSIT_ADDRESS_PATHS: sandbox_deposit_address_paths
+select lower(address) as address, derivation_path from sandbox_deposit_address where network = $1 and lower(address) = any($2::text[]);
+
 -- INSERT_DEPOSIT_ADDRESS: sandbox_insert_deposit_address
 insert into sandbox_deposit_address (network, derivation_index, derivation_path, address, vault_wallet_id, created_at) values ($1, $2, $3, $4, $5, now());
 

@@ -29,6 +29,12 @@ export interface LiveChain {
   giveUpS: number;
   /** `CHAIN_<NET>_START_BLOCK` (default: the head at the first start): the first block the follower scans. */
   startBlock: number | undefined;
+  /**
+   * `CHAIN_<NET>_SWEEP_MIN` (`eth=0.05,usdt=50`; default empty): per currency, the smallest total of
+   * a deposit address's credited deposits that is swept into the hot wallet, a decimal string of at
+   * most 8 decimals; a currency not listed is swept at any amount (docs/decisions/live-chains.md "Sweeps").
+   */
+  sweepMin: Readonly<Record<string, string>>;
 }
 
 /** Defaults of each live network: confirmations and the fee cap in gwei. */
@@ -45,14 +51,16 @@ export function readLiveChains(env: ChainEnv): LiveChain[] {
     if (rpcUrl === undefined) continue;
     if (!/^https?:\/\/[^\s]+$/.test(rpcUrl)) env.problems.push(`CHAIN_${net}_RPC_URL must be an http:// or https:// URL`);
     const start = env.optional(`CHAIN_${net}_START_BLOCK`);
+    const tokens = readTokens(env, `CHAIN_${net}_TOKENS`);
     chains.push({
       network,
       rpcUrl,
       confirmations: env.int(`CHAIN_${net}_CONFIRMATIONS`, LIVE_DEFAULTS[net].confirmations, 1, 1000),
-      tokens: readTokens(env, `CHAIN_${net}_TOKENS`),
+      tokens,
       maxFeeGwei: env.int(`CHAIN_${net}_MAX_FEE_GWEI`, LIVE_DEFAULTS[net].maxFeeGwei, 1, 1_000_000),
       giveUpS: env.int(`CHAIN_${net}_GIVE_UP_S`, 3600, 60, 30 * 86_400),
       startBlock: start === undefined ? undefined : env.int(`CHAIN_${net}_START_BLOCK`, 0, 0, Number.MAX_SAFE_INTEGER),
+      sweepMin: readSweepMin(env, `CHAIN_${net}_SWEEP_MIN`, [NATIVE_CURRENCY[network] ?? "eth", ...tokens.map((t) => t.currency)]),
     });
   }
   return chains;
@@ -72,6 +80,22 @@ function readTokens(env: ChainEnv, name: string): LiveChain["tokens"] {
     tokens.push({ currency: m[1]!, contract: m[2]!.toLowerCase(), decimals: Number(m[3]) });
   }
   return tokens;
+}
+
+/** `<currency>=<decimal>` items separated by commas: each a currency the network holds (`held`), once, at most 12 integer digits and 8 decimals. */
+function readSweepMin(env: ChainEnv, name: string, held: readonly string[]): Record<string, string> {
+  const raw = env.optional(name);
+  const mins: Record<string, string> = {};
+  if (raw === undefined) return mins;
+  for (const item of raw.split(",").map((x) => x.trim()).filter((x) => x !== "")) {
+    const m = /^([a-z][a-z0-9]{1,15})=(\d{1,12}(?:\.\d{1,8})?)$/.exec(item);
+    if (!m || !held.includes(m[1]!) || mins[m[1]!] !== undefined) {
+      env.problems.push(`${name} must list <currency>=<decimal amount, at most 8 decimals>, each currency once, among the network's native coin and CHAIN_*_TOKENS (${held.join(", ")}); got "${item}"`);
+      continue;
+    }
+    mins[m[1]!] = m[2]!;
+  }
+  return mins;
 }
 
 /** The native coin of each live network, as the catalogue codes it. */

@@ -67,3 +67,19 @@ export async function ownPrice(sql: Sql, customerId: string, pair: string): Prom
 export async function upsertPrice(sql: Sql, customerId: string, pair: string, price: string, at: Date): Promise<void> {
   await sql.run(UPSERT_PRICE, [customerId, pair, price, at]);
 }
+
+/** The derivation paths of network `$1`'s deposit addresses `$2` (text[], lower case), with their addresses in lower case. */
+export const DEPOSIT_ADDRESS_PATHS: PreparedStatement = {
+  name: "sandbox_deposit_address_paths",
+  text: `select lower(address) as address, derivation_path from sandbox_deposit_address where network = $1 and lower(address) = any($2::text[])`,
+};
+
+/**
+ * The derivation path of each of `addresses` (lower case) on `network` that the provider derived,
+ * by lower-case address: what a sweep signs with (docs/decisions/live-chains.md "Sweeps").
+ */
+export async function depositAddressPaths(sql: Sql, network: string, addresses: readonly string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await sql.rows<{ address: string; derivation_path: string }>(DEPOSIT_ADDRESS_PATHS, [network, addresses]);
+  return new Map(rows.map((r) => [r.address, r.derivation_path]));
+}

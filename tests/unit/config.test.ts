@@ -158,8 +158,8 @@ describe("the live EVM networks (docs/decisions/live-chains.md#configuration)", 
   it("makes a network live with its RPC URL, with the defaults of each network", () => {
     const c = loadConfig({ CHAIN_POLYGON_RPC_URL: "https://polygon.example/rpc", CHAIN_ETHEREUM_RPC_URL: "http://127.0.0.1:8545" });
     expect(c.liveChains).toEqual([
-      { network: "networks/ethereum", rpcUrl: "http://127.0.0.1:8545", confirmations: 12, tokens: [], maxFeeGwei: 200, giveUpS: 3600, startBlock: undefined },
-      { network: "networks/polygon", rpcUrl: "https://polygon.example/rpc", confirmations: 50, tokens: [], maxFeeGwei: 3000, giveUpS: 3600, startBlock: undefined },
+      { network: "networks/ethereum", rpcUrl: "http://127.0.0.1:8545", confirmations: 12, tokens: [], maxFeeGwei: 200, giveUpS: 3600, startBlock: undefined, sweepMin: {} },
+      { network: "networks/polygon", rpcUrl: "https://polygon.example/rpc", confirmations: 50, tokens: [], maxFeeGwei: 3000, giveUpS: 3600, startBlock: undefined, sweepMin: {} },
     ]);
     expect(loadConfig({ CHAIN_POLYGON_RPC_URL: "https://polygon.example/rpc" }).liveChains.map((l) => l.network)).toEqual(["networks/polygon"]);
   });
@@ -172,11 +172,12 @@ describe("the live EVM networks (docs/decisions/live-chains.md#configuration)", 
       CHAIN_ETHEREUM_MAX_FEE_GWEI: "75",
       CHAIN_ETHEREUM_GIVE_UP_S: "600",
       CHAIN_ETHEREUM_START_BLOCK: "0",
+      CHAIN_ETHEREUM_SWEEP_MIN: "eth=0.05, usdt=50",
       CUSTODY_MNEMONIC_FILE: "/run/secrets/mnemonic",
       CHAIN_RPC_TIMEOUT_S: "2",
     });
     expect(c.liveChains).toEqual([
-      { network: "networks/ethereum", rpcUrl: "https://node.example/v3/key", confirmations: 3, tokens: [{ currency: "usdt", contract: USDT.toLowerCase(), decimals: 6 }], maxFeeGwei: 75, giveUpS: 600, startBlock: 0 },
+      { network: "networks/ethereum", rpcUrl: "https://node.example/v3/key", confirmations: 3, tokens: [{ currency: "usdt", contract: USDT.toLowerCase(), decimals: 6 }], maxFeeGwei: 75, giveUpS: 600, startBlock: 0, sweepMin: { eth: "0.05", usdt: "50" } },
     ]);
     expect(c).toMatchObject({ custodyMnemonicFile: "/run/secrets/mnemonic", chainRpcTimeoutS: 2 });
     expect(loadConfig({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_START_BLOCK: "19000000" }).liveChains[0]?.startBlock).toBe(19_000_000);
@@ -206,6 +207,18 @@ describe("the live EVM networks (docs/decisions/live-chains.md#configuration)", 
     const found = problems({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_TOKENS: list });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/^CHAIN_ETHEREUM_TOKENS must list <currency>=<0x contract address>:<decimals 0-36>/);
+  });
+
+  it.each([
+    ["a currency the network does not hold", "usdc=10"],
+    ["more than 8 decimals", "eth=0.000000001"],
+    ["a negative amount", "eth=-1"],
+    ["a currency twice", "eth=1,eth=2"],
+    ["no amount", "eth"],
+  ])("refuses a sweep minimum list with %s, naming the variable and the item", (_case, list) => {
+    const found = problems({ CHAIN_ETHEREUM_RPC_URL: "http://n", CHAIN_ETHEREUM_TOKENS: `usdt=${USDT}:6`, CHAIN_ETHEREUM_SWEEP_MIN: list });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^CHAIN_ETHEREUM_SWEEP_MIN must list <currency>=<decimal amount, at most 8 decimals>/);
   });
 
   it("reports every bad value of a live network at once, naming each variable", () => {

@@ -87,6 +87,18 @@ describe("a given mnemonic", () => {
     expect(seed).toEqual(hdSeedFrom(WORDS));
   });
 
+  it("gives a deposit address's key for its sweeps only at that network's deposit paths and only when it is that address's key", async () => {
+    const { address, path } = deriveDepositAddress(ETHEREUM, keys.seedFor(ETHEREUM) as Uint8Array, 3);
+    const key = keys.depositWallet(ETHEREUM, path, address.toLowerCase());
+    expect(key.address).toBe(address);
+    expect(key.provider).toBeNull();
+    expect(verifyMessage("sweep", await key.signMessage("sweep"))).toBe(address);
+    expect(() => keys.depositWallet(ETHEREUM, path, keys.hotWallet.address)).toThrow(/is not the key of/);
+    expect(() => keys.depositWallet(ETHEREUM, "m/44'/60'/7'/0/1", keys.hotWallet.address)).toThrow(/is not a deposit address path/); // never the service's own wallets
+    expect(() => keys.depositWallet(ETHEREUM, "m/44'/60'/1'/0/3", address)).toThrow(/is not a deposit address path/); // polygon's account
+    expect(() => keys.depositWallet(POLYGON, "m/44'/60'/1'/0/3", address)).toThrow(/not a live network/);
+  });
+
   it("is live on its networks only: another network has no custody seed (its addresses stay SANDBOX_SEED's)", () => {
     expect(keys.isLive(ETHEREUM)).toBe(true);
     expect(keys.isLive(POLYGON)).toBe(false);

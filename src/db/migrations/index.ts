@@ -37,6 +37,7 @@ import { Migration20261129110000_live_chains } from "./Migration20261129110000_l
 import { Migration20261129130000_chain_sends } from "./Migration20261129130000_chain_sends.js";
 import { Migration20261129131000_wallet_deficits } from "./Migration20261129131000_wallet_deficits.js";
 import { Migration20261129132000_chain_gas_balance } from "./Migration20261129132000_chain_gas_balance.js";
+import { Migration20261129161000_chain_sweeps } from "./Migration20261129161000_chain_sweeps.js";
 
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_identity", class: Migration20261121000000_identity },
@@ -73,4 +74,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261129130000_chain_sends", class: Migration20261129130000_chain_sends },
   { name: "Migration20261129131000_wallet_deficits", class: Migration20261129131000_wallet_deficits },
   { name: "Migration20261129132000_chain_gas_balance", class: Migration20261129132000_chain_gas_balance },
+  { name: "Migration20261129161000_chain_sweeps", class: Migration20261129161000_chain_sweeps },
 ];

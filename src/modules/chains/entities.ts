@@ -60,6 +60,7 @@ export const ChainDeposit = defineEntity({
   uniques: [{ name: "chain_deposit_network_tx_log_unique", properties: ["network", "txHash", "logIndex"] }],
   indexes: [
     { name: "chain_deposit_pending_index", properties: ["network", "blockHeight"], where: "status = 'pending'" },
+    { name: "chain_deposit_unswept_index", properties: ["network", "address"], where: "status = 'done' and swept_by is null" },
     { name: "chain_deposit_wallet_transaction_index", properties: ["walletTransactionId"] },
   ],
   properties: {
@@ -82,6 +83,8 @@ export const ChainDeposit = defineEntity({
     createdAt: p.datetime(),
     /** When it was credited (the ledger entry posted); null before. */
     creditedAt: p.datetime().nullable(),
+    /** The `chain_send` (kind `sweep`) that moves it into the hot wallet; null until one is queued, and again when that sweep failed. */
+    sweptBy: p.bigint("number").nullable(),
   },
 });
 export type ChainDeposit = InferEntity<typeof ChainDeposit>;
@@ -95,8 +98,12 @@ export type ChainDeposit = InferEntity<typeof ChainDeposit>;
  */
 export type ChainSendState = "queued" | "broadcast" | "confirmed" | "failed";
 
-/** What a send is for (docs/decisions/live-chains.md "Funds and fees"). */
-export type ChainSendKind = "withdrawal" | "refill";
+/**
+ * What a send is for (docs/decisions/live-chains.md "Funds and fees", "Sweeps"): a withdrawal's
+ * payment (hot wallet), a `refill` of the hot wallet's fees (gas wallet), a `topup` of a deposit
+ * address's fees (gas wallet), a `sweep` of a deposit address's credited deposits into the hot wallet.
+ */
+export type ChainSendKind = "withdrawal" | "refill" | "topup" | "sweep";
 
 /**
  * A send on a live network: a withdrawal's, from the hot wallet (one row per withdrawal, queued in
@@ -112,14 +119,18 @@ export const ChainSend = defineEntity({
   properties: {
     id: p.bigint("number").primary().autoincrement(),
     network: p.string().length(32),
-    /** `withdrawal` (a withdrawal's payment, from the hot wallet) or `refill` (the gas wallet giving the hot wallet back the fees it paid). */
+    /** {@link ChainSendKind}: `withdrawal`, `refill`, `topup` or `sweep`. */
     kind: p.string().length(16).$type<ChainSendKind>().default("withdrawal"),
     /** The withdrawal it pays; null for a refill. */
     withdrawalId: p.uuid().nullable().unique("chain_send_withdrawal_unique"),
     /** The withdrawal's customer (tenant); null for a refill. */
     customerId: p.string().nullable(),
-    /** The sending address (the hot wallet, lower case). */
+    /** The sending address (lower case): the hot wallet, the gas wallet, or a deposit address for a sweep. */
     fromAddress: p.string().length(42),
+    /** A deposit address's derivation path (a sweep's signing key, derived from the custody mnemonic); null for the service's own wallets. */
+    keyPath: p.string().length(64).nullable(),
+    /** The send that must be `confirmed` before this one is signed (a sweep's top-up), or null. */
+    dependsOn: p.bigint("number").nullable(),
     /** The destination (lower case). */
     toAddress: p.string().length(42),
     currency: p.string().length(16),

@@ -27,6 +27,7 @@ import { loadEthers, rpcError, type EvmRpc } from "../../providers/evm/rpc.js";
 import { chainAmount } from "./follow.js";
 import type { FollowerLogger } from "./follower.js";
 import { feesFor, gasLimitOf, GWEI, replacementDue, replacementFees, type Fees } from "./send-rules.js";
+import { releaseDeposits } from "./repository/sweeps.js";
 import { feeWait, finishSend, insertRefill, lockNextNonce, lockSend, markBroadcast, markMined, openSends, sendError, storeReplacement, storeSigned, type SendRow, type SendView } from "./repository/sends.js";
 import type { Tx } from "../../db/sql.js";
 
@@ -59,6 +60,9 @@ interface Receipt {
   effectiveGasPrice: string;
 }
 
+/** Who pays a send of each kind, as `last_error` names it. */
+const WHO: Record<SendRow["kind"], string> = { withdrawal: "the hot wallet", refill: "the gas wallet", topup: "the gas wallet", sweep: "the deposit address (its fee top-up)" };
+
 /** Node refusals that mean the node already has these bytes, or a transaction with their nonce was mined: the receipts decide. */
 const ALREADY_SENT = /already known|known transaction|already imported|nonce too low|replacement transaction underpriced|nonce has already been used/i;
 
@@ -68,8 +72,12 @@ export class ChainSender {
     private readonly settings: SenderSettings,
     private readonly rpc: EvmRpc,
     private readonly db: Db,
-    /** The keys (no provider) of the hot wallet, which signs the withdrawals, and of the gas wallet, which signs the refills. */
-    private readonly keys: { hot: HDNodeWallet; gas: HDNodeWallet },
+    /**
+     * The keys (no provider): the hot wallet's signs the withdrawals, the gas wallet's the refills
+     * and top-ups, and `deposit(path, address)` gives a deposit address's key for its sweeps
+     * (src/providers/evm/keys.ts `depositWallet`; it throws when the key is not that address's).
+     */
+    private readonly keys: { hot: HDNodeWallet; gas: HDNodeWallet; deposit(path: string, address: string): HDNodeWallet },
     private readonly outcomes: SendOutcomes,
     private readonly logger: FollowerLogger,
   ) {}
@@ -84,6 +92,11 @@ export class ChainSender {
     const waiting = new Set<string>(); // sends are signed in order per sender: once one waits for fees, its later ones wait too
     for (const send of sends) {
       if (send.nonce === null) {
+        if (send.dependsOn !== null && send.dependsState !== "confirmed") {
+          // a sweep waits for its top-up to be confirmed; a top-up that failed fails the sweep, whose deposits are swept again later
+          if (send.dependsState === "failed") await this.fail(send, "its fee top-up failed", 0n, true);
+          continue;
+        }
         if (!waiting.has(send.fromAddress) && !(await this.sign(send, head, fees, now()))) waiting.add(send.fromAddress);
       } else if (send.state === "queued") {
         await this.broadcast(send, head);
@@ -99,7 +112,7 @@ export class ChainSender {
     if (market === null) {
       const since = send.feeWaitSince ?? now;
       if (now.getTime() - since.getTime() >= this.settings.giveUpS * 1000) {
-        await this.fail(send, `the network's base fee stayed above CHAIN_${this.net()}_MAX_FEE_GWEI (${this.settings.maxFeeGwei} gwei) for ${this.settings.giveUpS} s`);
+        await this.fail(send, `the network's base fee stayed above CHAIN_${this.net()}_MAX_FEE_GWEI (${this.settings.maxFeeGwei} gwei) for ${this.settings.giveUpS} s`, 0n, true);
         return true;
       }
       await feeWait(this.db, send.id, since, `waiting: the base fee is above CHAIN_${this.net()}_MAX_FEE_GWEI (${this.settings.maxFeeGwei} gwei)`);
@@ -216,35 +229,50 @@ export class ChainSender {
   }
 
   /**
-   * Ends `send` as failed and reverses its withdrawal (a refill has none), with the refill of
-   * `feeWei` when a mined transaction paid fees, in one transaction (nothing when it had ended).
+   * Ends `send` as failed, in one transaction (nothing when it had ended): a withdrawal's send
+   * reverses its withdrawal and, when its mined transaction paid `feeWei` of fees, queues their
+   * refill. A sweep that failed for a passing reason (`sweepAgain`: fees above the cap, its top-up
+   * failed) gives its deposits back to be swept again; one the chain refuses keeps them, for an
+   * operator (docs/decisions/live-chains.md "Sweeps").
    */
-  private async fail(send: SendRow, reason: string, feeWei = 0n): Promise<void> {
+  private async fail(send: SendRow, reason: string, feeWei = 0n, sweepAgain = false): Promise<void> {
     await this.db.transaction(async (tx) => {
       const ended = await finishSend(tx, send.id, "failed", reason);
       if (ended === null) return;
       await this.refill(tx, send, feeWei);
+      if (send.kind === "sweep" && sweepAgain) await releaseDeposits(tx, send.id); // swept again by a later sweep
       if (ended.withdrawalId === null || ended.customerId === null) return;
       const chain: SendView = { tx_hash: send.txHash, state: "failed", confirmations: 0, nonce: send.nonce, fee: send.fee };
       await this.outcomes.failed(tx, { withdrawalId: ended.withdrawalId, customerId: ended.customerId, chain, reason });
     });
-    this.logger.warn({ network: this.settings.network, sendId: send.id, kind: send.kind, withdrawalId: send.withdrawalId, reason }, "chain send failed");
+    const level = send.kind === "sweep" && !sweepAgain ? "error" : "warn"; // a refused sweep's deposits stay at their address until an operator looks
+    this.logger[level]({ network: this.settings.network, sendId: send.id, kind: send.kind, withdrawalId: send.withdrawalId, reason }, "chain send failed");
   }
 
   /**
    * Queues in `tx` the gas wallet's refill of the `feeWei` wei a withdrawal's send made the hot
-   * wallet pay (docs/decisions/live-chains.md "Funds and fees"); nothing for a refill (the gas
-   * wallet pays its own fees) or a send that paid none.
+   * wallet pay (docs/decisions/live-chains.md "Funds and fees"); nothing for the other kinds (the
+   * gas wallet pays its refills' and top-ups' own fees, a sweep's fee comes from its top-up) or a
+   * send that paid none.
    */
   private async refill(tx: Tx, send: SendRow, feeWei: bigint): Promise<void> {
-    if (send.kind === "refill" || feeWei <= 0n) return;
+    if (send.kind !== "withdrawal" || feeWei <= 0n) return;
     const gas = this.keys.gas.address.toLowerCase();
     await insertRefill(tx, { network: this.settings.network, gas, hot: send.fromAddress, wei: feeWei, currency: this.settings.nativeCurrency, at: new Date() });
   }
 
-  /** The key that signs `send`: the gas wallet's for a refill, the hot wallet's otherwise. */
+  /** The key that signs `send`: the gas wallet's for a refill or a top-up, the deposit address's for a sweep, the hot wallet's for a withdrawal. */
   private signerOf(send: SendRow): HDNodeWallet {
-    return send.kind === "refill" ? this.keys.gas : this.keys.hot;
+    switch (send.kind) {
+      case "refill":
+      case "topup":
+        return this.keys.gas;
+      case "sweep":
+        if (send.keyPath === null) throw new Error(`sweep ${send.id} has no key path`);
+        return this.keys.deposit(send.keyPath, send.fromAddress);
+      case "withdrawal":
+        return this.keys.hot;
+    }
   }
 
   /**
@@ -252,7 +280,7 @@ export class ChainSender {
    * and the fees in the native coin; for a token, the token amount and the fees), or null when it holds enough.
    */
   private async shortfall(send: SendRow, from: string, maxGasCost: bigint): Promise<string | null> {
-    const who = send.kind === "refill" ? "the gas wallet" : "the hot wallet";
+    const who = WHO[send.kind];
     const native = BigInt(await this.rpc.call<string>("eth_getBalance", [from, "latest"]));
     const nativeNeeded = maxGasCost + (send.contract === null ? send.amountUnits : 0n);
     if (native < nativeNeeded) return `${who} holds ${native} wei of the native coin and needs ${nativeNeeded} (amount and fees): fund it`;

@@ -3,7 +3,8 @@
  * client and settings, and the background work over them, run as recurring jobs every
  * {@link FOLLOW_INTERVAL_S} seconds on the workers (roles `worker` and `all`), one run at a time in
  * the whole database (docs/decisions/surfaces-and-process.md "Roles and background jobs"): the
- * block follower (./follower.ts); and the gas watcher, every 30 s (./overview.ts).
+ * block follower (./follower.ts); the sends with their sweeps (./sender.ts, ./sweeper.ts); and
+ * the gas watcher, every 30 s (./overview.ts).
  */
 import type { Db } from "../../db/sql.js";
 import { NATIVE_CURRENCY } from "../../domain/live-chains.js";
@@ -15,6 +16,7 @@ import { LiveDeposits } from "../wallets/deposits.js";
 import type { StatusNotifier } from "../wallets/states.js";
 import { ChainFollower, type FollowerLogger, type LiveChainSettings } from "./follower.js";
 import { ChainSender, type SenderSettings, type SendOutcomes } from "./sender.js";
+import { ChainSweeper, type SweeperSettings } from "./sweeper.js";
 import { ChainOverview } from "./overview.js";
 
 /** Seconds between two runs of a network's follower (the scheduler polls every second at most: src/app.ts). */
@@ -31,6 +33,8 @@ export interface LiveChainConfig {
   maxFeeGwei: number;
   /** `CHAIN_<NET>_GIVE_UP_S`: how long an unsigned send waits for fees under the cap. */
   giveUpS: number;
+  /** `CHAIN_<NET>_SWEEP_MIN`: per currency, the smallest total of an address's deposits swept (decimal text). */
+  sweepMin: Readonly<Record<string, string>>;
 }
 
 /** The job name of `network`'s sender: `chain-send-ethereum`, `chain-send-polygon`. */
@@ -43,10 +47,11 @@ export function followJobName(network: string): string {
   return `chain-follow-${network.replace(/^networks\//, "")}`;
 }
 
-/** One live network: its settings (token contracts lower case), its sends' fee settings and its node's client. */
+/** One live network: its settings (token contracts lower case), its sends' and sweeps' settings and its node's client. */
 export interface LiveNetwork {
   settings: LiveChainSettings;
   sends: SenderSettings;
+  sweeps: SweeperSettings;
   rpc: EvmRpc;
 }
 
@@ -79,6 +84,13 @@ export class LiveChains {
         startBlock: chain.startBlock,
       },
       sends: { network: chain.network, nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth", confirmations: chain.confirmations, maxFeeGwei: chain.maxFeeGwei, giveUpS: chain.giveUpS },
+      sweeps: {
+        network: chain.network,
+        nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth",
+        tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
+        maxFeeGwei: chain.maxFeeGwei,
+        sweepMin: chain.sweepMin,
+      },
       rpc: new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS),
     }));
   }
@@ -114,12 +126,15 @@ export class LiveChains {
     const deposits = new LiveDeposits(this.deps.ledger, this.deps.notifier);
     const own = new Set(this.ownAddresses());
     const custody = this.deps.custody;
-    return this.networks.flatMap(({ settings, sends, rpc }) => {
+    return this.networks.flatMap(({ settings, sends, sweeps, rpc }) => {
       const follower = new ChainFollower(settings, rpc, this.deps.db, deposits, this.deps.logger, () => own);
       const jobs: JobSpec[] = [{ name: followJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => follower.run() }];
       if (custody) {
-        const sender = new ChainSender(sends, rpc, this.deps.db, { hot: custody.hotWallet, gas: custody.gasWallet }, this.deps.outcomes, this.deps.logger);
-        jobs.push({ name: sendJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: () => sender.run() });
+        const keys = { hot: custody.hotWallet, gas: custody.gasWallet, deposit: (path: string, address: string) => custody.depositWallet(settings.network, path, address) };
+        const sender = new ChainSender(sends, rpc, this.deps.db, keys, this.deps.outcomes, this.deps.logger);
+        const sweeper = new ChainSweeper(sweeps, rpc, this.deps.db, { gas: custody.gasWallet.address.toLowerCase(), hot: custody.hotWallet.address.toLowerCase() }, this.deps.logger);
+        // one job: the sweeps are planned, then every send (withdrawals, refills, top-ups, sweeps) moves one step
+        jobs.push({ name: sendJobName(settings.network), concurrency: 1, everyS: FOLLOW_INTERVAL_S, run: async () => { await sweeper.plan(); await sender.run(); } });
       }
       return jobs;
     });

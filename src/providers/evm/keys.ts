@@ -30,6 +30,9 @@ export const GAS_WALLET_INDEX = 0;
 /** Index of the hot wallet (pays the withdrawals) under {@link serviceWalletPath}. */
 export const HOT_WALLET_INDEX = 1;
 
+/** The BIP-44 account of each live network's deposit addresses (src/providers/chains.ts's paths). */
+const DEPOSIT_ACCOUNTS: Readonly<Record<string, number>> = { "networks/ethereum": 0, "networks/polygon": 1 };
+
 /** BIP-32 path of the service's own wallet number `n` (0 the gas wallet, 1 the hot wallet): `m/44'/60'/7'/0/n`. */
 export function serviceWalletPath(n: number): string {
   if (!Number.isInteger(n) || n < 0 || n >= 0x8000_0000) throw new RangeError(`service wallet index must be an integer in [0, 2^31), got ${n}`);
@@ -87,6 +90,22 @@ export class CustodyKeys {
       wallet = ethers().HDNodeWallet.fromSeed(this.#seed).derivePath(serviceWalletPath(n));
       this.#wallets.set(n, wallet);
     }
+    return wallet;
+  }
+
+  /**
+   * The key of a live network's deposit address at derivation `path` (the sandbox's paths,
+   * `m/44'/60'/0'/0/i` on ethereum, `m/44'/60'/1'/0/i` on polygon), without a provider: what a
+   * sweep signs with (docs/decisions/live-chains.md "Sweeps").
+   * @throws Error when `network` is not live, `path` is not one of its deposit paths, or the key's
+   *   address is not `address` (compared in lower case): a sweep never signs with another key.
+   */
+  depositWallet(network: string, path: string, address: string): HDNodeWallet {
+    const account = DEPOSIT_ACCOUNTS[network];
+    if (!this.isLive(network) || account === undefined) throw new Error(`${network} is not a live network`);
+    if (!new RegExp(`^m/44'/60'/${account}'/0/\\d{1,10}$`).test(path)) throw new Error(`${path} is not a deposit address path of ${network}`);
+    const wallet = ethers().HDNodeWallet.fromSeed(this.#seed).derivePath(path);
+    if (wallet.address.toLowerCase() !== address.toLowerCase()) throw new Error(`the key at ${path} on ${network} is not the key of ${address}`);
     return wallet;
   }
 

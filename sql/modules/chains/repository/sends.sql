@@ -22,9 +22,10 @@ insert into chain_send (network, withdrawal_id, customer_id, from_address, to_ad
 select next_nonce::int as next from chain_nonce where network = $1 and address = $2 for update;
 
 -- LOCK_SEND: chains_lock_send
-select id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+select id::int, network, kind, withdrawal_id, customer_id, from_address, key_path, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
-                      fee::text, fee_wait_since from chain_send where id = $1 for update;
+                      fee::text, fee_wait_since, depends_on::int,
+                      (select d.state from chain_send d where d.id = chain_send.depends_on) as depends_state from chain_send where id = $1 for update;
 
 -- MARK_BROADCAST: chains_mark_broadcast
 update chain_send set state = 'broadcast', broadcast_height = coalesce(broadcast_height, $2), last_error = null, updated_at = now()
@@ -34,9 +35,10 @@ update chain_send set state = 'broadcast', broadcast_height = coalesce(broadcast
 update chain_send set mined_height = $2, fee = $3::numeric, updated_at = now() where id = $1;
 
 -- OPEN_SENDS: chains_open_sends
-select id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+select id::int, network, kind, withdrawal_id, customer_id, from_address, key_path, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
-                      fee::text, fee_wait_since from chain_send where network = $1 and state in ('queued', 'broadcast') order by id limit $2;
+                      fee::text, fee_wait_since, depends_on::int,
+                      (select d.state from chain_send d where d.id = chain_send.depends_on) as depends_state from chain_send where network = $1 and state in ('queued', 'broadcast') order by id limit $2;
 
 -- REPLACE_SEND: chains_replace_send
 update chain_send set raw_tx = $2, tx_hash = $3::text, tx_hashes = array_append(tx_hashes, $3::text), max_fee_per_gas = $4::numeric,

@@ -13,15 +13,20 @@ export interface SendRow {
   id: number;
   network: string;
   kind: ChainSendKind;
-  /** The withdrawal it pays; null for a refill. */
+  /** The withdrawal it pays; null for a refill, a top-up and a sweep. */
   withdrawalId: string | null;
   customerId: string | null;
   fromAddress: string;
+  /** A sweep's signing key: the deposit address's derivation path; null for the service's own wallets. */
+  keyPath: string | null;
   toAddress: string;
   currency: string;
   contract: string | null;
   amountUnits: bigint;
   state: ChainSendState;
+  /** The send that must be `confirmed` before this one is signed (a sweep's top-up), and its state; nulls when none. */
+  dependsOn: number | null;
+  dependsState: ChainSendState | null;
   nonce: number | null;
   rawTx: string | null;
   txHash: string | null;
@@ -34,9 +39,10 @@ export interface SendRow {
   feeWaitSince: Date | null;
 }
 
-const SEND_COLUMNS = `id::int, network, kind, withdrawal_id, customer_id, from_address, to_address, currency, contract, amount_units::text, state, nonce::int,
+const SEND_COLUMNS = `id::int, network, kind, withdrawal_id, customer_id, from_address, key_path, to_address, currency, contract, amount_units::text, state, nonce::int,
                       raw_tx, tx_hash, tx_hashes, max_fee_per_gas::text, max_priority_fee_per_gas::text, broadcast_height::int, mined_height::int,
-                      fee::text, fee_wait_since`;
+                      fee::text, fee_wait_since, depends_on::int,
+                      (select d.state from chain_send d where d.id = chain_send.depends_on) as depends_state`;
 
 /** Queues the send of withdrawal `$1` (customer `$2`) on network `$3`: from `$4` to `$5`, currency `$6`, contract `$7` (null: native), `$8` chain units, at `$9`. */
 export const INSERT_SEND: PreparedStatement = {
@@ -148,6 +154,7 @@ function sendOf(r: Raw): SendRow {
     withdrawalId: r.withdrawal_id as string | null,
     customerId: r.customer_id as string | null,
     fromAddress: r.from_address as string,
+    keyPath: r.key_path as string | null,
     toAddress: r.to_address as string,
     currency: r.currency as string,
     contract: r.contract as string | null,
@@ -163,6 +170,8 @@ function sendOf(r: Raw): SendRow {
     minedHeight: r.mined_height as number | null,
     fee: r.fee as string | null,
     feeWaitSince: r.fee_wait_since === null ? null : new Date(r.fee_wait_since as string),
+    dependsOn: r.depends_on as number | null,
+    dependsState: r.depends_state as ChainSendState | null,
   };
 }
 
@@ -233,7 +242,7 @@ export async function markMined(sql: Sql, id: number, height: number | null, fee
   await sql.run(MARK_MINED, [id, height, fee]);
 }
 
-/** Ends send `id` as `state` in `tx`. @returns its withdrawal and customer (nulls for a refill), or null when it had already ended. */
+/** Ends send `id` as `state` in `tx`. @returns its withdrawal and customer (nulls but for a withdrawal's send), or null when it had already ended. */
 export async function finishSend(tx: Sql, id: number, state: "confirmed" | "failed", reason: string | null): Promise<{ withdrawalId: string | null; customerId: string | null } | null> {
   const [row] = await tx.rows<{ withdrawal_id: string | null; customer_id: string | null }>(FINISH_SEND, [id, state, reason]);
   return row ? { withdrawalId: row.withdrawal_id, customerId: row.customer_id } : null;
