@@ -20,7 +20,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { createTestDatabase, TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
+import { createTestDatabase } from "../support/app.js";
+import { liveEnv } from "../support/live-env.js";
 import { startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -112,18 +113,7 @@ describe("GET /api/v1/chains on Anvil", () => {
   let operator: string;
   let gas: HDNodeWallet;
 
-  const env = (extra: Record<string, string>) => ({
-    DATABASE_URL: database.url,
-    MASTER_API_KEY: TEST_MASTER_KEY,
-    SECRETS_KEY: TEST_SECRETS_KEY,
-    LOG_LEVEL: process.env.LIVE_LOG ?? "silent",
-    RATE_LIMIT_IP: "off",
-    RATE_LIMIT_CREDENTIAL: "off",
-    RATE_LIMIT_AUTH_FAILURES: "off",
-    RATE_LIMIT_CODES: "off",
-    DATA_DIR: dataDir,
-    ...extra,
-  });
+  const env = (extra: Record<string, string>) => liveEnv(database.url, dataDir, extra);
   const live = (): App => {
     if (!app) throw new Error("the app is not running");
     return app;

@@ -19,7 +19,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { createTestDatabase, TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
+import { createTestDatabase } from "../support/app.js";
+import { liveEnv } from "../support/live-env.js";
 import { deployTestToken, startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -86,22 +87,16 @@ describe("live deposits on Anvil", () => {
 
   const start = async (): Promise<App> => {
     guardTransactions();
-    const config = loadConfig({
-      DATABASE_URL: database.url,
-      MASTER_API_KEY: TEST_MASTER_KEY,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      LOG_LEVEL: process.env.LIVE_LOG ?? "silent",
-      RATE_LIMIT_IP: "off",
-      RATE_LIMIT_CREDENTIAL: "off",
-      RATE_LIMIT_AUTH_FAILURES: "off",
-      RATE_LIMIT_CODES: "off",
+    const config = loadConfig(liveEnv(database.url, dataDir, {
       ROLE: "all",
-      DATA_DIR: dataDir,
       CHAIN_ETHEREUM_RPC_URL: proxy.url,
       CHAIN_ETHEREUM_CONFIRMATIONS: "3",
       CHAIN_ETHEREUM_TOKENS: `usdt=${tokenAddress}:6`,
       CHAIN_RPC_TIMEOUT_S: "1",
-    });
+      // no sweeps here (docs/decisions/live-chains.md "Sweeps"): their transactions would mine blocks on this automining
+      // Anvil and move the deposits; a minimum no deposit of this test reaches keeps them where they arrived
+      CHAIN_ETHEREUM_SWEEP_MIN: "eth=1000000,usdt=1000000",
+    }));
     return createApp(config, { validateResponses: true });
   };
   const live = (): App => {

@@ -27,7 +27,8 @@ import { currencyBalances } from "../../src/modules/ledger/service.js";
 import { LiveDeposits } from "../../src/modules/wallets/deposits.js";
 import { walletBalanceRows } from "../../src/modules/wallets/repository.js";
 import { DEFICIT_REASON } from "../../src/modules/wallets/states.js";
-import { createTestDatabase, TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
+import { createTestDatabase } from "../support/app.js";
+import { liveEnv } from "../support/live-env.js";
 import { startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -104,22 +105,13 @@ describe("reorg reversals of credited live deposits on Anvil", () => {
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     guardTransactions();
-    app = await createApp(loadConfig({
-      DATABASE_URL: database.url,
-      MASTER_API_KEY: TEST_MASTER_KEY,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      LOG_LEVEL: process.env.LIVE_LOG ?? "silent",
-      RATE_LIMIT_IP: "off",
-      RATE_LIMIT_CREDENTIAL: "off",
-      RATE_LIMIT_AUTH_FAILURES: "off",
-      RATE_LIMIT_CODES: "off",
+    app = await createApp(loadConfig(liveEnv(database.url, dataDir, {
       ROLE: "api",
       ALLOW_PRIVATE_NETWORK_TARGETS: "true",
-      DATA_DIR: dataDir,
       CHAIN_ETHEREUM_RPC_URL: chain.url,
       CHAIN_ETHEREUM_CONFIRMATIONS: String(CONFIRMATIONS),
       CHAIN_RPC_TIMEOUT_S: "5",
-    }), { validateResponses: true });
+    })), { validateResponses: true });
     const live = app.services.chains.networks[0]!;
     const own = new Set(app.services.chains.ownAddresses());
     const logger = { info: () => undefined, warn: (_: object, m: string) => void logged.push(m), error: (_: object, m: string) => void logged.push(m) };

@@ -17,7 +17,8 @@ import { loadConfig } from "../../src/config.js";
 import { reconcileChains } from "../../src/modules/chains/overview-reconcile.js";
 import { createLogger } from "../../src/logging.js";
 import { GAS_WALLET_INDEX, HOT_WALLET_INDEX, openCustodyKeys, serviceWalletPath } from "../../src/providers/evm/keys.js";
-import { createTestDatabase, TEST_MASTER_KEY, TEST_SECRETS_KEY, type TestApp } from "../support/app.js";
+import { createTestDatabase, type TestApp } from "../support/app.js";
+import { liveEnv } from "../support/live-env.js";
 import { deployTestToken, startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -87,17 +88,8 @@ beforeAll(async () => {
   gas = HDNodeWallet.fromPhrase(mnemonic, undefined, serviceWalletPath(GAS_WALLET_INDEX)).address.toLowerCase();
   await (await chain.wallet(4).sendTransaction({ to: gas, value: parseEther("5") })).wait(); // the hot wallet gets nothing from the operator
   guardTransactions();
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    MASTER_API_KEY: TEST_MASTER_KEY,
-    SECRETS_KEY: TEST_SECRETS_KEY,
-    LOG_LEVEL: process.env.LIVE_LOG ?? "silent",
-    RATE_LIMIT_IP: "off",
-    RATE_LIMIT_CREDENTIAL: "off",
-    RATE_LIMIT_AUTH_FAILURES: "off",
-    RATE_LIMIT_CODES: "off",
+  const config = loadConfig(liveEnv(database.url, dataDir, {
     ROLE: "all",
-    DATA_DIR: dataDir,
     CUSTODY_MNEMONIC_FILE: join(dataDir, "mnemonic.txt"),
     CHAIN_ETHEREUM_RPC_URL: chain.url,
     CHAIN_ETHEREUM_CONFIRMATIONS: String(CONFIRMATIONS),
@@ -105,7 +97,7 @@ beforeAll(async () => {
     CHAIN_ETHEREUM_MAX_FEE_GWEI: String(MAX_FEE_GWEI),
     CHAIN_ETHEREUM_SWEEP_MIN: "usdt=100",
     CHAIN_RPC_TIMEOUT_S: "2",
-  });
+  }));
   const built = await createApp(config, { validateResponses: true });
   app = { ...built, config, dispose: () => built.close() } as TestApp;
   api = new Api(app);
