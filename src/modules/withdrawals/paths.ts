@@ -18,7 +18,7 @@ import type { LedgerService } from "../ledger/service.js";
 import type { PayoutRail } from "../payouts/rail.js";
 import { checkAmount, type LiveNetworks, type WalletService } from "../wallets/service.js";
 import { destinationNetworks, pathCurrency } from "./destination.js";
-import { completeWithdrawal, type LockedWithdrawal, type WithdrawalUser } from "./repository.js";
+import { completeWithdrawal, withdrawalTransaction, type LockedWithdrawal, type WithdrawalUser } from "./repository.js";
 import type { WithdrawalGuards } from "./types.js";
 import type { FiatInitiateInput, InitiateInput } from "./views.js";
 
@@ -154,19 +154,6 @@ export async function completeOnPath(d: PathDeps, tx: Tx, { withdrawal: w, sourc
   w.completedAt = now;
   w.txHash = hash;
   w.codeHash = null;
-  await completeWithdrawal(tx, w, {
-    walletId: w.walletId,
-    customerId: w.customerId,
-    network: w.network,
-    address: source?.address ?? w.address,
-    amount: amount.toFixed(),
-    balanceAfter: after.balance.toFixed(),
-    hash,
-    memo: w.memo ?? "",
-    description: `Withdrawal of ${format8(amount)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`,
-    orderId: w.id,
-    idempotencyId: w.idempotencyKey,
-    journalEntryId: entryId,
-    createdAt: now,
-  });
+  const description = `Withdrawal of ${format8(amount)} ${w.currency.toUpperCase()} to ${w.address} on ${w.network}`;
+  await completeWithdrawal(tx, w, withdrawalTransaction({ withdrawal: w, source }, { entryId, balanceAfter: after.balance.toFixed() }, { hash, description }, now));
 }

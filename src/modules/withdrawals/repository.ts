@@ -14,6 +14,7 @@
  * src/modules/withdrawals/service.ts, in the order of the users', wallets' and ledger's own services.
  */
 import type { PreparedStatement, Sql } from "../../db/sql.js";
+import { money } from "../../domain/money.js";
 import { currencyBalances, type BalanceCacheRow, type WalletCurrencyBalance } from "../ledger/service.js";
 import type { UserStanding } from "../users/repository.js";
 import type { WalletNetworkEntry } from "../wallets/entities.js";
@@ -230,6 +231,36 @@ export interface TransactionWrite {
   idempotencyId: string;
   journalEntryId: number;
   createdAt: Date;
+}
+
+/**
+ * The wallet transaction of locked withdrawal `locked`'s ledger entry `entryId` (`withdrawal` at
+ * confirm, `withdrawal_reversal` when it failed after: docs/decisions/withdrawals.md): the whole
+ * amount (decimal text, in the currency's units), from the wallet's own address on the network (the
+ * destination for a fiat payout, which has none), `balanceAfter` the wallet's balance after the
+ * entry, `hash` and `description` as the caller says, at `createdAt`.
+ */
+export function withdrawalTransaction(
+  { withdrawal: w, source }: LockedWithdrawal,
+  entry: { entryId: number; balanceAfter: string },
+  detail: { hash: string; description: string },
+  createdAt: Date,
+): TransactionWrite {
+  return {
+    walletId: w.walletId,
+    customerId: w.customerId,
+    network: w.network,
+    address: source?.address ?? w.address,
+    amount: money(w.amount).toFixed(),
+    balanceAfter: entry.balanceAfter,
+    hash: detail.hash,
+    memo: w.memo ?? "",
+    description: detail.description,
+    orderId: w.id,
+    idempotencyId: w.idempotencyKey,
+    journalEntryId: entry.entryId,
+    createdAt,
+  };
 }
 
 /**

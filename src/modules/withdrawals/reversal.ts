@@ -13,7 +13,7 @@ import type { Sql, Tx } from "../../db/sql.js";
 import type { LedgerService } from "../ledger/service.js";
 import type { SendOutcomes } from "../chains/sender.js";
 import type { SendView } from "../chains/repository/sends.js";
-import { completeWithdrawal, lockWithdrawal, type LockedWithdrawal } from "./repository.js";
+import { completeWithdrawal, lockWithdrawal, withdrawalTransaction, type LockedWithdrawal } from "./repository.js";
 
 /** The customer's webhook as a reversal needs it (src/modules/webhooks/service.ts `WebhookService`). */
 export interface WithdrawalEvents {
@@ -41,25 +41,13 @@ export interface FailureRecord {
  * `withdrawal.failed` (delivery started after commit). Sets `status` on the record; the caller
  * saves whatever else it changed (the payout's state) with {@link completeWithdrawal}'s write here.
  */
-export async function reverseWithdrawal(tx: Tx, ledger: LedgerService, events: WithdrawalEvents, { withdrawal: w, source }: LockedWithdrawal, failure: FailureRecord, now: Date): Promise<void> {
+export async function reverseWithdrawal(tx: Tx, ledger: LedgerService, events: WithdrawalEvents, locked: LockedWithdrawal, failure: FailureRecord, now: Date): Promise<void> {
+  const w = locked.withdrawal;
   const amount = money(w.amount);
   const { entryId, after } = await ledger.post(tx, { kind: "withdrawal_reversal", walletId: w.walletId, network: w.network, currency: w.currency, amount, reference: `withdrawal:${w.id}` });
   w.status = "FAILED";
-  await completeWithdrawal(tx, w, {
-    walletId: w.walletId,
-    customerId: w.customerId,
-    network: w.network,
-    address: source?.address ?? w.address,
-    amount: amount.toFixed(),
-    balanceAfter: after.balance.toFixed(),
-    hash: failure.hash,
-    memo: w.memo ?? "",
-    description: failure.description,
-    orderId: w.id,
-    idempotencyId: w.idempotencyKey,
-    journalEntryId: entryId,
-    createdAt: now,
-  }, "withdrawal_reversal");
+  const transaction = withdrawalTransaction(locked, { entryId, balanceAfter: after.balance.toFixed() }, { hash: failure.hash, description: failure.description }, now);
+  await completeWithdrawal(tx, w, transaction, "withdrawal_reversal");
   const data = {
     withdrawal_id: w.id,
     user_id: w.userId,
