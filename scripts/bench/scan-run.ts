@@ -6,8 +6,8 @@
  *
  * 1. Anvil with the test token (scripts/bench/scan-chain.ts); the service started with `ROLE=api`
  *    (no follower yet) and the chain's variables (`CHAIN_ETHEREUM_RPC_URL`, `_TOKENS=usdt=…:6`,
- *    `_CONFIRMATIONS` {@link CONFIRMATIONS}, `_START_BLOCK=0`, `DATA_DIR` a temporary folder for the
- *    custody mnemonic); `BENCH_SCAN_WALLETS` wallets created through the API, their deposit
+ *    `_CONFIRMATIONS` {@link CONFIRMATIONS}, `_START_BLOCK=0`, `_SWEEP_MIN` out of reach (no sweeps),
+ *    `DATA_DIR` a temporary folder for the custody mnemonic); `BENCH_SCAN_WALLETS` wallets created through the API, their deposit
  *    addresses kept; the service stopped.
  * 2. The chain built: `BENCH_SCAN_BLOCKS` blocks holding `BENCH_SCAN_TRANSFERS` transfers, native
  *    and token alternately, `BENCH_SCAN_DEPOSITS` of them to the deposit addresses.
@@ -56,6 +56,8 @@ export const CONFIRMATIONS = 12;
 export const LIVE_INTERVAL_MS = 250;
 /** The row's target: the service's blocks/s at least this share of the bare loop's. */
 export const SCAN_TARGET = 0.5;
+/** `CHAIN_ETHEREUM_SWEEP_MIN` of both currencies: far above what any deposit address receives here, so nothing is swept. */
+const NO_SWEEP = "999999999999";
 /** Seconds the scan, and the live phase, may take before the run is broken. */
 const TIMEOUT_S = 240;
 
@@ -93,6 +95,9 @@ export async function runScanBench(r: ScanRun): Promise<string[]> {
       CHAIN_ETHEREUM_TOKENS: `usdt=${chain.token}:${TOKEN_DECIMALS}`,
       CHAIN_ETHEREUM_CONFIRMATIONS: String(CONFIRMATIONS),
       CHAIN_ETHEREUM_START_BLOCK: "0",
+      // no sweeps (docs/decisions/live-chains.md "Sweeps"): the row measures the follower, and the
+      // live phase's blocks hold only the transfers it mines
+      CHAIN_ETHEREUM_SWEEP_MIN: `eth=${NO_SWEEP},usdt=${NO_SWEEP}`,
     };
     const api = await startServer("service (ROLE=api, seeding)", r.cmd.args, env);
     r.children.push(api);
@@ -186,7 +191,7 @@ export async function runScanBench(r: ScanRun): Promise<string[]> {
         `every ${fmt(built.transfers / built.deposits)}th transfer pays one of ${SCAN_WALLETS} wallets' deposit addresses (created through the API, native and token alternately), the others ${STRANGERS} addresses nobody holds, in turn. Built in ${fmt(built.seconds, 1)} s.`,
     );
     console.log(
-      `Service: ${r.cmd.label}, ROLE=all (the follower job every 2 s, at most 25 batches of ${BARE_BATCH} blocks and 200 credits a run), CHAIN_ETHEREUM_START_BLOCK=0, CHAIN_ETHEREUM_CONFIRMATIONS=${CONFIRMATIONS}, LOG_LEVEL=silent. ` +
+      `Service: ${r.cmd.label}, ROLE=all (the follower job every 2 s, rounds of at most 25 batches of ${BARE_BATCH} blocks, the next batch read while one is written, and up to 200 credits a round, 20 per transaction, beside the next round), CHAIN_ETHEREUM_START_BLOCK=0, CHAIN_ETHEREUM_CONFIRMATIONS=${CONFIRMATIONS}, CHAIN_ETHEREUM_SWEEP_MIN out of reach (no sweeps), LOG_LEVEL=silent. ` +
         `Its rate: ${fmt(built.head + 1)} blocks / the seconds from its first run (its cursor appearing, ${fmt((scan.cursorAt - scan.spawnedAt) / 1000, 2)} s after the spawn; /healthz answered at ${fmt((scan.readyAt - scan.spawnedAt) / 1000, 2)} s) to the last of the ${fmt(built.deposits)} credits (${fmt(scan.seconds, 2)} s; the cursor reached the head at ${fmt((scan.headAt - scan.cursorAt) / 1000, 2)} s). ` +
         `Of that, about ${fmt(scan.scanS, 2)} s storing batches (stretches ended by the cursor moving), ${fmt(scan.creditS, 2)} s crediting (ended by a credit) and ${fmt(scan.stalledS, 2)} s waiting between the follower's runs (over 0.6 s with nothing moving; the database looked at every 25 ms). CPU over the scan: service ${fmt(scan.serviceCpu, 2)} s, PostgreSQL ${fmt(scan.dbCpu, 2)} s, Anvil ${fmt(scan.anvilCpu, 2)} s.`,
     );

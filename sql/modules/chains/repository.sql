@@ -7,8 +7,10 @@ update chain_cursor set head = greatest($2::bigint, $3::bigint), scanned = $3, s
 -- CURSOR: chains_cursor
 select network, chain_id::text, head::text, scanned::text, scanned_hash, last_error from chain_cursor where network = $1;
 
--- DEPOSIT_BY_KEY: chains_deposit_by_key
-select id::text, status, wallet_transaction_id::text from chain_deposit where network = $1 and tx_hash = $2 and log_index = $3;
+-- DEPOSITS_BY_KEYS: chains_deposits_by_keys
+select d.id::text, d.tx_hash, d.log_index, d.status, d.wallet_transaction_id::text
+           from chain_deposit d join unnest($2::text[], $3::int[]) as k(tx_hash, log_index) on d.tx_hash = k.tx_hash and d.log_index = k.log_index
+          where d.network = $1;
 
 -- DROP_BLOCKS: chains_drop_blocks
 delete from chain_block where network = $1 and height > $2;
@@ -26,21 +28,17 @@ insert into chain_block (network, height, hash, parent_hash)
 insert into chain_cursor (network, chain_id, head, scanned, scanned_hash, last_error, last_error_at, updated_at)
          values ($1, $2, $3, $4, $5, null, null, now()) on conflict (network) do nothing;
 
--- INSERT_DEPOSIT: chains_insert_deposit
-insert into chain_deposit (network, tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id, status, created_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now());
-
 -- LOCK_CURSOR: chains_lock_cursor
 select network, chain_id::text, head::text, scanned::text, scanned_hash, last_error from chain_cursor where network = $1 for update;
+
+-- MARK_DONE_MANY: chains_mark_done_many
+update chain_deposit set status = 'done', credited_at = now() where id = any($1::bigint[]) and status = 'pending' and block_height <= $2 returning id::text;
 
 -- MARK_DONE: chains_mark_done
 update chain_deposit set status = 'done', credited_at = now() where id = $1 and status = 'pending' and block_height <= $2 returning id::text;
 
 -- ORPHAN_DEPOSITS: chains_orphan_deposits
 update chain_deposit set status = 'orphaned' where network = $1 and block_height > $2 and status = 'pending' returning wallet_transaction_id::text;
-
--- PRUNE_BLOCKS: chains_prune_blocks
-delete from chain_block where network = $1 and height < $2;
 
 -- RECORD_FAILURE: chains_record_failure
 update chain_cursor set last_error = $2, last_error_at = now(), updated_at = now() where network = $1;
@@ -62,3 +60,19 @@ select network, greatest(head - scanned, 0)::text as lag from chain_cursor order
 
 -- WINDOW: chains_window
 select height::text, hash from chain_block where network = $1 and height <= $2 order by height desc limit $3;
+
+-- WRITE_BATCH: chains_write_batch
+with blocks as (
+           insert into chain_block (network, height, hash, parent_hash)
+           select $1, b.height, b.hash, b.parent_hash from unnest($4::bigint[], $5::text[], $6::text[]) as b(height, hash, parent_hash)
+           on conflict (network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash
+           returning height),
+         deposits as (
+           insert into chain_deposit (network, tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id, status, created_at)
+           select $1, d.tx_hash, d.log_index, d.block_height, d.block_hash, d.address, d.currency, d.amount, d.wallet_id, d.wallet_transaction_id, 'pending', now()
+             from unnest($7::text[], $8::int[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::uuid[], $15::bigint[])
+                  as d(tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id)
+           returning id),
+         pruned as (delete from chain_block where network = $1 and height < $16 returning height)
+         update chain_cursor set head = greatest($2::bigint, $3::bigint), scanned = $3, scanned_hash = $17, last_error = null, last_error_at = null, updated_at = now()
+          where network = $1;

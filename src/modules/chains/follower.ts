@@ -2,7 +2,14 @@
  * The block follower of one live EVM network (docs/decisions/live-chains.md "Deposits", "Reorgs"):
  * a run asks the node's head, processes the blocks after the cursor in order, in batches of
  * {@link BLOCKS_PER_BATCH}, each batch's blocks, deposits and cursor written in one transaction,
- * then credits the deposits that reached the network's confirmations, each in its own transaction.
+ * then credits the deposits that reached the network's confirmations, in groups of
+ * {@link CREDITS_PER_TRANSACTION} per transaction, each deposit with its own once-only guard.
+ *
+ * The node is read with the plain JSON-RPC client (./rpc.ts; ethers stays with the sends). While
+ * a batch is written, the next {@link READ_AHEAD} are already read (blocks, logs, the deposit
+ * addresses among their transfers, the receipts): the writes stay in height order, and a batch read
+ * ahead is checked against the cursor as it stands once the one before it is written. The credits of a round run while the
+ * next round reads and writes its batches; a reorg waits for them before it walks back.
  *
  * Blocks are followed by parent hash against the stored window (`chain_block`, the last
  * {@link WINDOW} blocks): a batch whose first block's parent is not the cursor's hash is a reorg;
@@ -13,32 +20,35 @@
  * and goes on from the fork point. A node that fails or does not answer stops the run: the cursor stays, its
  * `last_error` says why, and the next run starts where this one stopped.
  */
-import type { Db } from "../../db/sql.js";
+import type { Db, Tx } from "../../db/sql.js";
 import { DomainError } from "../../domain/errors.js";
-import { loadEthers, type EvmRpc } from "../../providers/evm/rpc.js";
+import type { EvmRpc } from "../../providers/evm/rpc.js";
 import { addressHolders } from "../wallets/repository.js";
 import { liveDepositReference, type LiveDeposits } from "../wallets/deposits.js";
 import { chainAmount, creditableHeight, firstHeight, forkPoint, linked, nextBatch } from "./follow.js";
 import {
   advanceCursor,
-  depositByKey,
+  depositsByKeys,
   dropBlocksAbove,
   dueDeposits,
   insertBlocks,
   insertCursor,
-  insertDeposit,
   markDone,
+  markDoneMany,
   orphanDepositsAbove,
-  pruneBlocks,
   readCursor,
   recordFailure,
   reverseDepositsAbove,
   reviveDeposit,
   saveHead,
   windowHashes,
+  writeBatch,
   type CursorRow,
+  type DepositWrite,
+  type DueDeposit,
 } from "./repository.js";
-import { ChainMoved, fetchBatch, nativeSucceeded, type FetchedBatch, type FoundTransfer } from "./scan.js";
+import { ChainRpc } from "./rpc.js";
+import { AddressForms, ChainMoved, fetchBatch, nativeSucceeded, type FetchedBatch, type FoundTransfer } from "./scan.js";
 
 /** Blocks read and written per batch (one transaction each). */
 export const BLOCKS_PER_BATCH = 20;
@@ -48,8 +58,12 @@ export const BATCHES_PER_RUN = 25;
 export const RUN_BUDGET_MS = 30_000;
 /** Blocks kept in `chain_block` below the cursor: the deepest reorg followed (at least 128). */
 export const WINDOW = 256;
-/** Deposits credited per run at most (the rest on the next run). */
+/** Deposits credited per round at most (the rest on the next one). */
 export const CREDITS_PER_RUN = 200;
+/** Deposits credited per transaction at most, each with its own guard; a group with a refused credit is credited again one deposit per transaction. */
+export const CREDITS_PER_TRANSACTION = 20;
+/** Batches read ahead while one is written (the writes stay in height order); 2 was slower on 2 cores (docs/performance.md "Chains: the scan row"). */
+export const READ_AHEAD = 1;
 /** Hashes asked of the node at once while walking back to a fork point. */
 const WALK_CHUNK = 32;
 /** The parent hash of block 0. */
@@ -82,17 +96,29 @@ interface FoundDeposit extends FoundTransfer {
   amount: string;
 }
 
+/** A batch as read: its blocks and deposits, or why it could not be read (the chain moved, or the error to throw). */
+type ReadBatch = { batch: FetchedBatch; found: FoundDeposit[] } | { moved: string } | { error: unknown };
+
 /** The follower of one live network. */
 export class ChainFollower {
+  /** The plain JSON-RPC client of the node (./rpc.ts), on `rpc`'s endpoint and timeout. */
+  private readonly node: ChainRpc;
+  /** The forms the deposit addresses may be stored in, for their lookup. */
+  private readonly forms = new AddressForms();
+  /** The credits of the last round, running while the next round reads and writes: what stopped them, if anything. */
+  private crediting: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
+
   constructor(
     private readonly chain: LiveChainSettings,
-    private readonly rpc: EvmRpc,
+    rpc: EvmRpc,
     private readonly db: Db,
     private readonly deposits: LiveDeposits,
     private readonly logger: FollowerLogger,
     /** The service's own addresses (gas, hot wallets), lower case: their transfers are no deposits. */
     private readonly ownAddresses: () => ReadonlySet<string> = () => new Set(),
-  ) {}
+  ) {
+    this.node = new ChainRpc(rpc.network, rpc.url, rpc.timeoutS);
+  }
 
   /**
    * One run: the blocks after the cursor up to the head, then the due credits. Never throws: a node
@@ -100,25 +126,35 @@ export class ChainFollower {
    */
   async run(): Promise<void> {
     try {
-      const head = Number(await this.rpc.call<string>("eth_blockNumber", []));
-      let cursor = await this.cursor(head);
+      const [headHex, chainIdHex] = (await this.node.batch([["eth_blockNumber", []], ["eth_chainId", []]])) as [string, string];
+      const head = Number(headHex);
+      let cursor = await this.cursor(head, BigInt(chainIdHex));
       if (!cursor) return;
       const until = Date.now() + RUN_BUDGET_MS;
-      // behind the head, the run goes on (credits between rounds) until it catches up or its budget ends
+      // behind the head, the run goes on (the last round's credits running meanwhile) until it catches up or its budget ends
       do {
         const before = cursor.scanned;
         cursor = await this.follow(cursor, head, until);
-        await this.creditDue(cursor);
+        await this.creditsDone();
+        this.crediting = this.creditDue(cursor).then(() => undefined, (error: unknown) => ({ error }));
         if (cursor.scanned === before) break; // nothing stored this round (a reorg walked back, a chain that moved): the next run reads again
       } while (cursor.scanned < head && Date.now() < until);
+      await this.creditsDone();
     } catch (error) {
+      await this.creditsDone().catch((e: unknown) => this.logger.error({ err: e, network: this.chain.network }, "the follower's credits failed"));
       await this.fail(error);
     }
   }
 
+  /** Waits for the last round's credits. @throws what stopped them (a node failure, the database). */
+  private async creditsDone(): Promise<void> {
+    const outcome = await this.crediting;
+    this.crediting = Promise.resolve(undefined);
+    if (outcome) throw outcome.error;
+  }
+
   /** The cursor, created at the first run (before `startBlock`, or the head). Null while the start block is not mined yet. */
-  private async cursor(head: number): Promise<CursorRow | null> {
-    const chainId = await this.rpc.chainId();
+  private async cursor(head: number, chainId: bigint): Promise<CursorRow | null> {
     const found = await readCursor(this.db, this.chain.network);
     if (found) {
       if (BigInt(found.chainId) !== chainId) throw new Error(`the node follows chain ${chainId}, the cursor chain ${found.chainId}`);
@@ -127,7 +163,7 @@ export class ChainFollower {
     const start = firstHeight(this.chain.startBlock, head);
     let hash = ZERO_HASH;
     if (start > 0) {
-      const before = await this.rpc.call<{ hash: string; parentHash: string } | null>("eth_getBlockByNumber", [`0x${(start - 1).toString(16)}`, false]);
+      const before = await this.node.call<{ hash: string; parentHash: string } | null>("eth_getBlockByNumber", [`0x${(start - 1).toString(16)}`, false]);
       if (!before) return null;
       hash = before.hash.toLowerCase();
       await this.db.transaction(async (tx) => {
@@ -141,53 +177,74 @@ export class ChainFollower {
     return readCursor(this.db, this.chain.network);
   }
 
-  /** Processes batches after `cursor` up to `head`, at most {@link BATCHES_PER_RUN} and none started after `until` (epoch ms). @returns the cursor after them. */
+  /**
+   * Processes batches after `cursor` up to `head`, at most {@link BATCHES_PER_RUN} and none started
+   * after `until` (epoch ms), the next {@link READ_AHEAD} batches read while one is written.
+   * @returns the cursor after them.
+   */
   private async follow(start: CursorRow, head: number, until: number): Promise<CursorRow> {
     let cursor = start;
     let stored = false;
-    for (let batch = 0; batch < BATCHES_PER_RUN && Date.now() < until; batch++) {
-      const range = nextBatch(cursor.scanned, head, BLOCKS_PER_BATCH);
-      if (!range) break;
-      let fetched: FetchedBatch;
-      try {
-        fetched = await fetchBatch(this.rpc, this.chain, range[0], range[1]);
-      } catch (error) {
-        if (!(error instanceof ChainMoved)) throw error;
-        this.logger.info({ network: this.chain.network, reason: error.message }, "the chain moved while a batch was read; read again next run");
-        break;
+    const ahead: { from: number; to: number; read: Promise<ReadBatch> }[] = [];
+    const drop = () => Promise.all(ahead.splice(0).map((a) => a.read)); // reads never reject: the batches read ahead are dropped
+    try {
+      for (let batch = 0; batch < BATCHES_PER_RUN && Date.now() < until; batch++) {
+        const range = nextBatch(cursor.scanned, head, BLOCKS_PER_BATCH);
+        if (!range) break;
+        if (ahead[0] && ahead[0].from !== range[0]) await drop(); // never so: the batches read ahead follow the one written
+        const read = await (ahead.shift()?.read ?? this.read(range));
+        if ("error" in read) throw read.error;
+        if ("moved" in read) {
+          this.logger.info({ network: this.chain.network, reason: read.moved }, "the chain moved while a batch was read; read again next run");
+          break;
+        }
+        const first = read.batch.blocks[0];
+        if (first && first.parentHash !== cursor.scannedHash.toLowerCase()) {
+          await drop();
+          await this.creditsDone(); // the last round's credits end before the walk back
+          cursor = await this.rewind(cursor);
+          continue;
+        }
+        if (!linked(cursor.scannedHash, read.batch.blocks)) break; // a reorg inside the batch while it was read: next run
+        for (let last = ahead.at(-1)?.to ?? range[1]; ahead.length < READ_AHEAD && batch + 1 + ahead.length < BATCHES_PER_RUN; ) {
+          const following = nextBatch(last, head, BLOCKS_PER_BATCH);
+          if (!following) break;
+          ahead.push({ from: following[0], to: following[1], read: this.read(following) });
+          last = following[1];
+        }
+        cursor = await this.store(cursor, head, read.batch, read.found);
+        stored = true;
       }
-      const first = fetched.blocks[0];
-      if (first && first.parentHash !== cursor.scannedHash.toLowerCase()) {
-        cursor = await this.rewind(cursor);
-        continue;
-      }
-      if (!linked(cursor.scannedHash, fetched.blocks)) break; // a reorg inside the batch while it was read: next run
-      const found = await this.depositsOf(fetched);
-      if (found === null) break;
-      cursor = await this.store(cursor, head, fetched, found);
-      stored = true;
+    } finally {
+      await drop();
     }
     if (!stored) await saveHead(this.db, this.chain.network, head);
     return cursor;
   }
 
-  /** The deposits among `batch`'s transfers: to a wallet's address, not from the service's own, succeeded, a positive 8-decimal amount. Null when the chain moved. */
-  private async depositsOf(batch: FetchedBatch): Promise<FoundDeposit[] | null> {
+  /** Reads batch `range`: its blocks and transfers, then its deposits. Never rejects: a failure is in the answer. */
+  private async read(range: [number, number]): Promise<ReadBatch> {
+    try {
+      const batch = await fetchBatch(this.node, this.chain, range[0], range[1]);
+      const found = await this.depositsOf(batch);
+      return { batch, found };
+    } catch (error) {
+      if (error instanceof ChainMoved) return { moved: error.message };
+      return { error };
+    }
+  }
+
+  /** The deposits among `batch`'s transfers: to a wallet's address, not from the service's own, succeeded, a positive 8-decimal amount. @throws {@link ChainMoved}. */
+  private async depositsOf(batch: FetchedBatch): Promise<FoundDeposit[]> {
     const own = this.ownAddresses();
     const candidates = batch.transfers.filter((t) => !own.has(t.from));
     if (candidates.length === 0) return [];
-    const { getAddress } = await loadEthers();
-    const forms = candidates.flatMap((t) => [t.to, getAddress(t.to)]);
+    const forms = await this.forms.of(candidates.map((t) => t.to));
     const holders = await addressHolders(this.db, this.chain.network, forms);
     const byLower = new Map([...holders].map(([address, holder]) => [address.toLowerCase(), { ...holder, storedAddress: address }]));
     const paying = candidates.filter((t) => byLower.has(t.to));
-    let succeeded: Set<string>;
-    try {
-      succeeded = await nativeSucceeded(this.rpc, paying.filter((t) => t.logIndex === -1));
-    } catch (error) {
-      if (error instanceof ChainMoved) return null;
-      throw error;
-    }
+    const natives = paying.filter((t) => t.logIndex === -1);
+    const succeeded = natives.length > 0 ? await nativeSucceeded(this.node, natives) : new Set<string>();
     const found: FoundDeposit[] = [];
     for (const t of paying) {
       if (t.logIndex === -1 && !succeeded.has(t.txHash)) continue;
@@ -198,30 +255,35 @@ export class ChainFollower {
     return found;
   }
 
-  /** Writes `batch` (blocks, deposits, cursor) in one transaction. @returns the new cursor. @throws Error when another run moved the cursor. */
+  /**
+   * Writes `batch` in one transaction: the cursor's row locked and checked unchanged, the known
+   * deposits among it looked up at once (an orphaned or reversed one revived), the new ones'
+   * pending wallet transactions, then blocks, new deposits, window and cursor in one statement.
+   * @returns the new cursor. @throws Error when another run moved the cursor.
+   */
   private async store(cursor: CursorRow, head: number, batch: FetchedBatch, found: readonly FoundDeposit[]): Promise<CursorRow> {
     const last = batch.blocks[batch.blocks.length - 1] as FetchedBatch["blocks"][number];
     const network = this.chain.network;
     await this.db.transaction(async (tx) => {
       const locked = await readCursor(tx, network, true);
       if (!locked || locked.scanned !== cursor.scanned || locked.scannedHash !== cursor.scannedHash) throw new Error("the cursor moved under this run");
-      await insertBlocks(tx, network, batch.blocks);
+      const known = await depositsByKeys(tx, network, found);
+      const fresh: DepositWrite[] = [];
       for (const d of found) {
         const key = { network, txHash: d.txHash, logIndex: d.logIndex };
-        const known = await depositByKey(tx, key);
-        if (known?.status === "orphaned" || known?.status === "reversed") {
-          const id = await reviveDeposit(tx, known.id, d.height, d.blockHash);
+        const seen = known.get(`${d.txHash}:${d.logIndex}`);
+        if (seen?.status === "orphaned" || seen?.status === "reversed") {
+          const id = await reviveDeposit(tx, seen.id, d.height, d.blockHash);
           if (id !== null) await this.deposits.revive(tx, id);
           continue;
         }
-        if (known) continue; // pending or credited already: the same deposit, once (a reversed one was taken back: credited again at the confirmations)
+        if (seen) continue; // pending or credited already: the same deposit, once (a reversed one was taken back: credited again at the confirmations)
         const walletTransactionId = await this.deposits.recordPending(tx, {
           walletId: d.walletId, customerId: d.customerId, network, address: d.storedAddress, currency: d.currency, amount: d.amount, hash: d.txHash,
         });
-        await insertDeposit(tx, { ...key, blockHeight: d.height, blockHash: d.blockHash, address: d.to, currency: d.currency, amount: d.amount, walletId: d.walletId, walletTransactionId });
+        fresh.push({ ...key, blockHeight: d.height, blockHash: d.blockHash, address: d.to, currency: d.currency, amount: d.amount, walletId: d.walletId, walletTransactionId });
       }
-      await advanceCursor(tx, network, head, last.height, last.hash);
-      await pruneBlocks(tx, network, last.height - WINDOW);
+      await writeBatch(tx, { network, head, blocks: batch.blocks, deposits: fresh, floor: last.height - WINDOW, scanned: last.height, scannedHash: last.hash });
     });
     if (found.length > 0) this.logger.info({ network, deposits: found.length, to: last.height }, "live deposits seen");
     return { ...cursor, head: Math.max(head, last.height), scanned: last.height, scannedHash: last.hash, lastError: null };
@@ -242,7 +304,7 @@ export class ChainFollower {
     let fork: number | null = null;
     for (let i = 0; i < heights.length && fork === null; i += WALK_CHUNK) {
       const chunk = heights.slice(i, i + WALK_CHUNK);
-      const answers = await Promise.all(chunk.map((h) => this.rpc.call<{ hash: string } | null>("eth_getBlockByNumber", [`0x${h.toString(16)}`, false])));
+      const answers = (await this.node.batch(chunk.map((h) => ["eth_getBlockByNumber", [`0x${h.toString(16)}`, false]] as const))) as ({ hash: string } | null)[];
       for (const [j, answer] of answers.entries()) if (answer) node.set(chunk[j] as number, answer.hash);
       fork = forkPoint(stored, node);
     }
@@ -270,33 +332,52 @@ export class ChainFollower {
 
   /**
    * Credits the pending deposits with the network's confirmations on the followed chain (up to the
-   * cursor), each in its own transaction; none while the node's block at the cursor is not the
-   * cursor's (a reorg at the head not yet followed: the next block shows it).
+   * cursor), at most {@link CREDITS_PER_RUN}, {@link CREDITS_PER_TRANSACTION} per transaction: the
+   * group's rows turn `done` in one statement, each only if still pending (its own guard), then each
+   * one's ledger entry and wallet transaction. A group in which a credit fails is rolled back and
+   * its deposits credited one per transaction, so that a refused one alone stays pending. None while the node's block at
+   * the cursor is not the cursor's (a reorg at the head not yet followed: the next block shows it).
    */
   private async creditDue(cursor: CursorRow): Promise<void> {
     const height = creditableHeight(cursor.scanned, this.chain.confirmations);
     const network = this.chain.network;
     const due = await dueDeposits(this.db, network, height, CREDITS_PER_RUN);
     if (due.length === 0) return;
-    const top = await this.rpc.call<{ hash: string } | null>("eth_getBlockByNumber", [`0x${cursor.scanned.toString(16)}`, false]);
+    const top = await this.node.call<{ hash: string } | null>("eth_getBlockByNumber", [`0x${cursor.scanned.toString(16)}`, false]);
     if (top?.hash.toLowerCase() !== cursor.scannedHash.toLowerCase()) return;
-    for (const d of due) {
+    for (let i = 0; i < due.length; i += CREDITS_PER_TRANSACTION) {
+      const group = due.slice(i, i + CREDITS_PER_TRANSACTION);
       try {
         await this.db.transaction(async (tx) => {
-          if (!(await markDone(tx, d.id, height))) return; // credited or orphaned meanwhile
-          await this.deposits.credit(tx, {
-            walletId: d.walletId,
-            walletTransactionId: d.walletTransactionId,
-            network,
-            currency: d.currency,
-            amount: d.amount,
-            reference: liveDepositReference(network, d.txHash, d.logIndex),
-          });
+          const guarded = await markDoneMany(tx, group.map((d) => d.id), height);
+          const credited = group.filter((d) => guarded.has(d.id));
+          await this.deposits.lockForCredits(tx, credited); // every wallet of the group at once, in the ledger's lock order: no deadlock with a transfer
+          for (const d of credited) await this.credit(tx, d);
         });
-      } catch (error) {
-        this.logger.error({ err: error, network, deposit: d.id }, "a live deposit could not be credited; it stays pending");
+      } catch {
+        for (const d of group) {
+          try {
+            await this.db.transaction(async (tx) => {
+              if (await markDone(tx, d.id, height)) await this.credit(tx, d);
+            });
+          } catch (error) {
+            this.logger.error({ err: error, network, deposit: d.id }, "a live deposit could not be credited; it stays pending");
+          }
+        }
       }
     }
+  }
+
+  /** Credits deposit `d` in `tx`, its row turned `done` just before (its guard): the ledger's entry and its wallet transaction `done`. */
+  private async credit(tx: Tx, d: DueDeposit): Promise<void> {
+    await this.deposits.credit(tx, {
+      walletId: d.walletId,
+      walletTransactionId: d.walletTransactionId,
+      network: this.chain.network,
+      currency: d.currency,
+      amount: d.amount,
+      reference: liveDepositReference(this.chain.network, d.txHash, d.logIndex),
+    });
   }
 
   /** Records a failed run: a node failure on the cursor (`last_error`), everything logged. */

@@ -59,9 +59,6 @@ export const INSERT_BLOCKS: PreparedStatement = {
          on conflict (network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash`,
 };
 
-/** Forgets network `$1`'s blocks below height `$2` (the window's floor). */
-export const PRUNE_BLOCKS: PreparedStatement = { name: "chains_prune_blocks", text: `delete from chain_block where network = $1 and height < $2` };
-
 /** Forgets network `$1`'s blocks above height `$2` (those a reorg replaced). */
 export const DROP_BLOCKS: PreparedStatement = { name: "chains_drop_blocks", text: `delete from chain_block where network = $1 and height > $2` };
 
@@ -90,17 +87,42 @@ export const REVERSE_DEPOSITS: PreparedStatement = {
          select id::text, wallet_id, wallet_transaction_id::text, currency, amount::text, tx_hash, log_index from reversed order by wallet_id, id`,
 };
 
-/** The deposit of network `$1`, transaction `$2`, log `$3` (−1: native); no row when new. */
-export const DEPOSIT_BY_KEY: PreparedStatement = {
-  name: "chains_deposit_by_key",
-  text: `select id::text, status, wallet_transaction_id::text from chain_deposit where network = $1 and tx_hash = $2 and log_index = $3`,
+/**
+ * The recorded deposits of network `$1` among the keys `$2` (transaction hashes) and `$3` (log
+ * indexes, −1: native), arrays of one length: one row per key recorded, none for a new one.
+ */
+export const DEPOSITS_BY_KEYS: PreparedStatement = {
+  name: "chains_deposits_by_keys",
+  text: `select d.id::text, d.tx_hash, d.log_index, d.status, d.wallet_transaction_id::text
+           from chain_deposit d join unnest($2::text[], $3::int[]) as k(tx_hash, log_index) on d.tx_hash = k.tx_hash and d.log_index = k.log_index
+          where d.network = $1`,
 };
 
-/** A new `pending` deposit: `$1` network, `$2` tx hash, `$3` log index, `$4` height, `$5` block hash, `$6` address, `$7` currency, `$8` amount, `$9` wallet, `$10` its wallet transaction. */
-export const INSERT_DEPOSIT: PreparedStatement = {
-  name: "chains_insert_deposit",
-  text: `insert into chain_deposit (network, tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id, status, created_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now())`,
+/**
+ * One batch of network `$1` written (docs/decisions/live-chains.md "Deposits"), in one statement,
+ * after the cursor's row was locked and checked in the same transaction: its blocks (heights `$4`,
+ * hashes `$5`, parents' hashes `$6`; a stored height is overwritten), its new deposits `pending`
+ * (`$7` tx hashes, `$8` log indexes, `$9` heights, `$10` block hashes, `$11` addresses, `$12`
+ * currencies, `$13` amounts, `$14` wallets, `$15` wallet transactions; arrays of one length, maybe
+ * empty), the blocks below `$16` forgotten (the window's floor), and the cursor at `$3` (hash
+ * `$17`), the node's head being `$2`, its last failure cleared.
+ */
+export const WRITE_BATCH: PreparedStatement = {
+  name: "chains_write_batch",
+  text: `with blocks as (
+           insert into chain_block (network, height, hash, parent_hash)
+           select $1, b.height, b.hash, b.parent_hash from unnest($4::bigint[], $5::text[], $6::text[]) as b(height, hash, parent_hash)
+           on conflict (network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash
+           returning height),
+         deposits as (
+           insert into chain_deposit (network, tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id, status, created_at)
+           select $1, d.tx_hash, d.log_index, d.block_height, d.block_hash, d.address, d.currency, d.amount, d.wallet_id, d.wallet_transaction_id, 'pending', now()
+             from unnest($7::text[], $8::int[], $9::bigint[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::uuid[], $15::bigint[])
+                  as d(tx_hash, log_index, block_height, block_hash, address, currency, amount, wallet_id, wallet_transaction_id)
+           returning id),
+         pruned as (delete from chain_block where network = $1 and height < $16 returning height)
+         update chain_cursor set head = greatest($2::bigint, $3::bigint), scanned = $3, scanned_hash = $17, last_error = null, last_error_at = null, updated_at = now()
+          where network = $1`,
 };
 
 /**
@@ -123,6 +145,15 @@ export const DUE_DEPOSITS: PreparedStatement = {
 export const MARK_DONE: PreparedStatement = {
   name: "chains_mark_done",
   text: `update chain_deposit set status = 'done', credited_at = now() where id = $1 and status = 'pending' and block_height <= $2 returning id::text`,
+};
+
+/**
+ * Deposits `$1` (ids) turn `done`, each only if it is still `pending` at a height up to `$2`: each
+ * row's own once-only guard, for a group credited in one transaction; the ids that did.
+ */
+export const MARK_DONE_MANY: PreparedStatement = {
+  name: "chains_mark_done_many",
+  text: `update chain_deposit set status = 'done', credited_at = now() where id = any($1::bigint[]) and status = 'pending' and block_height <= $2 returning id::text`,
 };
 
 /** Per network, blocks between the node's head and the highest processed one (0 when caught up). */
@@ -174,11 +205,6 @@ export async function insertBlocks(sql: Sql, network: string, blocks: readonly {
   await sql.run(INSERT_BLOCKS, [network, blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.parentHash)]);
 }
 
-/** Forgets `network`'s blocks below `floor`. */
-export async function pruneBlocks(sql: Sql, network: string, floor: number): Promise<void> {
-  await sql.run(PRUNE_BLOCKS, [network, floor]);
-}
-
 /** Forgets `network`'s blocks above `height`. */
 export async function dropBlocksAbove(sql: Sql, network: string, height: number): Promise<void> {
   await sql.run(DROP_BLOCKS, [network, height]);
@@ -225,10 +251,27 @@ export interface DepositKey {
   logIndex: number;
 }
 
-/** The deposit of `key`, or null when none was recorded. */
-export async function depositByKey(sql: Sql, key: DepositKey): Promise<{ id: number; status: ChainDepositStatus; walletTransactionId: number } | null> {
-  const [row] = await sql.rows<{ id: string; status: ChainDepositStatus; wallet_transaction_id: string }>(DEPOSIT_BY_KEY, [key.network, key.txHash, key.logIndex]);
-  return row ? { id: Number(row.id), status: row.status, walletTransactionId: Number(row.wallet_transaction_id) } : null;
+/** A recorded deposit, as {@link depositsByKeys} finds it. */
+export interface KnownDeposit extends DepositKey {
+  id: number;
+  status: ChainDepositStatus;
+  walletTransactionId: number;
+}
+
+/** The recorded deposits of `network` among `keys`, by `<tx hash>:<log index>`; a new key has none. */
+export async function depositsByKeys(sql: Sql, network: string, keys: readonly { txHash: string; logIndex: number }[]): Promise<Map<string, KnownDeposit>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.rows<{ id: string; tx_hash: string; log_index: number; status: ChainDepositStatus; wallet_transaction_id: string }>(DEPOSITS_BY_KEYS, [
+    network,
+    keys.map((k) => k.txHash),
+    keys.map((k) => k.logIndex),
+  ]);
+  return new Map(
+    rows.map((r) => [
+      `${r.tx_hash}:${r.log_index}`,
+      { network, txHash: r.tx_hash, logIndex: r.log_index, id: Number(r.id), status: r.status, walletTransactionId: Number(r.wallet_transaction_id) },
+    ]),
+  );
 }
 
 /** A deposit to record: its key, block, address (lower case), currency, amount (8 decimals at most), wallet and wallet transaction. */
@@ -242,9 +285,42 @@ export interface DepositWrite extends DepositKey {
   walletTransactionId: number;
 }
 
-/** Inserts deposit `d` as `pending`. */
-export async function insertDeposit(sql: Sql, d: DepositWrite): Promise<void> {
-  await sql.run(INSERT_DEPOSIT, [d.network, d.txHash, d.logIndex, d.blockHeight, d.blockHash, d.address, d.currency, d.amount, d.walletId, d.walletTransactionId]);
+/** What {@link writeBatch} writes: the blocks, the new deposits, the window's floor and the cursor's new place. */
+export interface BatchWrite {
+  network: string;
+  /** The node's head as this run asked it. */
+  head: number;
+  blocks: readonly { height: number; hash: string; parentHash: string }[];
+  deposits: readonly DepositWrite[];
+  /** Blocks below this height are forgotten. */
+  floor: number;
+  /** The cursor's new place: the batch's last block. */
+  scanned: number;
+  scannedHash: string;
+}
+
+/** Writes batch `b` in one statement ({@link WRITE_BATCH}); the caller locked and checked the cursor in the same transaction. */
+export async function writeBatch(sql: Sql, b: BatchWrite): Promise<void> {
+  const d = b.deposits;
+  await sql.run(WRITE_BATCH, [
+    b.network,
+    b.head,
+    b.scanned,
+    b.blocks.map((x) => x.height),
+    b.blocks.map((x) => x.hash),
+    b.blocks.map((x) => x.parentHash),
+    d.map((x) => x.txHash),
+    d.map((x) => x.logIndex),
+    d.map((x) => x.blockHeight),
+    d.map((x) => x.blockHash),
+    d.map((x) => x.address),
+    d.map((x) => x.currency),
+    d.map((x) => x.amount),
+    d.map((x) => x.walletId),
+    d.map((x) => x.walletTransactionId),
+    b.floor,
+    b.scannedHash,
+  ]);
 }
 
 /** Orphaned or reversed deposit `id`, mined again at `height` (`hash`), back to `pending`. @returns its wallet transaction's id, or null when it was neither. */
@@ -281,6 +357,13 @@ export async function dueDeposits(sql: Sql, network: string, height: number, lim
     logIndex: r.log_index,
     address: r.address,
   }));
+}
+
+/** Turns each of deposits `ids` `done` if it is still pending at a height up to `height` ({@link MARK_DONE_MANY}). @returns the ids that did (the others: credited already, or orphaned). */
+export async function markDoneMany(sql: Sql, ids: readonly number[], height: number): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql.rows<{ id: string }>(MARK_DONE_MANY, [ids, height]);
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /** Turns deposit `id` `done` if it is still pending at a height up to `height`. @returns whether it did (false: credited already, or orphaned). */

@@ -58,7 +58,7 @@ export interface LiveNetwork {
 /** What the live networks' work needs besides their configuration. */
 export interface LiveChainsDeps {
   db: Db;
-  ledger: Pick<LedgerService, "post" | "walletBalances" | "reverse">;
+  ledger: Pick<LedgerService, "post" | "walletBalances" | "reverse" | "lockAvailable">;
   /** Where `wallet.status_changed` goes (the deficit lock of a reorg reversal and its lifting). */
   notifier: StatusNotifier;
   /** The custody keys; undefined when no network is live. */

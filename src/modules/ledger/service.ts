@@ -154,6 +154,17 @@ export class LedgerService {
   }
 
   /**
+   * Locks the `available` accounts of `pairs` in `tx` in one statement, in id order as every post
+   * does, so that a group of entries posted one after another (live deposit credits,
+   * docs/decisions/live-chains.md "Deposits") holds them all first and cannot deadlock with a
+   * transfer. Accounts that do not exist yet are skipped (the post creates them).
+   */
+  async lockAvailable(tx: Tx, pairs: readonly { walletId: string; currency: string }[]): Promise<void> {
+    const codes = [...new Set(pairs.map(({ walletId, currency }) => accountCode({ bucket: "available", walletId, currency })))];
+    if (codes.length > 0) await lockAndReadAccounts(tx, codes, []);
+  }
+
+  /**
    * Posts one operation: locks its wallet accounts (in id order), checks that no wallet bucket
    * would go below zero, writes the entry and its postings and updates the wallet accounts' cached
    * balances. The external account of a deposit or debit only gets its posting: its row is neither

@@ -68,7 +68,7 @@ export interface ReversedDeposit {
 }
 
 /** What the ledger's side of deposits needs: its posts and balances, and its reversals. */
-type DepositLedger = Pick<LedgerService, "post" | "walletBalances" | "reverse">;
+type DepositLedger = Pick<LedgerService, "post" | "walletBalances" | "reverse" | "lockAvailable">;
 
 /**
  * After a credit of `currency` to `walletId` in `tx` (posted just before, the wallet's row locked
@@ -147,6 +147,15 @@ export class LiveDeposits {
   /** The wallet transaction `id` of a deposit mined again turns `pending` again, in `tx`. */
   async revive(tx: Sql, id: number): Promise<void> {
     await setDepositStatus(tx, [id], "pending");
+  }
+
+  /**
+   * Locks, in `tx`, the available accounts the credits of `deposits` will post to, all at once in
+   * id order (the ledger's `lockAvailable`), before a group of them is credited one after another
+   * in `tx` (docs/decisions/live-chains.md "Deposits").
+   */
+  async lockForCredits(tx: Tx, deposits: readonly { walletId: string; currency: string }[]): Promise<void> {
+    await this.ledger.lockAvailable(tx, deposits);
   }
 
   /**

@@ -41,10 +41,10 @@ export class EvmRpc {
   constructor(
     /** `networks/ethereum` or `networks/polygon`, for the errors' text. */
     readonly network: string,
-    /** The node's http(s) JSON-RPC endpoint. */
-    private readonly url: string,
+    /** The node's http(s) JSON-RPC endpoint (the follower's plain client uses it too: src/modules/chains/rpc.ts). */
+    readonly url: string,
     /** Seconds one call (one HTTP request) may take. */
-    private readonly timeoutS: number,
+    readonly timeoutS: number,
   ) {}
 
   /** The chain id the node answers (`eth_chainId`, asked once). @throws DomainError GATEWAY_TIMEOUT, BAD_GATEWAY. */
