@@ -82,7 +82,9 @@
  *     `cards` for the Authorize Card rows alone (scripts/bench/cards-run.ts: 10 000 cards seeded, 200/s
  *     open loop for `BENCH_CARDS_RATE_SECONDS` (30) on each side, then 4 / 16 / 32 in flight; about 4 minutes),
  *     `scan` for the chain scan rows alone (scripts/bench/scan-run.ts: the live ethereum follower over a pre-built
- *     Anvil chain against a bare JSON-RPC loop; sizes `BENCH_SCAN_BLOCKS`, `BENCH_SCAN_TRANSFERS`, `BENCH_SCAN_DEPOSITS`);
+ *     Anvil chain against a bare JSON-RPC loop; sizes `BENCH_SCAN_BLOCKS`, `BENCH_SCAN_TRANSFERS`, `BENCH_SCAN_DEPOSITS`),
+ *     `replication` for the withdrawal pair and the transfer at 16 in flight through HAProxy to the three-node Patroni
+ *     cluster against one PostgreSQL (scripts/bench/replication.ts; about 1.5 minutes);
  *   - `DATABASE_URL`: use this PostgreSQL server (a throw-away database is created and dropped on it).
  * The figures depend on the machine and on what else runs on it (the load average is printed).
  */
@@ -107,6 +109,7 @@ import { TRADING_LEVELS } from "./bench/trading.js";
 import { runCardBench } from "./bench/cards-run.js";
 import { CARD_LEVELS } from "./bench/cards.js";
 import { runScanBench } from "./bench/scan-run.js";
+import { runReplicationBench } from "./bench/replication.js";
 
 const numberEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -135,6 +138,7 @@ const ONLY_SAYS = {
   trading: "only the quote + order rows against their baseline (scripts/bench/trading-run.ts; about 1.2 min), then the ledger's invariants and npm run ledger:check",
   cards: "only the Authorize Card rows against their baseline (scripts/bench/cards-run.ts; about 4 min with the seeding), then the wallet and card invariants and npm run ledger:check",
   scan: "only the chain scan rows: the live ethereum follower over a pre-built Anvil chain against a bare JSON-RPC loop (scripts/bench/scan-run.ts; about 4 min, most of it building the chain), then npm run ledger:check",
+  replication: "only the replication rows: the withdrawal pair and the transfer at 16 in flight, three Patroni nodes behind HAProxy against one PostgreSQL (scripts/bench/replication.ts; about 1.5 min), then npm run ledger:check on both",
 } as const;
 /** `BENCH_ONLY` ({@link ONLY_SAYS}); unset: the table and the hostile rows. */
 const ONLY = ((): keyof typeof ONLY_SAYS | "all" => {
@@ -502,6 +506,7 @@ function sideCount(): number {
   if (ONLY === "trading") return TRADING_LEVELS.length * 2;
   if (ONLY === "cards") return CARD_LEVELS.length * 2;
   if (ONLY === "scan") return 0;
+  if (ONLY === "replication") return 4;
   const transfers = TRANSFER_LEVELS.length * 2;
   return ONLY === "transfers" ? transfers : 6 * 2 + 1 + 2 + 2 + LEVELS.length * 2 + transfers;
 }
@@ -535,6 +540,9 @@ async function main(): Promise<number> {
     } else if (ONLY === "cards") {
       const timing = { warmup: WARMUP, rounds: ROUNDS, seconds: SECONDS };
       brokenBy.push(...(await runCardBench({ db, cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, timing, alternate, log, children, began })));
+    } else if (ONLY === "replication") {
+      const timing = { warmup: WARMUP, rounds: ROUNDS, seconds: SECONDS };
+      brokenBy.push(...(await runReplicationBench({ cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, timing, alternate, log, children, began })));
     } else if (ONLY === "scan") {
       brokenBy.push(...(await runScanBench({ db, cmd, masterKey: MASTER_KEY, secretsKey: SECRETS_KEY, log, children, began })));
     } else if (ONLY !== "hostile") {

@@ -20,10 +20,13 @@ const NETWORK_CODES = new Set([
  * admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up or shutting down),
  * 53300 too_many_connections; of a wait cut at `DATABASE_WAIT_S`: 57014 query_canceled (by
  * `statement_timeout`, or the shutdown's cancel), 55P03 lock_not_available (by `lock_timeout`);
- * the whole class 08 (connection exception) is matched separately.
+ * of a standby reached where the leader was meant: 25006 read_only_sql_transaction (HAProxy counts
+ * every node up at its start until its checks mark the standbys down, and a node being promoted or
+ * demoted answers as a standby for a moment: docs/operations.md "Failover"; the service itself never
+ * writes in a read-only transaction); the whole class 08 (connection exception) is matched separately.
  * PostgreSQL documentation, Appendix A "PostgreSQL Error Codes".
  */
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "55P03"]);
+const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014", "55P03", "25006"]);
 
 /** Messages of node-postgres and its pool for a lost or impossible connection (they carry no code). */
 const MESSAGES = [

@@ -14,6 +14,7 @@ describe("isDatabaseUnavailable", () => {
     ["connection_failure 08006", withCode("08006")],
     ["sqlclient_unable_to_establish_sqlconnection 08001", withCode("08001")],
     ["too_many_connections 53300", withCode("53300")],
+    ["read_only_sql_transaction 25006 (a standby reached during a failover)", withCode("25006", "cannot execute INSERT in a read-only transaction")],
     ["pg's lost connection", new Error("Connection terminated unexpectedly")],
     ["pg-pool's timeout", new Error("timeout exceeded when trying to connect")],
     ["a driver exception wrapping a refusal", new DriverException(withCode("ECONNREFUSED"))],
