@@ -93,13 +93,14 @@ describe("expiry", () => {
     const { userId } = await walk.activeUserWithToken(key);
     const { auth } = await authenticatorOn(app.databaseUrl, 60_000);
     expect(auth.cacheActive).toBe(true);
-    const { token, expiresAt } = await secrets.box.issueToken({ kind: "user", userId, customerId, credentialId, tokenVersion: 0 }, 1);
+    // 4 s: long enough for the two cached checks below on a loaded machine, short for the wait
+    const { token, expiresAt } = await secrets.box.issueToken({ kind: "user", userId, customerId, credentialId, tokenVersion: 0 }, 4);
     const headers = { authorization: `Bearer ${token}` };
     expect((await auth.authenticate(headers)).ok).toBe(true);
     // served from the cache: the credential revoked without a NOTIFY is not seen within the (60 s) bound
     await revokeSilently(credentialId);
     expect((await auth.authenticate(headers)).ok).toBe(true);
-    await waitFor("the token to expire", () => (Date.now() >= expiresAt.getTime() ? true : undefined), 3000);
+    await waitFor("the token to expire", () => (Date.now() >= expiresAt.getTime() ? true : undefined), 6000);
     expect(await auth.authenticate(headers)).toEqual({ ok: false, reason: "Token has expired." });
   });
 });
