@@ -34,9 +34,6 @@ select network, chain_id::text, head::text, scanned::text, scanned_hash, last_er
 -- MARK_DONE_MANY: chains_mark_done_many
 update chain_deposit set status = 'done', credited_at = now() where id = any($1::bigint[]) and status = 'pending' and block_height <= $2 returning id::text;
 
--- MARK_DONE: chains_mark_done
-update chain_deposit set status = 'done', credited_at = now() where id = $1 and status = 'pending' and block_height <= $2 returning id::text;
-
 -- ORPHAN_DEPOSITS: chains_orphan_deposits
 update chain_deposit set status = 'orphaned' where network = $1 and block_height > $2 and status = 'pending' returning wallet_transaction_id::text;
 

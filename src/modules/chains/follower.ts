@@ -33,7 +33,6 @@ import {
   dueDeposits,
   insertBlocks,
   insertCursor,
-  markDone,
   markDoneMany,
   orphanDepositsAbove,
   readCursor,
@@ -358,7 +357,7 @@ export class ChainFollower {
         for (const d of group) {
           try {
             await this.db.transaction(async (tx) => {
-              if (await markDone(tx, d.id, height)) await this.credit(tx, d);
+              if ((await markDoneMany(tx, [d.id], height)).has(d.id)) await this.credit(tx, d);
             });
           } catch (error) {
             this.logger.error({ err: error, network, deposit: d.id }, "a live deposit could not be credited; it stays pending");

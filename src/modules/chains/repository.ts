@@ -141,12 +141,6 @@ export const DUE_DEPOSITS: PreparedStatement = {
            from chain_deposit where network = $1 and status = 'pending' and block_height <= $2 order by block_height, id limit $3`,
 };
 
-/** Deposit `$1` turns `done` if it is still `pending` at a height up to `$2`: the once-only guard of its credit; no row otherwise. */
-export const MARK_DONE: PreparedStatement = {
-  name: "chains_mark_done",
-  text: `update chain_deposit set status = 'done', credited_at = now() where id = $1 and status = 'pending' and block_height <= $2 returning id::text`,
-};
-
 /**
  * Deposits `$1` (ids) turn `done`, each only if it is still `pending` at a height up to `$2`: each
  * row's own once-only guard, for a group credited in one transaction; the ids that did.
@@ -222,7 +216,7 @@ export async function orphanDepositsAbove(sql: Sql, network: string, height: num
   return rows.map((r) => Number(r.wallet_transaction_id));
 }
 
-/** A credited deposit a reorg removed, as {@link reverseDepositsAbove} returns it. */
+/** A deposit's row as the credits and the reorg reversals read it. */
 export interface ReversedRow {
   id: number;
   walletId: string;
@@ -234,13 +228,17 @@ export interface ReversedRow {
   logIndex: number;
 }
 
+/** The columns {@link ReversedRow} is read from (ids as text). */
+type DepositColumns = { id: string; wallet_id: string; wallet_transaction_id: string; currency: string; amount: string; tx_hash: string; log_index: number };
+
+/** The {@link ReversedRow} of a row of {@link DepositColumns}. */
+function depositRowOf(r: DepositColumns): ReversedRow {
+  return { id: Number(r.id), walletId: r.wallet_id, walletTransactionId: Number(r.wallet_transaction_id), currency: r.currency, amount: r.amount, txHash: r.tx_hash, logIndex: r.log_index };
+}
+
 /** Turns `network`'s credited deposits above `height` `reversed`. @returns them, by wallet then id. */
 export async function reverseDepositsAbove(sql: Sql, network: string, height: number): Promise<ReversedRow[]> {
-  const rows = await sql.rows<{ id: string; wallet_id: string; wallet_transaction_id: string; currency: string; amount: string; tx_hash: string; log_index: number }>(
-    REVERSE_DEPOSITS,
-    [network, height],
-  );
-  return rows.map((r) => ({ id: Number(r.id), walletId: r.wallet_id, walletTransactionId: Number(r.wallet_transaction_id), currency: r.currency, amount: r.amount, txHash: r.tx_hash, logIndex: r.log_index }));
+  return (await sql.rows<DepositColumns>(REVERSE_DEPOSITS, [network, height])).map(depositRowOf);
 }
 
 /** A deposit's identity on chain. */
@@ -329,34 +327,15 @@ export async function reviveDeposit(sql: Sql, id: number, height: number, hash: 
   return row ? Number(row.wallet_transaction_id) : null;
 }
 
-/** A pending deposit due for its credit. */
-export interface DueDeposit {
-  id: number;
-  walletId: string;
-  walletTransactionId: number;
-  currency: string;
-  amount: string;
-  txHash: string;
-  logIndex: number;
+/** A pending deposit due for its credit: its row and its deposit address (lower case). */
+export interface DueDeposit extends ReversedRow {
   address: string;
 }
 
 /** `network`'s pending deposits at heights up to `height`, oldest first, at most `limit`. */
 export async function dueDeposits(sql: Sql, network: string, height: number, limit: number): Promise<DueDeposit[]> {
-  const rows = await sql.rows<{ id: string; wallet_id: string; wallet_transaction_id: string; currency: string; amount: string; tx_hash: string; log_index: number; address: string }>(
-    DUE_DEPOSITS,
-    [network, height, limit],
-  );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    walletId: r.wallet_id,
-    walletTransactionId: Number(r.wallet_transaction_id),
-    currency: r.currency,
-    amount: r.amount,
-    txHash: r.tx_hash,
-    logIndex: r.log_index,
-    address: r.address,
-  }));
+  const rows = await sql.rows<DepositColumns & { address: string }>(DUE_DEPOSITS, [network, height, limit]);
+  return rows.map((r) => ({ ...depositRowOf(r), address: r.address }));
 }
 
 /** Turns each of deposits `ids` `done` if it is still pending at a height up to `height` ({@link MARK_DONE_MANY}). @returns the ids that did (the others: credited already, or orphaned). */
@@ -366,10 +345,6 @@ export async function markDoneMany(sql: Sql, ids: readonly number[], height: num
   return new Set(rows.map((r) => Number(r.id)));
 }
 
-/** Turns deposit `id` `done` if it is still pending at a height up to `height`. @returns whether it did (false: credited already, or orphaned). */
-export async function markDone(sql: Sql, id: number, height: number): Promise<boolean> {
-  return (await sql.rows(MARK_DONE, [id, height])).length === 1;
-}
 
 /** Per network, the blocks the follower is behind the node's head (metrics). */
 export async function scanLags(db: Db): Promise<{ network: string; lag: number }[]> {

@@ -24,6 +24,7 @@ import type { HDNodeWallet, TransactionRequest } from "ethers";
 import type { Db } from "../../db/sql.js";
 import { DomainError } from "../../domain/errors.js";
 import { loadEthers, rpcError, type EvmRpc } from "../../providers/evm/rpc.js";
+import { balanceOfData, balanceOfResult, transferData } from "./erc20.js";
 import { chainAmount } from "./follow.js";
 import type { FollowerLogger } from "./follower.js";
 import { feesFor, gasLimitOf, GWEI, replacementDue, replacementFees, type Fees } from "./send-rules.js";
@@ -285,19 +286,15 @@ export class ChainSender {
     const nativeNeeded = maxGasCost + (send.contract === null ? send.amountUnits : 0n);
     if (native < nativeNeeded) return `${who} holds ${native} wei of the native coin and needs ${nativeNeeded} (amount and fees): fund it`;
     if (send.contract === null) return null;
-    const { Interface } = await loadEthers();
-    const erc20 = new Interface(["function balanceOf(address owner) view returns (uint256)"]);
-    const answer = await this.rpc.call<string>("eth_call", [{ to: send.contract, data: erc20.encodeFunctionData("balanceOf", [from]) }, "latest"]);
-    const tokens = BigInt(erc20.decodeFunctionResult("balanceOf", answer)[0] as bigint);
+    const answer = await this.rpc.call<string>("eth_call", [{ to: send.contract, data: await balanceOfData(from) }, "latest"]);
+    const tokens = await balanceOfResult(answer);
     return tokens < send.amountUnits ? `${who} holds ${tokens} units of ${send.currency} and needs ${send.amountUnits}: fund it` : null;
   }
 
   /** The transfer of `send`: native value to the destination, or the token's `transfer(to, amount)`. */
   private async request(send: SendRow): Promise<TransactionRequest> {
     if (send.contract === null) return { to: send.toAddress, value: send.amountUnits };
-    const { Interface } = await loadEthers();
-    const data = new Interface(["function transfer(address to, uint256 amount) returns (bool)"]).encodeFunctionData("transfer", [send.toAddress, send.amountUnits]);
-    return { to: send.contract, value: 0n, data };
+    return { to: send.contract, value: 0n, data: await transferData(send.toAddress, send.amountUnits) };
   }
 
   /** The gas a replacement of `send` needs (the node's estimate; 21 000 for a native transfer it cannot estimate any more). */

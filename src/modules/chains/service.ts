@@ -75,24 +75,17 @@ export class LiveChains {
 
   /** @param rpcTimeoutS `CHAIN_RPC_TIMEOUT_S`: seconds one call to a node may take. */
   constructor(chains: readonly LiveChainConfig[], rpcTimeoutS: number, private readonly deps: LiveChainsDeps) {
-    this.networks = chains.map((chain) => ({
-      settings: {
-        network: chain.network,
-        nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth",
-        confirmations: chain.confirmations,
-        tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
-        startBlock: chain.startBlock,
-      },
-      sends: { network: chain.network, nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth", confirmations: chain.confirmations, maxFeeGwei: chain.maxFeeGwei, giveUpS: chain.giveUpS },
-      sweeps: {
-        network: chain.network,
-        nativeCurrency: NATIVE_CURRENCY[chain.network] ?? "eth",
-        tokens: chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() })),
-        maxFeeGwei: chain.maxFeeGwei,
-        sweepMin: chain.sweepMin,
-      },
-      rpc: new EvmRpc(chain.network, chain.rpcUrl, rpcTimeoutS),
-    }));
+    this.networks = chains.map((chain) => {
+      const { network, confirmations, maxFeeGwei } = chain;
+      const nativeCurrency = NATIVE_CURRENCY[network] ?? "eth";
+      const tokens = chain.tokens.map((t) => ({ ...t, contract: t.contract.toLowerCase() }));
+      return {
+        settings: { network, nativeCurrency, confirmations, tokens, startBlock: chain.startBlock },
+        sends: { network, nativeCurrency, confirmations, maxFeeGwei, giveUpS: chain.giveUpS },
+        sweeps: { network, nativeCurrency, tokens, maxFeeGwei, sweepMin: chain.sweepMin },
+        rpc: new EvmRpc(network, chain.rpcUrl, rpcTimeoutS),
+      };
+    });
   }
 
   /** The service's own addresses (its gas and hot wallets, the same on every EVM network), lower case; none without a live network. */

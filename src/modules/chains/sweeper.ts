@@ -17,8 +17,9 @@
  */
 import type { Db } from "../../db/sql.js";
 import { DomainError } from "../../domain/errors.js";
-import { loadEthers, type EvmRpc } from "../../providers/evm/rpc.js";
+import type { EvmRpc } from "../../providers/evm/rpc.js";
 import { depositAddressPaths } from "../../providers/repository.js";
+import { transferData } from "./erc20.js";
 import { NATIVE_DECIMALS } from "./send-queue.js";
 import { gasLimitOf, GWEI, unitsOf } from "./send-rules.js";
 import type { FollowerLogger } from "./follower.js";
@@ -129,8 +130,6 @@ export class ChainSweeper {
 
   /** The node's gas estimate of the token transfer of `units` from `address` to the hot wallet. */
   private async tokenGas(address: string, contract: string, units: bigint): Promise<bigint> {
-    const { Interface } = await loadEthers();
-    const data = new Interface(["function transfer(address to, uint256 amount) returns (bool)"]).encodeFunctionData("transfer", [this.wallets.hot, units]);
-    return BigInt(await this.rpc.call<string>("eth_estimateGas", [{ from: address, to: contract, data }]));
+    return BigInt(await this.rpc.call<string>("eth_estimateGas", [{ from: address, to: contract, data: await transferData(this.wallets.hot, units) }]));
   }
 }
