@@ -25,7 +25,8 @@ import { HaCluster, HA_TIMING } from "../../tests/support/ha-cluster.js";
 import { ledgerProblems, runLedgerCheck } from "./checks.js";
 import { runTransfers, runWithdrawals, type Target } from "./load.js";
 import { BENCH_RATE_LIMITS_SAID, benchServiceEnv, startServer, type ServerProcess } from "./processes.js";
-import { compareRow, fmt, printTable, Side, type Row, type SideRun, type Timing } from "./report.js";
+import { compareRow, fmt, printTable, Side, type Row } from "./report.js";
+import type { PairRun } from "./pair-run.js";
 import { seed, type Seed } from "./seed.js";
 
 /** Pairs (or transfers) in flight. */
@@ -35,18 +36,8 @@ export const REPLICATION_TARGET = 0.6;
 const PG_BIN_DIR = "/usr/lib/postgresql/15/bin";
 const DATABASE = "bench";
 
-/** What the run needs from scripts/bench.ts. */
-export interface ReplicationRun {
-  cmd: { args: string[]; label: string };
-  masterKey: string;
-  secretsKey: string;
-  timing: Timing;
-  alternate: (label: string, sides: SideRun[], servers: ServerProcess[]) => Promise<void>;
-  log: (line: string) => void;
-  /** The children started here are pushed here (the caller stops them). */
-  children: ServerProcess[];
-  began: { at: number; load0: number[] };
-}
+/** What the run needs from scripts/bench.ts: a pair run's needs but its database (it starts its own servers). */
+export type ReplicationRun = Omit<PairRun, "db">;
 
 /** One PostgreSQL 15 of Debian's binaries, as Patroni would configure a node, with no standby. */
 interface SinglePostgres {

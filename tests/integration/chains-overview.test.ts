@@ -8,10 +8,8 @@
  * the test can make hang, fail some methods or everything; polygon goes to Anvil directly with a
  * start block far ahead, so its follower never makes a cursor.
  */
-import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HDNodeWallet, Wallet, parseEther } from "ethers";
@@ -22,6 +20,7 @@ import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createTestDatabase } from "../support/app.js";
 import { liveEnv } from "../support/live-env.js";
+import { NodeProxy } from "../support/node-proxy.js";
 import { startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -33,56 +32,24 @@ const WAIT_MS = 25_000;
 
 type RpcRequest = { id: unknown; method: string };
 
-/** A pass-through to Anvil: `hang` never answers; `failAll` answers every call an error; `failing` answers an error for those methods only. */
-class NodeProxy {
-  hang = false;
+/** A pass-through to Anvil (tests/support/node-proxy.ts): `failAll` answers every call an error; `failing` answers an error for those methods only. */
+class FailingProxy extends NodeProxy {
   failAll = false;
   readonly failing = new Set<string>();
-  private readonly server: Server;
-  private port = 0;
 
-  constructor(private readonly target: string) {
-    this.server = createServer((req, res) => void this.forward(req, res));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.server.listen(this.port, "127.0.0.1");
-    await once(this.server, "listening");
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    const closed = new Promise((resolve) => this.server.close(resolve));
-    this.server.closeAllConnections();
-    await closed;
-  }
-
-  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (this.hang) return; // the request stays open until the client gives up or the proxy stops
-    const body = Buffer.concat(chunks);
+  protected override async answer(body: Buffer, res: ServerResponse): Promise<void> {
     const parsed = JSON.parse(body.toString()) as RpcRequest | RpcRequest[];
     const calls = Array.isArray(parsed) ? parsed : [parsed];
     const refused = (call: RpcRequest) => ({ jsonrpc: "2.0", id: call.id, error: { code: -32000, message: `test node refuses ${call.method}` } });
-    try {
-      let answers: { id: unknown }[];
-      if (this.failAll) answers = calls.map(refused);
-      else {
-        const answer = await fetch(this.target, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const got = (await answer.json()) as { id: unknown } | { id: unknown }[];
-        const byId = new Map((Array.isArray(got) ? got : [got]).map((a) => [a.id, a]));
-        answers = calls.map((call) => (this.failing.has(call.method) ? refused(call) : (byId.get(call.id) as { id: unknown })));
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-    } catch {
-      res.destroy();
+    let answers: { id: unknown }[];
+    if (this.failAll) answers = calls.map(refused);
+    else {
+      const got = (await (await this.send(body)).json()) as { id: unknown } | { id: unknown }[];
+      const byId = new Map((Array.isArray(got) ? got : [got]).map((a) => [a.id, a]));
+      answers = calls.map((call) => (this.failing.has(call.method) ? refused(call) : (byId.get(call.id) as { id: unknown })));
     }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
   }
 }
 
@@ -105,7 +72,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe("GET /api/v1/chains on Anvil", () => {
   let chain: TestChain;
-  let proxy: NodeProxy;
+  let proxy: FailingProxy;
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let dataDir: string;
   let app: App | undefined;
@@ -140,7 +107,7 @@ describe("GET /api/v1/chains on Anvil", () => {
 
   beforeAll(async () => {
     chain = await startTestChain();
-    proxy = new NodeProxy(chain.url);
+    proxy = new FailingProxy(chain.url);
     await proxy.start();
     database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), "chains-overview-"));

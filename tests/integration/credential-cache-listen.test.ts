@@ -5,7 +5,6 @@
  * could be missed, is refused at once), the outage logged once and counted, and the cache back in
  * use once the session is. The session is cut by a TCP relay in front of the run's PostgreSQL.
  */
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import pino from "pino";
@@ -14,6 +13,7 @@ import { bootstrapIdentitySecrets, type IdentitySecrets } from "../../src/module
 import { NotificationListener } from "../../src/db/listen.js";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY, useTestApp } from "../support/app.js";
 import { Walk } from "../support/fixtures.js";
+import { TcpRelay } from "../support/tcp-relay.js";
 import { waitFor } from "../support/wait.js";
 
 const app = useTestApp();
@@ -52,40 +52,6 @@ async function authenticatorOn(url: string, ttlMs: number, lines: { msg: string;
 
 const revokeSilently = (credentialId: string) => admin.query("update credential set is_active = false, revoked_at = now() where credential_id = $1", [credentialId]);
 
-/** A TCP relay to `host:port` that can be cut (every connection dropped, new ones refused) and restored on the same port. */
-class Relay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(
-    private readonly host: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async open(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("close", () => this.sockets.delete(s));
-        s.on("error", () => {});
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((done) => server.listen(this.port, "127.0.0.1", done));
-    this.port = (server.address() as { port: number }).port;
-    this.server = server;
-  }
-
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
-  }
-}
-
 describe("expiry", () => {
   it("refuses an expired token although its admission is still cached", { timeout: 15_000 }, async () => {
     const walk = new Walk(app.express);
@@ -107,14 +73,11 @@ describe("expiry", () => {
 
 describe("while the LISTEN session is down", () => {
   it("drops the cache, checks every credential in the database, logs the outage once, and uses the cache again once back", { timeout: 20_000 }, async () => {
-    const target = new URL(app.databaseUrl);
-    const relay = new Relay(target.hostname, Number(target.port || 5432));
+    const relay = TcpRelay.to(app.databaseUrl);
     await relay.open();
-    const viaRelay = new URL(app.databaseUrl);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
+    const viaRelay = relay.url(app.databaseUrl);
     const lines: { msg: string; level: number }[] = [];
-    const { auth, listener } = await authenticatorOn(viaRelay.toString(), 60_000, lines);
+    const { auth, listener } = await authenticatorOn(viaRelay, 60_000, lines);
     expect(auth.cacheActive).toBe(true);
 
     const walk = new Walk(app.express);

@@ -7,10 +7,7 @@
  * (`last_error`) without losing a block. The app reaches Anvil through a pass-through the test can
  * stop, start and make hang: the node disappearing and coming back, with its chain intact.
  */
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HDNodeWallet, parseEther, parseUnits, type Contract } from "ethers";
@@ -21,6 +18,7 @@ import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createTestDatabase } from "../support/app.js";
 import { liveEnv } from "../support/live-env.js";
+import { NodeProxy } from "../support/node-proxy.js";
 import { deployTestToken, startTestChain, type TestChain } from "../support/anvil.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { guardTransactions } from "../support/tx-guard.js";
@@ -29,46 +27,6 @@ import { sleep, waitFor } from "../support/wait.js";
 const NETWORK = "networks/ethereum";
 const usdt = (amount: string) => parseUnits(amount, 6);
 const WAIT_MS = 25_000;
-
-/** A pass-through to Anvil: `stop()`/`start()` take the node away and back (same port), `hang` makes it never answer. */
-class NodeProxy {
-  hang = false;
-  private readonly server: Server;
-  private port = 0;
-
-  constructor(private readonly target: string) {
-    this.server = createServer((req, res) => void this.forward(req, res));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.server.listen(this.port, "127.0.0.1");
-    await once(this.server, "listening");
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    const closed = new Promise((resolve) => this.server.close(resolve));
-    this.server.closeAllConnections();
-    await closed;
-  }
-
-  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (this.hang) return; // the request stays open until the client gives up or the proxy stops
-    try {
-      const answer = await fetch(this.target, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) });
-      res.writeHead(answer.status, { "content-type": "application/json" });
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    } catch {
-      res.destroy();
-    }
-  }
-}
 
 type Tx = { id: number; balance: number; transaction: { hash: string; status: string; action: string; currency: string; amount: number; confirmations?: number } };
 

@@ -22,7 +22,7 @@ import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY, createTestDatabase } from "../support/app.js";
-import { History, checkCreditWallets, checkEffects, ok, type CallOptions, type Entry } from "../support/bank-history.js";
+import { History, checkCreditWallets, checkEffects, ok, type CallOptions, type Entry, openCreditWallets, rng } from "../support/bank-history.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 import { BASE, BTC_DESTINATION, Walk, fundedBtcUser, type FundedUser } from "../support/fixtures.js";
 import { startService, type ServiceProcess } from "../support/service-process.js";
@@ -109,26 +109,9 @@ async function seed(base: string): Promise<void> {
   receiver.respond(() => (Date.now() >= faultsUntil ? undefined : ++hooks % 200 === 7 ? "hang" : hooks % 33 === 5 ? { status: 503 } : undefined));
   const clock = await request(base).put("/v2/sandbox/clock").set("x-api-key", key).send({ now: "2026-01-01T00:00:00Z" });
   expect(clock.status, JSON.stringify(clock.body)).toBe(200);
-  creditWallets = [];
-  for (const u of users.slice(0, 3)) {
-    const created = await request(base).post("/v2/wallet/credits").set("x-api-key", key)
-      .send({ userId: u.userId, currency: "USD", limit: 100000, firstCutDate: "2026-01-05T00:00:00Z", creditProductCode: "001" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    creditWallets.push(created.body.data.walletId as string);
-  }
+  creditWallets = await openCreditWallets(base, key, users.slice(0, 3));
 }
 
-/** A small deterministic random source per loop (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let turn = 0;
 /** The base URL of a live API process, alternating between the two; waits while both are down. */

@@ -31,7 +31,7 @@ import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY, TEST_SECRETS_KEY } from "../support/app.js";
-import { History, checkCreditWallets, checkEffects, ok, type CallOptions, type Entry } from "../support/bank-history.js";
+import { History, checkCreditWallets, checkEffects, ok, type CallOptions, type Entry, openCreditWallets, rng } from "../support/bank-history.js";
 import { goldenProductBody } from "../support/credit-golden.js";
 import { BASE, BTC_DESTINATION, Walk, fundedBtcUser, type FundedUser } from "../support/fixtures.js";
 import { HaCluster, type HaNode } from "../support/ha-cluster.js";
@@ -121,26 +121,9 @@ async function seed(base: string): Promise<void> {
   receiver.trust(enlisted.body.data.signingSecret as string);
   const clock = await request(base).put("/v2/sandbox/clock").set("x-api-key", key).send({ now: "2026-01-01T00:00:00Z" });
   expect(clock.status, JSON.stringify(clock.body)).toBe(200);
-  creditWallets = [];
-  for (const u of users.slice(0, 3)) {
-    const created = await request(base).post("/v2/wallet/credits").set("x-api-key", key)
-      .send({ userId: u.userId, currency: "USD", limit: 100000, firstCutDate: "2026-01-05T00:00:00Z", creditProductCode: "001" });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    creditWallets.push(created.body.data.walletId as string);
-  }
+  creditWallets = await openCreditWallets(base, key, users.slice(0, 3));
 }
 
-/** A small deterministic random source per loop (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const unknown = (e: Entry) => e.outcome === "cut off" || e.outcome === "error" || (typeof e.outcome === "number" && e.outcome >= 500);
 const data = (e: Entry) => (e.response as { data: Record<string, unknown> }).data;
@@ -363,6 +346,25 @@ async function checkHistory(w: Workload, oneNode?: { from: number; to: number })
   }
 }
 
+/**
+ * What both cases report besides their switch times: the outcome counts (overall and per
+ * operation), the longest answer, the workload's and the case's durations (s, from `t0`), the
+ * credit events and how long their notifications took to drain, and the cluster's events from
+ * index `eventsFrom` on.
+ */
+function caseFigures(w: Workload, state: { drainMs: number; events: number }, t0: number, workloadEnd: number, eventsFrom: number): Record<string, unknown> {
+  return {
+    outcomes: w.counts(),
+    byOperation: w.history.summary(),
+    "longest answer ms": Math.max(...w.history.entries.map((e) => e.endedAt - e.startedAt)),
+    "workload s": seconds(workloadEnd - t0),
+    "credit events": state.events,
+    "notifications drained after the checks ms": state.drainMs,
+    "test s": seconds(Date.now() - t0),
+    events: cluster.events.slice(eventsFrom).map((e) => `${seconds(e.at - t0)} s ${e.what}`),
+  };
+}
+
 /** The checks on the rows, the ledger, the credit wallets and the notifications, after the workload. */
 async function checkState(w: Workload): Promise<{ drainMs: number; events: number }> {
   const client = new pg.Client({ connectionString: cluster.url(DATABASE) });
@@ -468,14 +470,7 @@ describe("failover of the three-node PostgreSQL cluster behind HAProxy", () => {
       "second kill→promotion of the lone node s": seconds(thirdPromotedAt - killSecondAt),
       "restart of a node→first 2xx write s": seconds(recoveredOkAt - restartAt),
       "restarts→three nodes healthy s": seconds(healthyAt - restartAt),
-      outcomes: w.counts(),
-      byOperation: w.history.summary(),
-      "longest answer ms": Math.max(...w.history.entries.map((e) => e.endedAt - e.startedAt)),
-      "workload s": seconds(workloadEnd - t0),
-      "credit events": state.events,
-      "notifications drained after the checks ms": state.drainMs,
-      "test s": seconds(Date.now() - t0),
-      events: cluster.events.map((e) => `${seconds(e.at - t0)} s ${e.what}`),
+      ...caseFigures(w, state, t0, workloadEnd, 0),
     };
     console.log(`failover (kill): ${JSON.stringify(report.kill)}`);
     expect(promotedAt - killAt).toBeLessThan(PROMOTION_BOUND_MS);
@@ -510,14 +505,7 @@ describe("failover of the three-node PostgreSQL cluster behind HAProxy", () => {
       "freeze→promotion s": seconds(promotedAt - freezeAt),
       "freeze→first 2xx write s": seconds(firstOkAt - freezeAt),
       "thaw→three nodes healthy s": seconds(healthyAt - thawAt),
-      outcomes: w.counts(),
-      byOperation: w.history.summary(),
-      "longest answer ms": Math.max(...w.history.entries.map((e) => e.endedAt - e.startedAt)),
-      "workload s": seconds(workloadEnd - t0),
-      "credit events": state.events,
-      "notifications drained after the checks ms": state.drainMs,
-      "test s": seconds(Date.now() - t0),
-      events: cluster.events.slice(eventsFrom).map((e) => `${seconds(e.at - t0)} s ${e.what}`),
+      ...caseFigures(w, state, t0, workloadEnd, eventsFrom),
     };
     console.log(`failover (freeze): ${JSON.stringify(report.freeze)}`);
     expect(promotedAt - freezeAt).toBeLessThan(PROMOTION_BOUND_MS);

@@ -6,10 +6,8 @@
  * wallet's nonces have no gap. The service runs as a child process; the node is a real Anvil
  * behind a pass-through that can hold `eth_sendRawTransaction` before or after forwarding it.
  */
-import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HDNodeWallet, Wallet, parseEther } from "ethers";
@@ -19,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOT_WALLET_INDEX, serviceWalletPath } from "../../src/providers/evm/keys.js";
 import { createTestDatabase } from "../support/app.js";
 import { startTestChain, type TestChain } from "../support/anvil.js";
+import { NodeProxy } from "../support/node-proxy.js";
 import { BASE, Walk } from "../support/fixtures.js";
 import { startService, type ServiceProcess } from "../support/service-process.js";
 import { waitFor } from "../support/wait.js";
@@ -27,47 +26,23 @@ import { codeIn, type Mail } from "../support/withdrawals-scene.js";
 /** What the pass-through does with `eth_sendRawTransaction`: forward it, hold it unsent, or forward it and hold the answer. */
 type RawMode = "pass" | "hold-before" | "hold-after";
 
-/** A JSON-RPC pass-through to Anvil that records every raw transaction it is given. */
-class RawGate {
+/** A JSON-RPC pass-through to Anvil (tests/support/node-proxy.ts) that records every raw transaction it is given. */
+class RawGate extends NodeProxy {
   mode: RawMode = "pass";
   /** Every `eth_sendRawTransaction` parameter seen, in order, with whether it reached the node. */
   readonly raws: { raw: string; forwarded: boolean }[] = [];
-  private readonly server: Server;
 
-  constructor(private readonly target: string) {
-    this.server = createServer((req, res) => void this.forward(req, res));
-  }
-
-  async start(): Promise<string> {
-    this.server.listen(0, "127.0.0.1");
-    await once(this.server, "listening");
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    const closed = new Promise((resolve) => this.server.close(resolve));
-    this.server.closeAllConnections();
-    await closed;
-  }
-
-  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
+  protected override async answer(body: Buffer, res: ServerResponse): Promise<void> {
     const calls = [JSON.parse(body.toString())].flat() as { method: string; params: unknown[] }[];
     const raw = calls.find((c) => c.method === "eth_sendRawTransaction");
     const mode = this.mode;
     if (raw) this.raws.push({ raw: raw.params[0] as string, forwarded: mode !== "hold-before" });
     if (raw && mode === "hold-before") return; // never sent, never answered
-    try {
-      const answer = await fetch(this.target, { method: "POST", headers: { "content-type": "application/json" }, body });
-      const text = Buffer.from(await answer.arrayBuffer());
-      if (raw && mode === "hold-after") return; // the node has it; the caller never hears so
-      res.writeHead(answer.status, { "content-type": "application/json" });
-      res.end(text);
-    } catch {
-      res.destroy();
-    }
+    const answer = await this.send(body);
+    const text = Buffer.from(await answer.arrayBuffer());
+    if (raw && mode === "hold-after") return; // the node has it; the caller never hears so
+    res.writeHead(answer.status, { "content-type": "application/json" });
+    res.end(text);
   }
 }
 
@@ -139,7 +114,8 @@ async function confirmedSend(id: string): Promise<{ nonce: number; hashes: strin
 beforeAll(async () => {
   chain = await startTestChain();
   gate = new RawGate(chain.url);
-  rpcUrl = await gate.start();
+  await gate.start();
+  rpcUrl = gate.url;
   database = await createTestDatabase();
   db = new pg.Client({ connectionString: database.url });
   dataDir = mkdtempSync(join(tmpdir(), "live-sends-crash-"));

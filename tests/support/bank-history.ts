@@ -7,6 +7,8 @@
  * has at most one effect (docs/decisions/requests-and-validation.md "Idempotency").
  */
 import type pg from "pg";
+import request from "supertest";
+import { expect } from "vitest";
 
 /** What one request got: an HTTP status, `cut off` (sent, no answer) or `error` (never sent). */
 export type Outcome = number | "cut off" | "error";
@@ -203,4 +205,31 @@ export async function checkCreditWallets(db: pg.Client): Promise<string[]> {
     if (!gapless || Number(w.sequence) !== n) violations.push(`wallet ${w.wallet_id}: event sequences not 1..${w.sequence}: ${row}`);
   }
   return violations;
+}
+
+/** A small deterministic random source per workload loop (mulberry32): numbers in [0, 1) from `seed`. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Opens a USD credit wallet of product `001` (limit 100 000, first cut 2026-01-05) for each of
+ * `users` on the service at `base`, with owner key `key`, asserting 201. @returns their ids, in order.
+ */
+export async function openCreditWallets(base: string, key: string, users: readonly { userId: string }[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const u of users) {
+    const created = await request(base).post("/v2/wallet/credits").set("x-api-key", key)
+      .send({ userId: u.userId, currency: "USD", limit: 100000, firstCutDate: "2026-01-05T00:00:00Z", creditProductCode: "001" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    ids.push(created.body.data.walletId as string);
+  }
+  return ids;
 }
